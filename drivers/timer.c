@@ -1,0 +1,21 @@
+/* The 8253/8254 PIT, channel 0, interrupting at HZ (1000) times a second: the one clock. */
+#include "kernel/x86.h"
+#include "kernel/trap.h"
+#include "kernel/time.h"
+#include "drivers/timer.h"
+
+#define PIT_FREQ 1193182
+
+static void timer_intr(void *arg)
+{
+  timer_tick();
+}
+
+void timer_init(void)
+{
+  uint16_t div = PIT_FREQ / HZ;
+  outb(0x43, 0x34);            /* channel 0, lo/hi byte, rate generator */
+  outb(0x40, div & 0xFF);
+  outb(0x40, div >> 8);
+  irq_register(IRQ_TIMER, timer_intr, 0);
+}

@@ -1,0 +1,70 @@
+/* The kernel command line: "key=value" words. Modules ask for the keys they know; words
+ * nobody asked for are reported once boot is done, so a typo is seen but not fatal. */
+#include "kernel/cmdline.h"
+#include "kernel/klib.h"
+
+#define MAXWORDS 32
+static char line[512];
+static struct {
+  char *key, *value;
+  bool known;
+} words[MAXWORDS];
+static int nwords;
+
+void cmdline_init(const char *s)
+{
+  safestrcpy(line, s ? s : "", sizeof line);
+  char *p = line;
+  /* GRUB passes the kernel's path as the first word. */
+  while (*p) {
+    while (*p == ' ')
+      *p++ = 0;
+    if (!*p)
+      break;
+    char *w = p;
+    while (*p && *p != ' ')
+      p++;
+    if (*p)
+      *p++ = 0;
+    if (w[0] == '/' || nwords >= MAXWORDS)
+      continue;
+    char *eq = strchr(w, '=');
+    words[nwords].key = w;
+    words[nwords].value = eq ? eq + 1 : "";
+    if (eq)
+      *eq = 0;
+    nwords++;
+  }
+}
+
+const char *cmdline_get(const char *key, const char *def)
+{
+  const char *v = def;
+  for (int i = 0; i < nwords; i++) {
+    if (strcmp(words[i].key, key) == 0) {
+      words[i].known = true;
+      v = words[i].value;      /* the last one wins, so CMDLINE overrides defaults */
+    }
+  }
+  return v;
+}
+
+uint32_t cmdline_get_uint(const char *key, uint32_t def)
+{
+  const char *v = cmdline_get(key, 0);
+  uint32_t n;
+  if (!v)
+    return def;
+  if (parse_uint(v, &n) < 0) {
+    kprintf("cmdline: %s=%s is not a number; using %u\n", key, v, def);
+    return def;
+  }
+  return n;
+}
+
+void cmdline_report_unknown(void)
+{
+  for (int i = 0; i < nwords; i++)
+    if (!words[i].known)
+      kprintf("cmdline: unknown setting '%s' ignored\n", words[i].key);
+}

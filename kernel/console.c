@@ -1,0 +1,164 @@
+/* The console: output goes to the serial line and the VGA screen; input comes from the serial
+ * line and the keyboard, line by line, with echo, backspace, ^U (kill line) and ^D (end of file).
+ *
+ * Echo is deferred while nobody is reading: bytes piped in ahead of time are echoed when a
+ * program reads them, so a transcript shows each command just before its output. A user at
+ * a terminal, typing while the shell waits, sees each key at once. */
+#include "kernel/klib.h"
+#include "kernel/console.h"
+#include "kernel/spinlock.h"
+#include "kernel/proc.h"
+#include "kernel/syscall.h"
+#include "drivers/serial.h"
+#include "drivers/vga.h"
+
+#define INPUT_BUF 1024
+#define CTRL(c) ((c) - '@')
+
+static struct {
+  struct spinlock lock;
+  char buf[INPUT_BUF];
+  uint32_t r;        /* next byte to read */
+  uint32_t w;        /* end of committed lines */
+  uint32_t e;        /* end of the line being edited */
+  uint32_t x;        /* bytes before this are echoed */
+  int readers;       /* processes waiting in console_read */
+} in;
+
+static void (*space_callback)(void);
+
+void console_init(void)
+{
+  initlock(&in.lock, "console");
+  serial_init();
+  vga_init();
+}
+
+void console_putc(int c)
+{
+  serial_putc(c);
+  vga_putc(c);
+}
+
+static void echo(int c)
+{
+  if (c == CTRL('D'))
+    return;
+  console_putc(c);
+}
+
+void console_set_space_callback(void (*fn)(void))
+{
+  space_callback = fn;
+}
+
+bool console_input_room(void)
+{
+  return in.e - in.r < INPUT_BUF;
+}
+
+bool console_input(int c)
+{
+  bool ok = true;
+  acquire(&in.lock);
+  if (c == '\r')
+    c = '\n';
+  if (c == '\b' || c == 0x7F) {
+    if (in.e != in.w) {
+      in.e--;
+      if (in.x > in.e) {
+        console_putc('\b'); console_putc(' '); console_putc('\b');
+        in.x = in.e;
+      }
+    }
+  } else if (c == CTRL('U')) {
+    while (in.e != in.w && in.buf[(in.e - 1) % INPUT_BUF] != '\n') {
+      in.e--;
+      if (in.x > in.e) {
+        console_putc('\b'); console_putc(' '); console_putc('\b');
+        in.x = in.e;
+      }
+    }
+  } else if (!console_input_room()) {
+    ok = false;
+  } else {
+    in.buf[in.e++ % INPUT_BUF] = c;
+    if (in.readers > 0 && in.x == in.e - 1) {
+      echo(c);
+      in.x = in.e;
+    }
+    /* A full buffer without a newline is handed over as it is, or reader and sender would wait for each other. */
+    if (c == '\n' || c == CTRL('D') || !console_input_room()) {
+      in.w = in.e;
+      wakeup(&in.r);
+    }
+  }
+  release(&in.lock);
+  return ok;
+}
+
+int console_read(uint32_t udst, uint32_t n)
+{
+  uint32_t done = 0;
+  acquire(&in.lock);
+  while (in.r == in.w) {
+    if (myproc()->killed) {
+      release(&in.lock);
+      return -EINTR;
+    }
+    /* Echo what is already typed on the line being edited, then wait for the rest. */
+    while (in.x < in.e) {
+      echo(in.buf[in.x % INPUT_BUF]);
+      in.x++;
+    }
+    in.readers++;
+    sleep(&in.r, &in.lock);
+    in.readers--;
+  }
+  while (done < n && in.r != in.w) {
+    char c = in.buf[in.r % INPUT_BUF];
+    if (c == CTRL('D')) {
+      if (done == 0)
+        in.r++;              /* end of file: consumed, read returns 0 */
+      break;
+    }
+    if (in.r >= in.x) {
+      echo(c);
+      in.x = in.r + 1;
+    }
+    in.r++;
+    /* Copying to user memory may fault a page in, so it is done one byte at a time without the lock held across it. */
+    release(&in.lock);
+    int err = copy_to_user(udst + done, &c, 1);
+    acquire(&in.lock);
+    if (err < 0) {
+      release(&in.lock);
+      return done > 0 ? (int)done : err;
+    }
+    done++;
+    if (c == '\n')
+      break;
+  }
+  release(&in.lock);
+  if (space_callback)
+    space_callback();
+  return done;
+}
+
+int console_write(uint32_t usrc, uint32_t n)
+{
+  char buf[128];
+  uint32_t done = 0;
+  while (done < n) {
+    uint32_t m = MIN(n - done, sizeof buf);
+    int err = copy_from_user(buf, usrc + done, m);
+    if (err < 0)
+      return done > 0 ? (int)done : err;
+    pushcli();
+    for (uint32_t i = 0; i < m; i++)
+      console_putc(buf[i]);
+    popcli();
+    done += m;
+  }
+  return done;
+}

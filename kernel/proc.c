@@ -1,0 +1,389 @@
+/* Processes, kernel threads and the round-robin scheduler. Uniprocessor: the process table
+ * is protected by turning interrupts off (ptable_lock). */
+#include "kernel/klib.h"
+#include "kernel/x86.h"
+#include "kernel/proc.h"
+#include "kernel/gdt.h"
+#include "kernel/syscall.h"
+#include "kernel/power.h"
+#include "kernel/cmdline.h"
+#include "uapi/stat.h"
+#include "fs/fs.h"
+#include "vm/vm.h"
+
+static struct proc ptable[NPROC];
+static struct spinlock ptable_lock;
+static char kstacks[NPROC][KSTACKSIZE] __attribute__((aligned(16)));
+static struct proc *current;
+static struct proc *initproc;
+static struct context *scheduler_context;
+static int nextpid = 1;
+
+void swtch(struct context **old, struct context *new);
+void trapret(void);
+int cli_depth(void);
+int cli_intena(void);
+void cli_set(int depth, int ena);
+
+struct proc *myproc(void)
+{
+  return current;
+}
+
+void proc_init(void)
+{
+  initlock(&ptable_lock, "ptable");
+}
+
+/* Finds an unused slot and gives it a kernel stack laid out to start in forkret. */
+static struct proc *allocproc(void)
+{
+  struct proc *p = 0;
+  acquire(&ptable_lock);
+  for (int i = 0; i < NPROC; i++) {
+    if (ptable[i].state == UNUSED) {
+      p = &ptable[i];
+      break;
+    }
+  }
+  if (!p) {
+    release(&ptable_lock);
+    return 0;
+  }
+  p->state = EMBRYO;
+  p->pid = nextpid++;
+  release(&ptable_lock);
+
+  p->kstack = kstacks[p - ptable];
+  char *sp = p->kstack + KSTACKSIZE;
+  sp -= sizeof *p->tf;
+  p->tf = (struct trapframe *)sp;
+  memset(p->tf, 0, sizeof *p->tf);
+  sp -= 4;
+  *(uint32_t *)sp = (uint32_t)trapret;
+  sp -= sizeof *p->context;
+  p->context = (struct context *)sp;
+  memset(p->context, 0, sizeof *p->context);
+  extern void forkret(void);
+  p->context->eip = (uint32_t)forkret;
+  p->killed = 0;
+  p->xstate = 0;
+  p->kthread = false;
+  p->as = 0;
+  p->text = 0;
+  p->cwd = 0;
+  p->chan = 0;
+  p->parent = 0;
+  memset(p->ofile, 0, sizeof p->ofile);
+  return p;
+}
+
+static void freeproc(struct proc *p)
+{
+  p->state = UNUSED;
+  p->pid = 0;
+  p->parent = 0;
+  p->name[0] = 0;
+  p->killed = 0;
+}
+
+/* The first process starts here as the kernel: it mounts the file system (which sleeps on the
+ * disk, so needs a process) and then becomes /bin/init in user mode. */
+static void start_init(void)
+{
+  struct proc *p = myproc();
+  fs_init();
+  int err;
+  p->cwd = namei("/", &err);
+  if (!p->cwd) {
+    kprintf("init: the root directory cannot be read\n");
+    machine_poweroff(1);
+  }
+  for (int fd = 0; fd < 3; fd++)
+    p->ofile[fd] = fd == 0 ? file_console_open() : filedup(p->ofile[0]);
+  const char *path = cmdline_get("init", "/bin/init");
+  char *argv[] = { (char *)path, 0 };
+  cmdline_report_unknown();
+  kprintf("console: ready\n");
+  err = exec(path, argv);
+  if (err < 0) {
+    kprintf("init: cannot run %s (error %d)\n", path, -err);
+    machine_poweroff(1);
+  }
+}
+
+/* A new process's first instructions in the kernel: leave the scheduler's interrupt state,
+ * then return to user mode through trapret. */
+void forkret(void)
+{
+  cli_set(0, 0);
+  if (myproc() == initproc && !myproc()->as)
+    start_init();
+}
+
+void userinit(void)
+{
+  struct proc *p = allocproc();
+  if (!p)
+    panic("userinit: no process slot");
+  initproc = p;
+  safestrcpy(p->name, "init", sizeof p->name);
+  p->tf->cs = SEG_UCODE;
+  p->tf->ds = p->tf->es = p->tf->fs = p->tf->gs = p->tf->ss = SEG_UDATA;
+  p->tf->eflags = FL_IF;
+  p->state = RUNNABLE;
+}
+
+static void kthread_start(void)
+{
+  struct proc *p = myproc();
+  void (*fn)(void *) = (void (*)(void *))p->tf->eax;
+  void *arg = (void *)p->tf->ebx;
+  cli_set(0, 0);
+  sti();
+  fn(arg);
+  exit_proc(0);
+}
+
+int kthread_create(const char *name, void (*fn)(void *), void *arg)
+{
+  struct proc *p = allocproc();
+  if (!p)
+    return -1;
+  safestrcpy(p->name, name, sizeof p->name);
+  p->kthread = true;
+  p->parent = initproc;
+  p->tf->eax = (uint32_t)fn;       /* the trap frame is unused by a kernel thread: borrow it */
+  p->tf->ebx = (uint32_t)arg;
+  p->context->eip = (uint32_t)kthread_start;
+  acquire(&ptable_lock);
+  p->state = RUNNABLE;
+  release(&ptable_lock);
+  return p->pid;
+}
+
+int fork(void)
+{
+  struct proc *p = myproc();
+  struct proc *np = allocproc();
+  if (!np)
+    return -EAGAIN;
+  int err = as_fork(p->as, &np->as);
+  if (err < 0) {
+    acquire(&ptable_lock);
+    freeproc(np);
+    release(&ptable_lock);
+    return err;
+  }
+  *np->tf = *p->tf;
+  np->tf->eax = 0;             /* the child's fork() returns 0 */
+  for (int i = 0; i < NOFILE; i++)
+    if (p->ofile[i])
+      np->ofile[i] = filedup(p->ofile[i]);
+  np->cwd = idup(p->cwd);
+  if (p->text) {
+    np->text = idup(p->text);
+    inode_text_get(np->text);
+  }
+  safestrcpy(np->name, p->name, sizeof p->name);
+  np->parent = p;
+  int pid = np->pid;
+  acquire(&ptable_lock);
+  np->state = RUNNABLE;
+  release(&ptable_lock);
+  return pid;
+}
+
+/* Switches to the scheduler; the caller holds ptable_lock (interrupts off). */
+static void sched(void)
+{
+  struct proc *p = myproc();
+  if (p->state == RUNNING)
+    panic("sched: process still running");
+  if (readeflags() & FL_IF)
+    panic("sched: interrupts on");
+  int depth = cli_depth(), ena = cli_intena();
+  swtch(&p->context, scheduler_context);
+  cli_set(depth, ena);
+}
+
+void exit_proc(int status)
+{
+  struct proc *p = myproc();
+  if (p == initproc)
+    panic("init exited");
+  for (int fd = 0; fd < NOFILE; fd++) {
+    if (p->ofile[fd]) {
+      fileclose(p->ofile[fd]);
+      p->ofile[fd] = 0;
+    }
+  }
+  if (p->cwd) {
+    iput(p->cwd);
+    p->cwd = 0;
+  }
+  if (p->text) {
+    inode_text_put(p->text);
+    iput(p->text);
+    p->text = 0;
+  }
+  if (p->as) {
+    struct addrspace *as = p->as;
+    as_activate(0);
+    p->as = 0;
+    as_destroy(as);
+  }
+
+  acquire(&ptable_lock);
+  wakeup(p->parent);
+  for (int i = 0; i < NPROC; i++) {
+    if (ptable[i].parent == p) {
+      ptable[i].parent = initproc;
+      if (ptable[i].state == ZOMBIE)
+        wakeup(initproc);
+    }
+  }
+  p->xstate = status;
+  p->state = ZOMBIE;
+  sched();
+  panic("zombie exit");
+}
+
+int wait(uint32_t ustatus)
+{
+  struct proc *p = myproc();
+  acquire(&ptable_lock);
+  for (;;) {
+    bool havekids = false;
+    for (int i = 0; i < NPROC; i++) {
+      struct proc *c = &ptable[i];
+      if (c->parent != p)
+        continue;
+      havekids = true;
+      if (c->state == ZOMBIE) {
+        int pid = c->pid, status = c->xstate;
+        freeproc(c);
+        release(&ptable_lock);
+        if (ustatus && copy_to_user(ustatus, &status, sizeof status) < 0)
+          return -EFAULT;
+        return pid;
+      }
+    }
+    if (!havekids)
+      break;
+    if (p->killed) {
+      release(&ptable_lock);
+      return -EINTR;
+    }
+    sleep(p, &ptable_lock);
+  }
+  release(&ptable_lock);
+  return -ECHILD;
+}
+
+int kill_proc(int pid)
+{
+  acquire(&ptable_lock);
+  for (int i = 0; i < NPROC; i++) {
+    struct proc *p = &ptable[i];
+    if (p->pid == pid && p->state != UNUSED && p->state != ZOMBIE) {
+      if (p == initproc || p->kthread) {
+        release(&ptable_lock);
+        return -EPERM;
+      }
+      p->killed = 1;
+      if (!p->xstate)
+        p->xstate = 128 + 9;       /* as a shell reports SIGKILL */
+      if (p->state == SLEEPING)
+        p->state = RUNNABLE;
+      release(&ptable_lock);
+      return 0;
+    }
+  }
+  release(&ptable_lock);
+  return -ESRCH;
+}
+
+void sleep(void *chan, struct spinlock *lk)
+{
+  struct proc *p = myproc();
+  if (!p)
+    panic("sleep without a process");
+  pushcli();
+  if (lk)
+    release(lk);
+  p->chan = chan;
+  p->state = SLEEPING;
+  sched();
+  p->chan = 0;
+  if (lk)
+    acquire(lk);
+  popcli();
+}
+
+void wakeup(void *chan)
+{
+  pushcli();
+  for (int i = 0; i < NPROC; i++)
+    if (ptable[i].state == SLEEPING && ptable[i].chan == chan)
+      ptable[i].state = RUNNABLE;
+  popcli();
+}
+
+void yield(void)
+{
+  pushcli();
+  myproc()->state = RUNNABLE;
+  sched();
+  popcli();
+}
+
+/* Round robin over the process table. With nothing to run, halt until an interrupt. */
+void scheduler(void)
+{
+  int last = 0;
+  for (;;) {
+    cli();
+    cli_set(1, 0);
+    struct proc *p = 0;
+    for (int n = 1; n <= NPROC; n++) {
+      struct proc *c = &ptable[(last + n) % NPROC];
+      if (c->state == RUNNABLE) {
+        p = c;
+        last = c - ptable;
+        break;
+      }
+    }
+    if (!p) {
+      sti();
+      hlt();
+      continue;
+    }
+    current = p;
+    p->state = RUNNING;
+    tss_set_kstack((uint32_t)p->kstack + KSTACKSIZE);
+    as_activate(p->as);
+    swtch(&scheduler_context, p->context);
+    current = 0;
+  }
+}
+
+int proc_list(struct procinfo *out, int max)
+{
+  int n = 0;
+  static const int states[] = { [SLEEPING] = 1, [RUNNABLE] = 2, [RUNNING] = 3, [ZOMBIE] = 4, [EMBRYO] = 2 };
+  pushcli();
+  for (int i = 0; i < NPROC && n < max; i++) {
+    struct proc *p = &ptable[i];
+    if (p->state == UNUSED)
+      continue;
+    out[n].pid = p->pid;
+    out[n].ppid = p->parent ? p->parent->pid : 0;
+    out[n].state = states[p->state];
+    out[n].size = p->as ? as_size(p->as) : 0;
+    safestrcpy(out[n].name, p->name, sizeof out[n].name);
+    n++;
+  }
+  popcli();
+  return n;
+}

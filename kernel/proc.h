@@ -1,0 +1,59 @@
+/* Processes and kernel threads. */
+#ifndef KERNEL_PROC_H
+#define KERNEL_PROC_H
+#include "types.h"
+#include "spinlock.h"
+#include "trap.h"
+#include "uapi/stat.h"
+
+#define NPROC   64
+#define NOFILE  16        /* open files per process */
+#define KSTACKSIZE 8192
+
+struct file;
+struct inode;
+struct addrspace;
+
+/* Saved registers for kernel context switches (swtch.S). */
+struct context {
+  uint32_t edi, esi, ebx, ebp, eip;
+};
+
+enum procstate { UNUSED, EMBRYO, SLEEPING, RUNNABLE, RUNNING, ZOMBIE };
+
+struct proc {
+  enum procstate state;
+  int pid;
+  struct proc *parent;
+  char name[16];
+  char *kstack;                 /* bottom of the kernel stack */
+  struct trapframe *tf;         /* the user trap frame, at the top of kstack */
+  struct context *context;      /* where swtch() resumes it */
+  void *chan;                   /* sleeping on this, if non-zero */
+  int killed;
+  int xstate;                   /* exit status for wait() */
+  bool kthread;                 /* a kernel thread: no user memory */
+  struct addrspace *as;         /* user memory: segments and page directory */
+  struct file *ofile[NOFILE];
+  struct inode *cwd;
+  struct inode *text;           /* executable being run (ETXTBSY while held) */
+};
+
+struct proc *myproc(void);
+/* Atomically releases lk and sleeps on chan; reacquires lk when woken. lk may be 0
+ * when the caller has interrupts off by other means. */
+void sleep(void *chan, struct spinlock *lk);
+void wakeup(void *chan);       /* wakes every process sleeping on chan */
+void yield(void);
+/* Starts a kernel thread running fn(arg); returns its pid or -1. */
+int kthread_create(const char *name, void (*fn)(void *), void *arg);
+void exit_proc(int status) __attribute__((noreturn));
+int kill_proc(int pid);
+int fork(void);
+int wait(uint32_t ustatus);       /* ustatus: user address for the exit status, or 0 */
+void userinit(void);
+void proc_init(void);
+void scheduler(void) __attribute__((noreturn));
+/* Each process's info for SYS_ps. */
+int proc_list(struct procinfo *out, int max);
+#endif

@@ -1,0 +1,38 @@
+/* Sleep locks: held across disk I/O, so a contender sleeps rather than spins. */
+#include "kernel/sleeplock.h"
+#include "kernel/proc.h"
+
+void initsleeplock(struct sleeplock *lk, const char *name)
+{
+  initlock(&lk->lk, "sleeplock");
+  lk->name = name;
+  lk->locked = 0;
+  lk->pid = 0;
+}
+
+void acquiresleep(struct sleeplock *lk)
+{
+  acquire(&lk->lk);
+  while (lk->locked)
+    sleep(lk, &lk->lk);
+  lk->locked = 1;
+  lk->pid = myproc() ? myproc()->pid : 0;
+  release(&lk->lk);
+}
+
+void releasesleep(struct sleeplock *lk)
+{
+  acquire(&lk->lk);
+  lk->locked = 0;
+  lk->pid = 0;
+  wakeup(lk);
+  release(&lk->lk);
+}
+
+int holdingsleep(struct sleeplock *lk)
+{
+  acquire(&lk->lk);
+  int r = lk->locked && lk->pid == (myproc() ? myproc()->pid : 0);
+  release(&lk->lk);
+  return r;
+}

@@ -1,0 +1,34 @@
+/* Kernel counters for vmstat: a table of names and where to read each value. */
+#include "kernel/stats.h"
+#include "kernel/klib.h"
+
+#define MAXSTATS 128
+static struct {
+  const char *name;
+  const uint32_t *value;
+  uint32_t (*get)(void);
+} stats[MAXSTATS];
+static int nstats;
+
+static void add(const char *name, const uint32_t *value, uint32_t (*get)(void))
+{
+  if (nstats == MAXSTATS)
+    panic("stats: table full at %s", name);
+  stats[nstats].name = name;
+  stats[nstats].value = value;
+  stats[nstats].get = get;
+  nstats++;
+}
+
+void stat_register(const char *name, const uint32_t *value) { add(name, value, 0); }
+void stat_register_fn(const char *name, uint32_t (*get)(void)) { add(name, 0, get); }
+
+int stat_format(char *buf, int len)
+{
+  int n = 0;
+  for (int i = 0; i < nstats && n < len; i++) {
+    uint32_t v = stats[i].get ? stats[i].get() : *stats[i].value;
+    n += snprintf(buf + n, len - n, "%s %u\n", stats[i].name, v);
+  }
+  return MIN(n, len);
+}

@@ -1,0 +1,12 @@
+/* Kernel counters, read by user programs through SYS_kstat ("name value" lines, for vmstat).
+ * A module adds its counters with stat_register, once, at init. */
+#ifndef KERNEL_STATS_H
+#define KERNEL_STATS_H
+#include "types.h"
+
+/* A counter is a variable the module updates, or a function computed on demand. */
+void stat_register(const char *name, const uint32_t *value);
+void stat_register_fn(const char *name, uint32_t (*get)(void));
+/* Writes all counters into buf; returns the number of bytes. */
+int stat_format(char *buf, int len);
+#endif

@@ -1,0 +1,134 @@
+/* System calls about processes, time, counters and the machine. */
+#include "kernel/klib.h"
+#include "kernel/proc.h"
+#include "kernel/syscall.h"
+#include "kernel/time.h"
+#include "kernel/stats.h"
+#include "kernel/power.h"
+#include "kernel/sysctl.h"
+#include "fs/fs.h"
+#include "vm/vm.h"
+#include "vm/coremap.h"
+
+int sys_fork(void) { return fork(); }
+int sys_getpid(void) { return myproc()->pid; }
+int sys_wait(void) { return wait(argraw(0)); }
+int sys_kill(void) { return kill_proc(argint(0)); }
+int sys_uptime(void) { return uptime_ms(); }
+
+int sys_exit(void)
+{
+  exit_proc(argint(0) & 0xFF);
+}
+
+int sys_sleep(void)
+{
+  sleep_ms(argraw(0));
+  return myproc()->killed ? -EINTR : 0;
+}
+
+int sys_sbrk(void)
+{
+  uint32_t old;
+  int err = as_sbrk(myproc()->as, argint(0), &old);
+  return err < 0 ? err : (int)old;
+}
+
+#define MAXARG 64
+int sys_exec(void)
+{
+  char path[256];
+  int n = argstr(0, path, sizeof path);
+  if (n < 0)
+    return n;
+  /* Arguments are gathered in one kernel page: pointers first, strings after them. */
+  char *page = kalloc_page();
+  if (!page)
+    return -ENOMEM;
+  char **argv = (char **)page;
+  char *strs = page + (MAXARG + 1) * sizeof(char *);
+  char *end = page + PGSIZE;
+  uint32_t uargv = argraw(1);
+  int err = 0, argc = 0;
+  for (;; argc++) {
+    uint32_t uarg;
+    if (argc > MAXARG) { err = -E2BIG; break; }
+    if ((err = copy_from_user(&uarg, uargv + 4 * argc, 4)) < 0)
+      break;
+    if (uarg == 0) {
+      argv[argc] = 0;
+      break;
+    }
+    if (strs >= end) { err = -E2BIG; break; }
+    int len = copy_str_from_user(strs, uarg, end - strs);
+    if (len < 0) {
+      err = len == -ENAMETOOLONG ? -E2BIG : len;
+      break;
+    }
+    argv[argc] = strs;
+    strs += len + 1;
+  }
+  if (err == 0)
+    err = exec(path, argv);
+  kfree_page(page);
+  return err;
+}
+
+int sys_kstat(void)
+{
+  uint32_t len = argraw(1);
+  void *ubuf;
+  if (argptr(0, &ubuf, len) < 0)
+    return -EFAULT;
+  char *page = kalloc_page();
+  if (!page)
+    return -ENOMEM;
+  int n = stat_format(page, MIN(len, PGSIZE));
+  int err = copy_to_user((uint32_t)ubuf, page, n);
+  kfree_page(page);
+  return err < 0 ? err : n;
+}
+
+int sys_shutdown(void)
+{
+  kprintf("poweroff: syncing disks\n");
+  fs_sync();
+  kprintf("poweroff: halted\n");
+  machine_poweroff(0);
+}
+
+int sys_ps(void)
+{
+  static struct procinfo rows[NPROC];
+  int max = MIN(argint(1), NPROC);
+  if (max < 0)
+    return -EINVAL;
+  int n = proc_list(rows, max);
+  int err = copy_to_user(argraw(0), rows, n * sizeof rows[0]);
+  return err < 0 ? err : n;
+}
+
+int sys_sysctl(void)
+{
+  char name[64], value[64];
+  int n = argstr(0, name, sizeof name);
+  if (n < 0)
+    return n;
+  bool set = argraw(1) != 0;
+  if (set && (n = argstr(1, value, sizeof value)) < 0)
+    return n;
+  char out[256];
+  int err = sysctl(name, set ? value : 0, out, sizeof out);
+  if (err < 0)
+    return err;
+  uint32_t outlen = argraw(3);
+  int len = strlen(out) + 1;
+  if (argraw(2) && outlen > 0) {
+    if ((uint32_t)len > outlen)
+      len = outlen;
+    out[len - 1] = 0;
+    if ((err = copy_to_user(argraw(2), out, len)) < 0)
+      return err;
+  }
+  return 0;
+}

@@ -1,0 +1,41 @@
+/* System-call numbers: the whole contract between user programs and the kernel.
+ * ABI: int 0x80, eax = number, arguments in ebx, ecx, edx, esi, edi;
+ * the result comes back in eax, a negative errno (uapi/errno.h) on failure. */
+#ifndef UAPI_SYSCALL_H
+#define UAPI_SYSCALL_H
+
+#define SYS_fork      1
+#define SYS_exit      2   /* (int status) */
+#define SYS_wait      3   /* (int *status) -> pid */
+#define SYS_exec      4   /* (const char *path, char **argv) */
+#define SYS_getpid    5
+#define SYS_kill      6   /* (int pid) */
+#define SYS_sbrk      7   /* (int increment) -> old break */
+#define SYS_sleep     8   /* (unsigned ms) */
+#define SYS_uptime    9   /* () -> ms since boot */
+#define SYS_open     10   /* (const char *path, int flags) -> fd */
+#define SYS_close    11   /* (int fd) */
+#define SYS_read     12   /* (int fd, void *buf, unsigned n) */
+#define SYS_write    13   /* (int fd, const void *buf, unsigned n) */
+#define SYS_lseek    14   /* (int fd, int offset, int whence) -> new offset */
+#define SYS_fstat    15   /* (int fd, struct stat *st) */
+#define SYS_stat     16   /* (const char *path, struct stat *st) */
+#define SYS_unlink   17   /* (const char *path) */
+#define SYS_mkdir    18   /* (const char *path) */
+#define SYS_rmdir    19   /* (const char *path) */
+#define SYS_readdir  20   /* (int fd, struct dirent *de) -> 1 entry, 0 at end */
+#define SYS_rename   21   /* (const char *from, const char *to) */
+#define SYS_dup      22   /* (int fd) -> new fd */
+#define SYS_pipe     23   /* (int fds[2]) */
+#define SYS_chdir    24   /* (const char *path) */
+#define SYS_fsync    25   /* (int fd) */
+#define SYS_kstat    26   /* (char *buf, unsigned len) -> bytes: "name value\n" lines */
+#define SYS_shutdown 27   /* () : sync and power off */
+#define SYS_ps       28   /* (struct procinfo *buf, int max) -> count */
+#define SYS_sync     29   /* () */
+#define SYS_getcwd   30   /* (char *buf, unsigned len) */
+#define SYS_dup2     31   /* (int fd, int newfd) */
+#define SYS_sysctl   32   /* (const char *name, const char *value or 0, char *out, unsigned outlen) */
+
+#define NSYSCALL     33
+#endif

@@ -1,0 +1,144 @@
+/* The core map: one struct frame per physical page. See coremap.h for the locking rule. */
+#include "kernel/klib.h"
+#include "kernel/memlayout.h"
+#include "kernel/spinlock.h"
+#include "kernel/proc.h"
+#include "kernel/stats.h"
+#include "vm/coremap.h"
+
+struct frame *coremap;
+uint32_t nframes;
+static struct spinlock coremap_lock;
+static struct frame *freelist;
+static uint32_t pool_count[NPOOL];
+
+/* mem_top: end of usable RAM (physical); kernel_end_pa: first byte after the kernel image.
+ * The core map itself is placed right after the kernel, and those frames belong to no pool. */
+void coremap_init_begin(uint32_t mem_top, uint32_t kernel_end_pa)
+{
+  initlock(&coremap_lock, "coremap");
+  if (mem_top > PHYSTOP_MAX)
+    mem_top = PHYSTOP_MAX;
+  nframes = mem_top >> PGSHIFT;
+  coremap = (struct frame *)P2V(PGROUNDUP(kernel_end_pa));
+  memset(coremap, 0, nframes * sizeof(struct frame));
+  for (uint32_t i = 0; i < nframes; i++)
+    coremap[i].pool = POOL_NONE;
+}
+
+uint32_t coremap_end_pa(void)
+{
+  return PGROUNDUP(V2P(coremap + nframes));
+}
+
+/* Marks a frame as usable RAM (called for each page of each available memory region). */
+void coremap_add_free(uint32_t pa)
+{
+  struct frame *f = pa_to_frame(pa);
+  if (pa >> PGSHIFT >= nframes || f->pool != POOL_NONE)
+    return;
+  f->pool = POOL_FREE;
+  f->next = freelist;
+  freelist = f;
+  pool_count[POOL_FREE]++;
+}
+
+static uint32_t frames_free(void) { return pool_count[POOL_FREE]; }
+static uint32_t frames_kernel(void) { return pool_count[POOL_KERNEL]; }
+static uint32_t frames_cache(void) { return pool_count[POOL_CACHE]; }
+static uint32_t frames_vm(void) { return pool_count[POOL_VM]; }
+static uint32_t frames_total(void)
+{
+  return pool_count[POOL_FREE] + pool_count[POOL_KERNEL] + pool_count[POOL_CACHE] + pool_count[POOL_VM];
+}
+
+void coremap_register_stats(void)
+{
+  stat_register_fn("mem.frames.total", frames_total);
+  stat_register_fn("mem.frames.free", frames_free);
+  stat_register_fn("mem.frames.kernel", frames_kernel);
+  stat_register_fn("mem.frames.cache", frames_cache);
+  stat_register_fn("mem.frames.vm", frames_vm);
+}
+
+struct frame *frame_alloc(enum frame_pool pool, bool zero)
+{
+  acquire(&coremap_lock);
+  struct frame *f = freelist;
+  if (f) {
+    freelist = f->next;
+    pool_count[POOL_FREE]--;
+    pool_count[pool]++;
+    f->pool = pool;
+    f->flags = 0;
+    f->owner = 0;
+    f->index = 0;
+    f->next = f->prev = 0;
+    f->lastref = 0;
+  }
+  release(&coremap_lock);
+  if (f && zero)
+    memset(frame_va(f), 0, PGSIZE);
+  return f;
+}
+
+void frame_free(struct frame *f)
+{
+  acquire(&coremap_lock);
+  if (f->pool == POOL_FREE || f->pool == POOL_NONE)
+    panic("frame_free: frame 0x%x is not allocated (pool %d)", frame_pa(f), f->pool);
+  if (f->flags & FRAME_BUSY)
+    panic("frame_free: frame 0x%x is busy", frame_pa(f));
+  pool_count[f->pool]--;
+  pool_count[POOL_FREE]++;
+  f->pool = POOL_FREE;
+  f->owner = 0;
+  f->flags = 0;
+  f->next = freelist;
+  freelist = f;
+  release(&coremap_lock);
+}
+
+uint32_t frame_count(enum frame_pool pool)
+{
+  return pool_count[pool];
+}
+
+void frame_set_busy(struct frame *f)
+{
+  acquire(&coremap_lock);
+  while (f->flags & FRAME_BUSY)
+    sleep(f, &coremap_lock);
+  f->flags |= FRAME_BUSY;
+  release(&coremap_lock);
+}
+
+void frame_clear_busy(struct frame *f)
+{
+  acquire(&coremap_lock);
+  f->flags &= ~FRAME_BUSY;
+  wakeup(f);
+  release(&coremap_lock);
+}
+
+void frame_wait_unbusy(struct frame *f)
+{
+  acquire(&coremap_lock);
+  while (f->flags & FRAME_BUSY)
+    sleep(f, &coremap_lock);
+  release(&coremap_lock);
+}
+
+void *kalloc_page(void)
+{
+  struct frame *f = frame_alloc(POOL_KERNEL, true);
+  return f ? frame_va(f) : 0;
+}
+
+void kfree_page(void *va)
+{
+  struct frame *f = pa_to_frame(V2P(va));
+  if (f->pool != POOL_KERNEL)
+    panic("kfree_page: %p is not a kernel page", va);
+  frame_free(f);
+}
