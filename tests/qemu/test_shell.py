@@ -1,0 +1,55 @@
+"""The shell: arguments, quoting, redirection, pipes, sequences, background jobs, builtins."""
+
+
+def lines(out):
+    return [l.rstrip("\r") for l in out.splitlines()]
+
+
+def test_quoting_and_sequences(sh):
+    r = sh("echo 'a  b' \"c d\" e\\ f; echo second\n")
+    assert "a  b c d e f" in lines(r.out), r
+    assert "second" in lines(r.out), r
+
+
+def test_redirections(sh):
+    r = sh("echo one > /tmp/f\necho two >> /tmp/f\ncat < /tmp/f\nwc -l < /tmp/f\n")
+    out = lines(r.out)
+    i = out.index("one")
+    assert out[i + 1] == "two", r
+    assert any(l.strip() == "2" for l in out), r
+
+
+def test_pipeline_of_three(sh):
+    r = sh("echo hello world | cat | wc -w\n")
+    assert any(l.strip() == "2" for l in lines(r.out)), r
+
+
+def test_cd_and_relative_paths(sh):
+    r = sh("mkdir /tmp/d\ncd /tmp/d\necho x > rel\ncd ..\ncat d/rel\nls /tmp/d\n")
+    assert "x" in lines(r.out), r
+    assert any("rel" in l for l in lines(r.out)), r
+
+
+def test_background_job(sh):
+    r = sh("sleep 1 &\necho foreground\n")
+    assert "foreground" in lines(r.out), r
+    assert "[" in r.out, r      # the shell prints [pid] for a background job
+
+
+def test_missing_program_and_help(sh):
+    r = sh("nosuchprog\nhelp\necho after\n")
+    assert "nosuchprog: not found" in r.out, r
+    assert "cd" in r.out and "exit" in r.out, r
+    assert "after" in lines(r.out), r
+
+
+def test_missing_file_errors(sh):
+    r = sh("cat /nosuch\nls /nosuchdir\ncd /nosuchdir\necho after\n")
+    assert "cat: /nosuch: No such file or directory" in r.out, r
+    assert r.out.count("No such file or directory") >= 3, r
+    assert "after" in lines(r.out), r
+
+
+def test_exit_builtin_powers_off(sh):
+    r = sh("exit\necho not reached\n")
+    assert "not reached" not in r.out, r
