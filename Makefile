@@ -97,6 +97,13 @@ $(B)/tests/%: tests/host/%.c fs/layout.c fs/layout.h
 	@mkdir -p $(B)/tests
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $< fs/layout.c
 
+# The kernel's own file-system code, run on the host against mkfs images (tests/host/test_kfs.py).
+KFSSRC := $(wildcard tests/host/kfs/*.c) $(wildcard fs/*.c) kernel/pipe.c
+$(B)/tests/kfs: $(KFSSRC) $(wildcard tests/host/kfs/*.h fs/*.h kernel/*.h kernel/uapi/*.h) vm/coremap.h drivers/disk.h | $(TOOLS_OK)
+	@mkdir -p $(B)/tests
+	$(CC) -static -O1 -g -Wall -Wextra -Wno-unused-parameter -I. -Itests/host/kfs -o $@ $(KFSSRC)
+HOSTTESTS += $(B)/tests/kfs
+
 # The default image: sparse, FSSIZE MB, programs in /bin.
 $(B)/fs.img: $(B)/mkfs $(UBINS)
 	$(B)/mkfs -o $@ -s $(FSSIZE) -b $(B)/user/bin

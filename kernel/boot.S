@@ -13,7 +13,7 @@
 .long MB_FLAGS
 .long -(MB_MAGIC + MB_FLAGS)
 
-.section .text
+.section .boot, "ax"
 .globl _start
 _start:
   # Build the boot page directory: PDE 0 identity, PDEs 768.. map 896 MB with PSE.
@@ -39,6 +39,8 @@ _start:
 
   movl $higher_half, %edx
   jmp *%edx
+
+.section .text
 higher_half:
   movl $(boot_stack + 8192), %esp
   xorl %ebp, %ebp                     # end of the frame-pointer chain for gdb's backtrace

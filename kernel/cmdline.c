@@ -15,7 +15,8 @@ void cmdline_init(const char *s)
 {
   safestrcpy(line, s ? s : "", sizeof line);
   char *p = line;
-  /* GRUB passes the kernel's path as the first word. */
+  /* GRUB and QEMU pass the kernel's file name as the first word: it has no '='. */
+  bool first = true;
   while (*p) {
     while (*p == ' ')
       *p++ = 0;
@@ -26,7 +27,9 @@ void cmdline_init(const char *s)
       p++;
     if (*p)
       *p++ = 0;
-    if (w[0] == '/' || nwords >= MAXWORDS)
+    bool image_name = first && !strchr(w, '=');
+    first = false;
+    if (image_name || nwords >= MAXWORDS)
       continue;
     char *eq = strchr(w, '=');
     words[nwords].key = w;

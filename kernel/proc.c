@@ -234,7 +234,8 @@ void exit_proc(int status)
     as_destroy(as);
   }
 
-  acquire(&ptable_lock);
+  /* Interrupts off (not ptable_lock, which a zombie could never release) until the switch. */
+  pushcli();
   wakeup(p->parent);
   for (int i = 0; i < NPROC; i++) {
     if (ptable[i].parent == p) {

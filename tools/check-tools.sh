@@ -6,6 +6,7 @@ need=()
 have() { command -v "$1" >/dev/null 2>&1; }
 have i686-linux-gnu-gcc   || need+=(gcc-i686-linux-gnu)
 have i686-linux-gnu-ld    || need+=(binutils-i686-linux-gnu)
+[ -f /usr/i686-linux-gnu/lib/libc.a ] || need+=(libc6-dev-i386-cross)   # host-run kernel fs tests
 have qemu-system-i386     || need+=(qemu-system-x86)
 have grub-mkrescue        || need+=(grub-common)
 [ -d /usr/lib/grub/i386-pc ] || need+=(grub-pc-bin)

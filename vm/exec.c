@@ -93,7 +93,7 @@ static int push_args(struct addrspace *as, char *const argv[], uint32_t *espp)
   sp &= ~3u;
   sp -= (argc + 1) * 4;
   as_copyout(as, sp, uargv, (argc + 1) * 4);
-  uint32_t frame[3] = { 0 /* fake return address */, argc, sp };
+  uint32_t frame[2] = { argc, sp };   /* crt0's _start finds argc and argv here */
   sp -= sizeof frame;
   as_copyout(as, sp, frame, sizeof frame);
   *espp = sp;

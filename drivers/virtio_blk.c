@@ -1,0 +1,490 @@
+/* The disk: virtio-blk through QEMU's transitional device (1af4:1001), legacy PCI interface.
+ *
+ * One virtqueue. Each request takes a fixed triple of descriptors (slot s owns descriptors
+ * 3s, 3s+1, 3s+2): the request header, the data buffer, the status byte the device writes
+ * back. Fixed triples make the free list a list of slots, and the head descriptor the device
+ * returns in the used ring names the slot (id / 3). A flush has no data and chains the header
+ * straight to the status descriptor.
+ *
+ * Submission puts the chain on the available ring, kicks the device and returns. The
+ * interrupt handler walks the used ring and completes each request: status, complete flag,
+ * wakeup(r), then the optional done callback. Nothing in the I/O path polls the device:
+ * a waiter sleeps, or, before there is any process to sleep (early boot), halts with
+ * interrupts on until the completion interrupt arrives.
+ *
+ * Locking: disk_lock (a spinlock, so interrupts are off while held) protects the ring, the
+ * slot table and the counters. The interrupt handler takes it too; it drops it before waking
+ * sleepers and calling done callbacks, so a callback may submit a new request. (Only while
+ * a slot is free, though: a full ring makes disk_submit wait, which a callback, running in
+ * the interrupt handler, must not do. disk_inflight() < 85 tells.)
+ */
+#include "kernel/types.h"
+#include "kernel/x86.h"
+#include "kernel/klib.h"
+#include "kernel/memlayout.h"
+#include "kernel/spinlock.h"
+#include "kernel/trap.h"
+#include "kernel/stats.h"
+#include "kernel/time.h"
+#include "kernel/cmdline.h"
+#include "kernel/uapi/errno.h"
+struct procinfo;                  /* proc.h names it in a prototype without declaring it */
+#include "kernel/proc.h"
+#include "vm/coremap.h"
+#include "drivers/pci.h"
+#include "drivers/virtio.h"
+#include "drivers/disk.h"
+
+static void disktest_start(void);
+
+/* QEMU 7.2 gives virtio-blk a 256-entry queue; a legacy driver cannot choose another size,
+ * so the ring area is sized for the largest queue we accept. */
+#define QMAX      256
+#define NSLOT_MAX (QMAX / 3)
+#define RING_BYTES (PGROUNDUP(16 * QMAX + 6 + 2 * QMAX) + PGROUNDUP(6 + 8 * QMAX))
+
+/* The legacy device takes one physical page number for the whole ring, so the area must be
+ * physically contiguous: a page-aligned array in the kernel image is (it is direct-mapped). */
+static uint8_t ring_area[RING_BYTES] __attribute__((aligned(PGSIZE)));
+
+static struct spinlock disk_lock;
+static bool present;
+static uint16_t iobase;
+static uint64_t capacity;         /* sectors */
+static uint32_t qnum;             /* queue size the device reported */
+static uint32_t nslots;
+static bool has_flush;
+
+static struct vring_desc *desc;
+static volatile struct vring_avail *avail;
+static volatile struct vring_used *used;
+static uint16_t avail_idx;        /* our copy of avail->idx */
+static uint16_t last_used;        /* next used-ring entry to look at */
+
+/* Per slot: what the device reads and writes besides the data (must be DMA-able, which
+ * anything in the kernel image is), and the request it belongs to. */
+static struct virtio_blk_req_hdr hdrs[NSLOT_MAX];
+static volatile uint8_t statuses[NSLOT_MAX];
+static struct disk_req *slot_req[NSLOT_MAX];
+static int free_slot[NSLOT_MAX];  /* a stack of free slot numbers */
+static int nfree;
+static int slot_waiters;          /* submitters sleeping for a free slot */
+
+static uint32_t inflight;
+static uint32_t st_requests, st_reads, st_writes, st_flushes, st_errors, st_inflight_max;
+
+/* A full barrier: the device must see the descriptors before the index that publishes them,
+ * and we must read the device's NO_NOTIFY flag only after publishing. */
+static inline void mb(void) { __sync_synchronize(); }
+
+/* Waits, with disk_lock held, until something changes (a completion or a freed slot);
+ * returns with disk_lock held again. Callers re-check their condition.
+ *
+ * With a process: sleep on chan (releases disk_lock atomically). Before the scheduler runs
+ * there is no process to put to sleep, so we halt with interrupts enabled. `sti; hlt` is
+ * atomic (sti takes effect only after the next instruction), so a completion that arrived
+ * while we held the lock is still pending and ends the hlt at once instead of being missed.
+ * Any other interrupt (the timer) ends it too; the caller then just checks again. */
+static void wait_event(void *chan)
+{
+  if (myproc()) {
+    sleep(chan, &disk_lock);
+    return;
+  }
+  pushcli();                    /* keep interrupts off while the lock is let go */
+  release(&disk_lock);
+  __asm__ volatile("sti; hlt; cli" ::: "memory");
+  acquire(&disk_lock);
+  popcli();
+}
+
+static void complete_now(struct disk_req *r, int status)
+{
+  r->status = status;
+  r->complete = 1;
+  wakeup(r);
+  if (r->done)
+    r->done(r);
+}
+
+void disk_submit(struct disk_req *r)
+{
+  r->complete = 0;
+  r->status = 0;
+
+  if (!present) {
+    /* No device will ever answer: fail at once (the callback, if any, runs here, in the
+     * submitter's context). */
+    complete_now(r, -EIO);
+    return;
+  }
+  if (r->op == DISK_FLUSH && !has_flush) {
+    /* A device without a flush command has no write cache: every completed write is
+     * already durable, so there is nothing to wait for. */
+    complete_now(r, 0);
+    return;
+  }
+  if (r->op != DISK_FLUSH) {
+    KASSERT(r->nbytes > 0 && r->nbytes % SECTOR_SIZE == 0);
+    KASSERT((uint32_t)r->buf >= KERNBASE && (uint32_t)r->buf + r->nbytes - 1 <= KERNBASE + PHYSTOP_MAX - 1);
+  }
+
+  acquire(&disk_lock);
+  while (nfree == 0) {
+    slot_waiters++;
+    wait_event(&nfree);
+    slot_waiters--;
+  }
+  int s = free_slot[--nfree];
+  slot_req[s] = r;
+
+  struct virtio_blk_req_hdr *h = &hdrs[s];
+  struct vring_desc *d = &desc[3 * s];
+  h->reserved = 0;
+  switch (r->op) {
+  case DISK_READ:  h->type = VIRTIO_BLK_T_IN;    h->sector = r->sector; st_reads++;   break;
+  case DISK_WRITE: h->type = VIRTIO_BLK_T_OUT;   h->sector = r->sector; st_writes++;  break;
+  default:         h->type = VIRTIO_BLK_T_FLUSH; h->sector = 0;         st_flushes++; break;
+  }
+  statuses[s] = 0xFF;           /* anything but OK, should the device not write it */
+
+  d[0].addr = V2P(h);
+  d[0].len = sizeof *h;
+  d[0].flags = VRING_DESC_F_NEXT;
+  if (r->op == DISK_FLUSH) {
+    d[0].next = 3 * s + 2;
+  } else {
+    d[0].next = 3 * s + 1;
+    /* One descriptor for the whole buffer: it is contiguous in physical memory. */
+    d[1].addr = V2P(r->buf);
+    d[1].len = r->nbytes;
+    d[1].flags = VRING_DESC_F_NEXT | (r->op == DISK_READ ? VRING_DESC_F_WRITE : 0);
+    d[1].next = 3 * s + 2;
+  }
+  d[2].addr = V2P(&statuses[s]);
+  d[2].len = 1;
+  d[2].flags = VRING_DESC_F_WRITE;
+  d[2].next = 0;
+
+  avail->ring[avail_idx % qnum] = 3 * s;
+  mb();
+  avail->idx = ++avail_idx;
+  mb();
+
+  st_requests++;
+  inflight++;
+  if (inflight > st_inflight_max)
+    st_inflight_max = inflight;
+
+  if (!(used->flags & VRING_USED_F_NO_NOTIFY))
+    outw(iobase + VIRTIO_PCI_QUEUE_NOTIFY, 0);
+  release(&disk_lock);
+}
+
+int disk_wait(struct disk_req *r)
+{
+  if (!present)
+    return r->status;           /* completed (with -EIO) in disk_submit */
+  acquire(&disk_lock);
+  while (!r->complete)
+    wait_event(r);
+  release(&disk_lock);
+  return r->status;
+}
+
+int disk_rw(enum disk_op op, uint64_t sector, void *buf, uint32_t nbytes)
+{
+  struct disk_req r;
+  memset(&r, 0, sizeof r);
+  r.op = op;
+  r.sector = sector;
+  r.buf = buf;
+  r.nbytes = nbytes;
+  disk_submit(&r);
+  return disk_wait(&r);
+}
+
+static void disk_intr(void *arg)
+{
+  (void)arg;
+  /* Reading ISR acknowledges the interrupt and deasserts the (level-triggered, possibly
+   * shared) line. If the queue bit is clear the interrupt was another device's or a
+   * configuration change; walking an unchanged used ring below costs nothing. */
+  (void)inb(iobase + VIRTIO_PCI_ISR);
+
+  bool freed = false;
+  for (;;) {
+    acquire(&disk_lock);
+    if (last_used == used->idx) {
+      release(&disk_lock);
+      break;
+    }
+    mb();                       /* read the entry only after seeing the index move */
+    uint32_t id = used->ring[last_used % qnum].id;
+    last_used++;
+    KASSERT(id % 3 == 0 && id / 3 < nslots);
+    int s = id / 3;
+    struct disk_req *r = slot_req[s];
+    KASSERT(r != 0);
+    uint8_t st = statuses[s];
+    slot_req[s] = 0;
+    free_slot[nfree++] = s;
+    inflight--;
+    freed = true;
+    if (st != VIRTIO_BLK_S_OK)
+      st_errors++;
+    release(&disk_lock);
+
+    if (st != VIRTIO_BLK_S_OK)
+      kprintf("virtio-blk: %s of sector %llu failed (status %d)\n",
+              r->op == DISK_READ ? "read" : r->op == DISK_WRITE ? "write" : "flush",
+              (unsigned long long)r->sector, st);
+    /* After done() the request may be reused or freed by its owner: touch it no more. */
+    complete_now(r, st == VIRTIO_BLK_S_OK ? 0 : -EIO);
+  }
+  if (freed && slot_waiters)
+    wakeup(&nfree);
+}
+
+int disk_init(void)
+{
+  initlock(&disk_lock, "disk");
+  stat_register("disk.requests", &st_requests);
+  stat_register("disk.reads", &st_reads);
+  stat_register("disk.writes", &st_writes);
+  stat_register("disk.flushes", &st_flushes);
+  stat_register("disk.errors", &st_errors);
+  stat_register("disk.inflight.max", &st_inflight_max);
+  stat_register_fn("disk.inflight", disk_inflight);
+
+  struct pci_dev *d = pci_find(VIRTIO_VENDOR, VIRTIO_DEV_BLK_LEGACY);
+  if (!d) {
+    kprintf("virtio-blk: no disk\n");
+    return -1;
+  }
+  if (!pci_bar_is_io(d, 0) || d->irq_line == 0xFF || d->irq_line >= 16) {
+    kprintf("virtio-blk: no disk (device %02x:%02x.%x has no I/O BAR0 or no legacy irq)\n",
+            d->bus, d->dev, d->fn);
+    return -1;
+  }
+  pci_enable(d, PCI_CMD_IO | PCI_CMD_MASTER);
+  iobase = pci_bar_addr(d, 0);
+
+  /* Reset, then the legacy start-up sequence: acknowledge, driver, features, queue,
+   * driver-ok. (Legacy devices have no FEATURES_OK step.) */
+  outb(iobase + VIRTIO_PCI_STATUS, 0);
+  uint8_t status = VIRTIO_STATUS_ACKNOWLEDGE;
+  outb(iobase + VIRTIO_PCI_STATUS, status);
+  status |= VIRTIO_STATUS_DRIVER;
+  outb(iobase + VIRTIO_PCI_STATUS, status);
+
+  uint32_t offered = inl(iobase + VIRTIO_PCI_HOST_FEATURES);
+  uint32_t accepted = offered & (1u << VIRTIO_BLK_F_FLUSH);
+  outl(iobase + VIRTIO_PCI_GUEST_FEATURES, accepted);
+  has_flush = accepted & (1u << VIRTIO_BLK_F_FLUSH);
+
+  outw(iobase + VIRTIO_PCI_QUEUE_SEL, 0);
+  qnum = inw(iobase + VIRTIO_PCI_QUEUE_NUM);
+  if (qnum < 3 || qnum > QMAX || vring_size(qnum) > sizeof ring_area) {
+    kprintf("virtio-blk: no disk (queue size %u unsupported)\n", qnum);
+    outb(iobase + VIRTIO_PCI_STATUS, status | VIRTIO_STATUS_FAILED);
+    return -1;
+  }
+  memset(ring_area, 0, sizeof ring_area);
+  desc = (struct vring_desc *)ring_area;
+  avail = (volatile struct vring_avail *)(ring_area + 16 * qnum);
+  used = (volatile struct vring_used *)(ring_area + PGROUNDUP(16 * qnum + 6 + 2 * qnum));
+  avail_idx = 0;
+  last_used = 0;
+  nslots = MIN(qnum / 3, (uint32_t)NSLOT_MAX);
+  nfree = 0;
+  for (int s = nslots - 1; s >= 0; s--)
+    free_slot[nfree++] = s;
+  outl(iobase + VIRTIO_PCI_QUEUE_PFN, V2P(ring_area) >> PGSHIFT);
+
+  /* Legacy configuration space is in guest byte order: two little-endian halves. */
+  capacity = inl(iobase + VIRTIO_PCI_CONFIG + VIRTIO_BLK_CFG_CAPACITY) |
+             (uint64_t)inl(iobase + VIRTIO_PCI_CONFIG + VIRTIO_BLK_CFG_CAPACITY + 4) << 32;
+
+  /* The handler must be in place before the device may interrupt. */
+  irq_register(d->irq_line, disk_intr, 0);
+  present = true;
+  status |= VIRTIO_STATUS_DRIVER_OK;
+  outb(iobase + VIRTIO_PCI_STATUS, status);
+
+  kprintf("virtio-blk: %u MB (%llu sectors), irq %d, queue %u%s%s\n",
+          (uint32_t)(capacity >> 11), (unsigned long long)capacity, d->irq_line, qnum,
+          has_flush ? ", flush" : "",
+          (offered & (1u << VIRTIO_BLK_F_RO)) ? ", read-only" : "");
+  if (capacity == 0)
+    kprintf("virtio-blk: the disk is empty: every read and write will fail\n");
+  disktest_start();
+  return 0;
+}
+
+bool disk_present(void)
+{
+  return present;
+}
+
+uint64_t disk_sectors(void)
+{
+  return capacity;
+}
+
+uint32_t disk_inflight(void)
+{
+  return inflight;
+}
+
+/* ---- Self-test, run only with `disktest=1` (or `disktest=rw`) on the kernel command line.
+ *
+ * It runs twice: once inside disk_init, before the scheduler, where waiting means halting
+ * for the interrupt; once in a kernel thread, where waiting means sleeping. Both check
+ * synchronous reads, a batch of asynchronous reads larger than the ring (so submitters must
+ * wait for free slots) with completion callbacks, a two-page request, reads past the end
+ * (which must fail with -EIO), and with `rw` a write / flush / read-back at the end of the
+ * disk whose old contents are put back afterwards. */
+
+#define TEST_NREQ 110             /* more than the ring's 85 slots */
+_Static_assert(TEST_NREQ * sizeof(struct disk_req) <= PGSIZE, "test requests fit a page");
+
+static uint32_t test_callbacks;
+static void test_done(struct disk_req *r) { (void)r; test_callbacks++; }
+
+static int test_fail(const char *ctx, const char *what, int i)
+{
+  kprintf("disktest(%s): FAIL %s (%d)\n", ctx, what, i);
+  return 1;
+}
+
+static void disktest_run(const char *ctx, bool rw)
+{
+  char *bufs[TEST_NREQ];
+  int fails = 0, n = 0;
+  char *a = kalloc_page(), *b = kalloc_page();
+  struct disk_req *reqs = kalloc_page();   /* kept off the kernel's .bss: test only */
+  if (!a || !b || !reqs)
+    panic("disktest: out of memory");
+
+  uint64_t cap = capacity;
+  uint32_t nsec = PGSIZE / SECTOR_SIZE;
+  uint32_t nreq = MIN((uint32_t)TEST_NREQ, (uint32_t)(cap / nsec));
+
+  /* Synchronous reads of the same block agree. */
+  if (cap >= nsec) {
+    if (disk_rw(DISK_READ, 0, a, PGSIZE) != 0) fails += test_fail(ctx, "read 0", 0);
+    if (disk_rw(DISK_READ, 0, b, PGSIZE) != 0) fails += test_fail(ctx, "read 0 again", 0);
+    if (memcmp(a, b, PGSIZE) != 0) fails += test_fail(ctx, "two reads differ", 0);
+  }
+
+  /* A batch bigger than the ring, all in flight at once, then each checked against a
+   * synchronous read of the same block. */
+  for (n = 0; n < (int)nreq; n++)
+    if (!(bufs[n] = kalloc_page()))
+      break;
+  uint32_t cb0 = test_callbacks, max0 = st_inflight_max, t0 = uptime_ms();
+  st_inflight_max = 0;
+  for (int i = 0; i < n; i++) {
+    memset(&reqs[i], 0, sizeof reqs[i]);
+    memset(bufs[i], 0xA5, PGSIZE);
+    reqs[i].op = DISK_READ;
+    reqs[i].sector = (uint64_t)i * nsec;
+    reqs[i].buf = bufs[i];
+    reqs[i].nbytes = PGSIZE;
+    reqs[i].done = test_done;
+    disk_submit(&reqs[i]);
+  }
+  for (int i = 0; i < n; i++)
+    if (disk_wait(&reqs[i]) != 0 || !reqs[i].complete)
+      fails += test_fail(ctx, "batch read", i);
+  uint32_t t1 = uptime_ms();
+  if (test_callbacks - cb0 != (uint32_t)n)
+    fails += test_fail(ctx, "callbacks", test_callbacks - cb0);
+  for (int i = 0; i < n; i++) {
+    if (disk_rw(DISK_READ, (uint64_t)i * nsec, a, PGSIZE) != 0 || memcmp(a, bufs[i], PGSIZE) != 0)
+      fails += test_fail(ctx, "batch data", i);
+  }
+  /* On an image made for this test, every sector begins with "DISKTEST" and then its own
+   * sector number (32-bit little-endian): checking them shows sector addressing is right. */
+  if (n > 0 && memcmp(bufs[0], "DISKTEST", 8) == 0) {
+    for (int i = 0; i < n; i++)
+      for (uint32_t k = 0; k < nsec; k++)
+        if (*(uint32_t *)(bufs[i] + k * SECTOR_SIZE + 8) != i * nsec + k)
+          fails += test_fail(ctx, "pattern", i * nsec + k);
+    kprintf("disktest(%s): pattern image checked\n", ctx);
+  }
+  kprintf("disktest(%s): %d async 4 KB reads in %u ms, %u in flight at most\n",
+          ctx, n, t1 - t0, st_inflight_max);
+  if (st_inflight_max > max0)
+    max0 = st_inflight_max;
+  st_inflight_max = max0;
+
+  /* A request over two physically adjacent pages, compared with two one-page reads. */
+  char *pair = 0;
+  for (int i = 0; i + 1 < n && !pair; i++)
+    for (int j = 0; j < n && !pair; j++)
+      if (bufs[j] == bufs[i] + PGSIZE)
+        pair = bufs[i];
+  if (pair && cap >= 4 * nsec) {
+    if (disk_rw(DISK_READ, nsec, pair, 2 * PGSIZE) != 0) fails += test_fail(ctx, "8 KB read", 0);
+    disk_rw(DISK_READ, nsec, a, PGSIZE);
+    disk_rw(DISK_READ, 2 * nsec, b, PGSIZE);
+    if (memcmp(pair, a, PGSIZE) || memcmp(pair + PGSIZE, b, PGSIZE))
+      fails += test_fail(ctx, "8 KB data", 0);
+  }
+
+  /* Past the end: the device refuses, we report -EIO. */
+  if (disk_rw(DISK_READ, cap, a, SECTOR_SIZE) != -EIO) fails += test_fail(ctx, "read at end", 0);
+  if (cap >= 1 && disk_rw(DISK_READ, cap - 1, a, 2 * SECTOR_SIZE) != -EIO)
+    fails += test_fail(ctx, "read across end", 0);
+  if (disk_rw(DISK_FLUSH, 0, 0, 0) != 0) fails += test_fail(ctx, "flush", 0);
+
+  /* Write, flush, read back, restore: the last 8 KB of the disk. */
+  if (rw && pair && cap >= 64) {
+    uint64_t s = cap - 2 * nsec;
+    char *save = kalloc_page(), *save2 = b;
+    if (!save)
+      panic("disktest: out of memory");
+    disk_rw(DISK_READ, s, save, PGSIZE);
+    disk_rw(DISK_READ, s + nsec, save2, PGSIZE);
+    for (int i = 0; i < 2 * PGSIZE; i++)
+      pair[i] = (char)(i * 7 + 3);
+    if (disk_rw(DISK_WRITE, s, pair, 2 * PGSIZE) != 0) fails += test_fail(ctx, "write", 0);
+    if (disk_rw(DISK_FLUSH, 0, 0, 0) != 0) fails += test_fail(ctx, "flush after write", 0);
+    memset(a, 0, PGSIZE);
+    disk_rw(DISK_READ, s + nsec, a, PGSIZE);
+    if (memcmp(a, pair + PGSIZE, PGSIZE) != 0) fails += test_fail(ctx, "read back", 0);
+    disk_rw(DISK_WRITE, s, save, PGSIZE);
+    disk_rw(DISK_WRITE, s + nsec, save2, PGSIZE);
+    disk_rw(DISK_FLUSH, 0, 0, 0);
+    disk_rw(DISK_READ, s + nsec, a, PGSIZE);
+    if (memcmp(a, save2, PGSIZE) != 0) fails += test_fail(ctx, "restore", 0);
+    kfree_page(save);
+  }
+
+  for (int i = 0; i < n; i++)
+    kfree_page(bufs[i]);
+  kfree_page(a);
+  kfree_page(b);
+  kfree_page(reqs);
+  kprintf("disktest(%s): %s, %u requests so far, %u in flight now\n", ctx,
+          fails ? "FAILED" : "ok", st_requests, inflight);
+}
+
+static bool disktest_rw;
+static void disktest_thread(void *arg)
+{
+  (void)arg;
+  disktest_run("sleeping", disktest_rw);
+}
+
+static void disktest_start(void)
+{
+  const char *t = cmdline_get("disktest", 0);
+  if (!t || !present)
+    return;
+  disktest_rw = strcmp(t, "rw") == 0;
+  disktest_run("halting", disktest_rw);
+  kthread_create("disktest", disktest_thread, 0);
+}

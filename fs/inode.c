@@ -1,0 +1,802 @@
+/* Mounting, block and descriptor allocation, in-memory inodes, the block map, and reading and
+ * writing file contents. Locking rules are at the top of fs/internal.h.
+ *
+ * Every change is written through the cache to disk before the call returns, in an order
+ * that a crash can only turn into a leak (an allocated block or descriptor nobody names),
+ * never into two owners for one block: the bitmap before the pointer, the new descriptor
+ * before the directory entry, the cleared pointers before the freed bits.
+ */
+#include "fs/internal.h"
+#include "fs/fs.h"
+#include "fs/file.h"
+#include "kernel/klib.h"
+#include "kernel/spinlock.h"
+#include "kernel/proc.h"
+#include "kernel/time.h"
+#include "kernel/stats.h"
+#include "kernel/power.h"
+#include "kernel/syscall.h"
+#include "drivers/disk.h"
+
+_Static_assert(FS_T_FILE == T_FILE && FS_T_DIR == T_DIR, "layout.h and uapi/stat.h agree");
+_Static_assert(FS_NAME_MAX == DIRNAME_MAX, "name length agrees with uapi/stat.h");
+_Static_assert(sizeof(struct dirent) == sizeof(struct fs_dirent), "dirent sizes agree");
+
+struct fs_super fs_sb;
+struct sleeplock ns_lock;
+static struct sleeplock alloc_lock;     /* bitmap, descriptor allocation, free counts */
+static struct sleeplock sb_lock;        /* writing the superblock */
+static bool sb_clean_on_disk;
+static uint32_t brotor, drotor;         /* where the next allocation search starts */
+static uint32_t st_data_blocks;
+
+static struct {
+  struct spinlock lock;
+  struct inode inode[NINODE];
+} icache;
+
+static const uint8_t zeros[FS_BSIZE];
+
+uint32_t fs_now(void) { return uptime_ms() / 1000; }
+
+/* --- the superblock ---------------------------------------------------------------------- */
+
+static int sb_write(uint32_t clean)
+{
+  struct fs_super copy;
+  acquiresleep(&alloc_lock);
+  copy = fs_sb;
+  releasesleep(&alloc_lock);
+  copy.clean = clean;
+  fs_super_seal(&copy);
+  int err;
+  struct cblock *b = cache_read_dev(FS_SUPER_BLOCK, &err);
+  if (!b)
+    return err;
+  memset(b->data, 0, FS_BSIZE);
+  memcpy(b->data, &copy, sizeof(copy));
+  err = cache_write(b);
+  cache_release(b);
+  return err;
+}
+
+/* The disk says "cleanly unmounted" only between a sync and the next change. */
+void fs_dirtying(void)
+{
+  if (!sb_clean_on_disk)
+    return;
+  acquiresleep(&sb_lock);
+  if (sb_clean_on_disk && sb_write(0) == 0)
+    sb_clean_on_disk = false;
+  releasesleep(&sb_lock);
+}
+
+void fs_sync(void)
+{
+  if (fs_sb.magic != FS_MAGIC)
+    return;                     /* never mounted */
+  cache_sync_all();
+  acquiresleep(&sb_lock);
+  if (sb_write(1) == 0)
+    sb_clean_on_disk = true;
+  else
+    kprintf("fs: could not mark the disk clean\n");
+  releasesleep(&sb_lock);
+}
+
+/* After a crash the superblock's free counts cannot be trusted: count the real ones. */
+static void recount(void)
+{
+  uint32_t free_blocks = 0, free_descs = 0;
+  int err;
+  for (uint32_t i = 0; i < fs_sb.bitmap_blocks; i++) {
+    struct cblock *b = cache_read_dev(fs_sb.bitmap_start + i, &err);
+    if (!b) {
+      kprintf("fs: cannot read the bitmap\n");
+      machine_poweroff(1);
+    }
+    uint32_t first = i * FS_BITS_PER_BLOCK;
+    for (uint32_t bit = 0; bit < FS_BITS_PER_BLOCK; bit++) {
+      uint32_t blk = first + bit;
+      if (blk >= fs_sb.data_start && blk < fs_sb.nblocks && !fs_bit_get(b->data, bit))
+        free_blocks++;
+    }
+    cache_release(b);
+  }
+  for (uint32_t i = 0; i < fs_sb.desc_blocks; i++) {
+    struct cblock *b = cache_read_dev(fs_sb.desc_start + i, &err);
+    if (!b) {
+      kprintf("fs: cannot read the descriptor area\n");
+      machine_poweroff(1);
+    }
+    for (uint32_t j = 0; j < FS_DESCS_PER_BLOCK; j++) {
+      uint32_t inum = i * FS_DESCS_PER_BLOCK + j;
+      const struct fs_desc *d = (const struct fs_desc *)(b->data + j * FS_DESC_SIZE);
+      if (inum >= 1 && d->type == FS_T_FREE)
+        free_descs++;
+    }
+    cache_release(b);
+  }
+  fs_sb.free_blocks = free_blocks;
+  fs_sb.free_descs = free_descs;
+}
+
+void fs_init(void)
+{
+  initsleeplock(&ns_lock, "namespace");
+  initsleeplock(&alloc_lock, "fsalloc");
+  initsleeplock(&sb_lock, "superblock");
+  cache_init();
+  iinit();
+  fileinit();
+  if (!disk_present()) {
+    kprintf("fs: no disk: the kernel needs a Sprite file-system image as its disk\n");
+    machine_poweroff(1);
+  }
+  int err;
+  struct cblock *b = cache_read_dev(FS_SUPER_BLOCK, &err);
+  if (!b) {
+    kprintf("fs: cannot read the superblock (I/O error)\n");
+    machine_poweroff(1);
+  }
+  struct fs_super sb;
+  memcpy(&sb, b->data, sizeof(sb));
+  cache_release(b);
+  char why[160];
+  if (fs_super_check(&sb, disk_sectors() / FS_SECTORS_PER_BLOCK, why, sizeof(why)) < 0) {
+    kprintf("fs: disk is not a Sprite file system: %s\n", why);
+    machine_poweroff(1);
+  }
+  fs_sb = sb;
+  if (!fs_sb.clean) {
+    kprintf("fs: the disk was not cleanly unmounted; counting free blocks and descriptors\n");
+    recount();
+  }
+  brotor = fs_sb.data_start;
+  drotor = FS_ROOT_DESC + 1;
+  fs_sb.mounts++;
+  if (sb_write(0) < 0) {
+    kprintf("fs: cannot write the superblock\n");
+    machine_poweroff(1);
+  }
+  struct inode *root = iget(FS_ROOT_DESC);
+  ilock(root);
+  if (root->err || root->d.type != FS_T_DIR) {
+    kprintf("fs: the root directory (descriptor 1) is damaged\n");
+    machine_poweroff(1);
+  }
+  iunlockput(root);
+  st_data_blocks = fs_sb.nblocks - fs_sb.data_start;
+  stat_register("fs.disk.blocks.free", &fs_sb.free_blocks);
+  stat_register("fs.disk.blocks.total", &st_data_blocks);
+  stat_register("fs.disk.descriptors.free", &fs_sb.free_descs);
+  kprintf("fs: mounted %u MB: %u of %u blocks free, %u descriptors free\n",
+          fs_sb.nblocks / (1024 * 1024 / FS_BSIZE), fs_sb.free_blocks, st_data_blocks,
+          fs_sb.free_descs);
+}
+
+/* --- blocks ------------------------------------------------------------------------------ */
+
+/* Allocates a block in the bitmap: 0 and *addr, or -ENOSPC / -EIO. */
+static int balloc(uint32_t *addr)
+{
+  fs_dirtying();
+  acquiresleep(&alloc_lock);
+  if (fs_sb.free_blocks == 0) {
+    releasesleep(&alloc_lock);
+    return -ENOSPC;
+  }
+  uint32_t nbm = fs_sb.bitmap_blocks;
+  uint32_t start = brotor < fs_sb.nblocks ? brotor : fs_sb.data_start;
+  uint32_t sbi = start / FS_BITS_PER_BLOCK;
+  /* One pass from the rotor to the end, then wrap round to the rotor's own block. */
+  for (uint32_t k = 0; k <= nbm; k++) {
+    uint32_t bi = (sbi + k) % nbm;
+    uint32_t base = bi * FS_BITS_PER_BLOCK;
+    uint32_t from = k == 0 ? start - base : 0;
+    uint32_t limit = MIN(FS_BITS_PER_BLOCK, fs_sb.nblocks - base);
+    if (k == nbm)
+      limit = start - base;
+    int err;
+    struct cblock *b = cache_read_dev(fs_sb.bitmap_start + bi, &err);
+    if (!b) {
+      releasesleep(&alloc_lock);
+      return err;
+    }
+    for (;;) {
+      int32_t bit = fs_bit_find_clear(b->data, from, limit);
+      if (bit < 0)
+        break;
+      uint32_t blk = base + (uint32_t)bit;
+      if (blk < fs_sb.data_start) {
+        /* A metadata block marked free: the bitmap is damaged; never hand it out. */
+        from = (uint32_t)bit + 1;
+        continue;
+      }
+      fs_bit_set(b->data, (uint32_t)bit);
+      err = cache_write(b);
+      cache_release(b);
+      if (err < 0) {
+        releasesleep(&alloc_lock);
+        return err;
+      }
+      fs_sb.free_blocks--;
+      brotor = blk + 1;
+      releasesleep(&alloc_lock);
+      *addr = blk;
+      return 0;
+    }
+    cache_release(b);
+  }
+  /* The count said there was room but the bitmap has none: believe the bitmap. */
+  kprintf("fs: free block count %u but the bitmap is full\n", fs_sb.free_blocks);
+  fs_sb.free_blocks = 0;
+  releasesleep(&alloc_lock);
+  return -ENOSPC;
+}
+
+static int bfree(uint32_t addr)
+{
+  if (!fs_block_ok(&fs_sb, addr)) {
+    kprintf("fs: freeing block %u, outside the data area\n", addr);
+    return -EIO;
+  }
+  /* Its cached copy (if it held pointers) goes first: once the bit is clear the block may
+   * be handed out again and get a new identity. */
+  cache_invalidate(CACHE_DEV, addr);
+  fs_dirtying();
+  acquiresleep(&alloc_lock);
+  int err;
+  struct cblock *b = cache_read_dev(fs_bitmap_block(&fs_sb, addr), &err);
+  if (!b) {
+    releasesleep(&alloc_lock);
+    return err;
+  }
+  uint32_t bit = fs_bitmap_bit(addr);
+  if (!fs_bit_get(b->data, bit)) {
+    kprintf("fs: freeing block %u, which is already free\n", addr);
+    cache_release(b);
+    releasesleep(&alloc_lock);
+    return -EIO;
+  }
+  fs_bit_clear(b->data, bit);
+  err = cache_write(b);
+  cache_release(b);
+  if (err == 0)
+    fs_sb.free_blocks++;
+  releasesleep(&alloc_lock);
+  return err;
+}
+
+/* A newly allocated block for ip; zeroed on disk when it will hold pointers. */
+static int newblock(struct inode *ip, bool zero, uint32_t *addr)
+{
+  int err = balloc(addr);
+  if (err < 0)
+    return err;
+  if (zero) {
+    struct cblock *b = cache_get(CACHE_DEV, *addr);
+    memset(b->data, 0, FS_BSIZE);
+    cache_assign(b, *addr);
+    err = cache_write(b);
+    cache_release(b);
+    if (err < 0) {
+      bfree(*addr);
+      return err;
+    }
+  }
+  ip->d.blocks++;
+  return 0;
+}
+
+/* --- inodes ------------------------------------------------------------------------------ */
+
+void iinit(void)
+{
+  initlock(&icache.lock, "icache");
+  for (int i = 0; i < NINODE; i++)
+    initsleeplock(&icache.inode[i].lock, "inode");
+}
+
+/* The in-memory inode for inum, referenced. With fresh (for ialloc), a descriptor that is
+ * still referenced in memory (being freed, or named by a damaged entry) is not handed out:
+ * *inuse is set instead. 0 when the table is full. */
+static struct inode *iget_common(uint32_t inum, bool fresh, bool *inuse)
+{
+  struct inode *empty = 0;
+  acquire(&icache.lock);
+  for (int i = 0; i < NINODE; i++) {
+    struct inode *ip = &icache.inode[i];
+    if (ip->ref > 0 && ip->inum == inum) {
+      if (fresh) {
+        *inuse = true;
+        ip = 0;
+      } else {
+        ip->ref++;
+      }
+      release(&icache.lock);
+      return ip;
+    }
+    if (!empty && ip->ref == 0)
+      empty = ip;
+  }
+  if (empty) {
+    empty->inum = inum;
+    empty->ref = 1;
+    empty->valid = false;
+    empty->err = 0;
+    empty->writers = 0;
+    empty->text = 0;
+  }
+  release(&icache.lock);
+  return empty;
+}
+
+struct inode *iget(uint32_t inum)
+{
+  return iget_common(inum, false, 0);
+}
+
+struct inode *idup(struct inode *ip)
+{
+  acquire(&icache.lock);
+  ip->ref++;
+  release(&icache.lock);
+  return ip;
+}
+
+/* A descriptor that cannot be read or makes no sense gives -EIO for its file only. */
+void ilock(struct inode *ip)
+{
+  KASSERT(ip && ip->ref > 0);
+  acquiresleep(&ip->lock);
+  if (ip->valid)
+    return;
+  ip->valid = true;
+  if (ip->inum == 0 || ip->inum >= fs_sb.ndesc) {
+    kprintf("fs: descriptor number %u is out of range\n", ip->inum);
+    ip->err = -EIO;
+    return;
+  }
+  int err;
+  struct cblock *b = cache_read_dev(fs_desc_block(&fs_sb, ip->inum), &err);
+  if (!b) {
+    ip->err = err;
+    ip->valid = false;        /* try the disk again next time */
+    return;
+  }
+  memcpy(&ip->d, b->data + fs_desc_offset(ip->inum), sizeof(ip->d));
+  cache_release(b);
+  const char *why;
+  if (fs_desc_check(&fs_sb, &ip->d, &why) < 0) {
+    kprintf("fs: descriptor %u is damaged: %s\n", ip->inum, why);
+    ip->err = -EIO;
+  } else {
+    ip->err = 0;
+  }
+}
+
+void iunlock(struct inode *ip)
+{
+  KASSERT(ip && holdingsleep(&ip->lock));
+  releasesleep(&ip->lock);
+}
+
+int iupdate(struct inode *ip)
+{
+  if (ip->err)
+    return ip->err;
+  fs_dirtying();
+  int err;
+  struct cblock *b = cache_read_dev(fs_desc_block(&fs_sb, ip->inum), &err);
+  if (!b)
+    return err;
+  memcpy(b->data + fs_desc_offset(ip->inum), &ip->d, sizeof(ip->d));
+  err = cache_write(b);
+  cache_release(b);
+  return err;
+}
+
+struct inode *ialloc(int type, int *errp)
+{
+  fs_dirtying();
+  acquiresleep(&alloc_lock);
+  if (fs_sb.free_descs == 0) {
+    releasesleep(&alloc_lock);
+    *errp = -ENOSPC;
+    return 0;
+  }
+  uint32_t nb = fs_sb.desc_blocks;
+  uint32_t start = drotor < fs_sb.ndesc ? drotor : FS_ROOT_DESC + 1;
+  for (uint32_t k = 0; k <= nb; k++) {
+    uint32_t bi = (start / FS_DESCS_PER_BLOCK + k) % nb;
+    int err;
+    struct cblock *b = cache_read_dev(fs_sb.desc_start + bi, &err);
+    if (!b) {
+      releasesleep(&alloc_lock);
+      *errp = err;
+      return 0;
+    }
+    for (uint32_t j = 0; j < FS_DESCS_PER_BLOCK; j++) {
+      uint32_t inum = bi * FS_DESCS_PER_BLOCK + j;
+      struct fs_desc *d = (struct fs_desc *)(b->data + j * FS_DESC_SIZE);
+      if (inum <= FS_ROOT_DESC || d->type != FS_T_FREE)
+        continue;
+      bool inuse = false;
+      struct inode *ip = iget_common(inum, true, &inuse);
+      if (inuse)
+        continue;     /* still referenced in memory (being freed, or named by a bad entry) */
+      if (!ip) {
+        cache_release(b);
+        releasesleep(&alloc_lock);
+        *errp = -ENFILE;
+        return 0;
+      }
+      memset(d, 0, sizeof(*d));
+      d->type = (uint16_t)type;
+      d->mtime = fs_now();
+      err = cache_write(b);
+      cache_release(b);
+      if (err < 0) {
+        releasesleep(&alloc_lock);
+        iput(ip);
+        *errp = err;
+        return 0;
+      }
+      fs_sb.free_descs--;
+      drotor = inum + 1;
+      releasesleep(&alloc_lock);
+      return ip;
+    }
+    cache_release(b);
+  }
+  kprintf("fs: free descriptor count %u but none is free\n", fs_sb.free_descs);
+  fs_sb.free_descs = 0;
+  releasesleep(&alloc_lock);
+  *errp = -ENOSPC;
+  return 0;
+}
+
+/* Drops a reference; the last one to a file with no links left frees it. */
+void iput(struct inode *ip)
+{
+  acquiresleep(&ip->lock);
+  if (ip->valid && !ip->err && ip->d.nlink == 0 && ip->d.type != FS_T_FREE) {
+    acquire(&icache.lock);
+    int r = ip->ref;
+    release(&icache.lock);
+    if (r == 1) {
+      itrunc(ip);
+      memset(&ip->d, 0, sizeof(ip->d));
+      int err = iupdate(ip);
+      ip->valid = false;
+      if (err == 0) {
+        acquiresleep(&alloc_lock);
+        fs_sb.free_descs++;
+        releasesleep(&alloc_lock);
+      }
+    }
+  }
+  releasesleep(&ip->lock);
+  acquire(&icache.lock);
+  ip->ref--;
+  release(&icache.lock);
+}
+
+void iunlockput(struct inode *ip)
+{
+  iunlock(ip);
+  iput(ip);
+}
+
+uint32_t inode_size(struct inode *ip) { return ip->err ? 0 : ip->d.size; }
+int inode_type(struct inode *ip) { return ip->err ? 0 : ip->d.type; }
+uint32_t inode_num(struct inode *ip) { return ip->inum; }
+
+int inode_text_get(struct inode *ip)
+{
+  int r = 0;
+  acquire(&icache.lock);
+  if (ip->writers > 0)
+    r = -ETXTBSY;
+  else
+    ip->text++;
+  release(&icache.lock);
+  return r;
+}
+
+void inode_text_put(struct inode *ip)
+{
+  acquire(&icache.lock);
+  KASSERT(ip->text > 0);
+  ip->text--;
+  release(&icache.lock);
+}
+
+int inode_write_get(struct inode *ip)
+{
+  int r = 0;
+  acquire(&icache.lock);
+  if (ip->text > 0)
+    r = -ETXTBSY;
+  else
+    ip->writers++;
+  release(&icache.lock);
+  return r;
+}
+
+void inode_write_put(struct inode *ip)
+{
+  acquire(&icache.lock);
+  KASSERT(ip->writers > 0);
+  ip->writers--;
+  release(&icache.lock);
+}
+
+void istat(struct inode *ip, struct stat *st)
+{
+  memset(st, 0, sizeof(*st));
+  st->dev = 1;
+  st->ino = ip->inum;
+  st->type = (short)ip->d.type;
+  st->nlink = (short)ip->d.nlink;
+  st->size = ip->d.size;
+  st->blocks = ip->d.blocks;
+  st->mtime = ip->d.mtime;
+}
+
+/* --- the block map ----------------------------------------------------------------------- */
+
+static int damaged(struct inode *ip, uint32_t ptr)
+{
+  kprintf("fs: descriptor %u: block pointer %u out of range\n", ip->inum, ptr);
+  return -EIO;
+}
+
+/* Slot idx of indirect block ind: *out = the block it names, allocating one if asked (a
+ * zeroed one when it will hold pointers). The indirect block is not held across the
+ * allocation: ip is locked, so nobody else changes this file's tree meanwhile. */
+static int slot_get(struct inode *ip, uint32_t ind, uint32_t idx, bool alloc, bool zero,
+                    uint32_t *out)
+{
+  int err;
+  struct cblock *b = cache_read_dev(ind, &err);
+  if (!b)
+    return err;
+  uint32_t v = ((uint32_t *)b->data)[idx];
+  cache_release(b);
+  if (v && !fs_block_ok(&fs_sb, v))
+    return damaged(ip, v);
+  if (v || !alloc) {
+    *out = v;
+    return 0;
+  }
+  if ((err = newblock(ip, zero, &v)) < 0)
+    return err;
+  b = cache_read_dev(ind, &err);
+  if (b) {
+    ((uint32_t *)b->data)[idx] = v;
+    err = cache_write(b);
+    cache_release(b);
+  }
+  if (err < 0) {
+    bfree(v);
+    ip->d.blocks--;
+    return err;
+  }
+  *out = v;
+  return 0;
+}
+
+/* A pointer held in the descriptor itself (direct, indirect, doubly-indirect). */
+static int desc_get(struct inode *ip, uint32_t *slot, bool alloc, bool zero, uint32_t *out)
+{
+  uint32_t v = *slot;
+  if (v && !fs_block_ok(&fs_sb, v))
+    return damaged(ip, v);
+  if (!v && alloc) {
+    int err = newblock(ip, zero, &v);
+    if (err < 0)
+      return err;
+    *slot = v;              /* written with the descriptor by the caller */
+  }
+  *out = v;
+  return 0;
+}
+
+/* The disk block holding logical block lbn of ip (locked): 0 in *addr for a hole unless
+ * alloc. Returns 0 or -EIO / -ENOSPC / -EFBIG. */
+static int bmap(struct inode *ip, uint32_t lbn, bool alloc, uint32_t *addr)
+{
+  struct fs_bpath p;
+  uint32_t ind, mid;
+  int err;
+  *addr = 0;
+  if (lbn >= FS_MAXFILE_BLOCKS || fs_bmap_path(lbn, &p) < 0)
+    return -EFBIG;
+  switch (p.level) {
+  case 0:
+    return desc_get(ip, &ip->d.direct[p.idx[0]], alloc, false, addr);
+  case 1:
+    if ((err = desc_get(ip, &ip->d.indirect, alloc, true, &ind)) < 0 || !ind)
+      return err;
+    return slot_get(ip, ind, p.idx[0], alloc, false, addr);
+  default:
+    if ((err = desc_get(ip, &ip->d.dindirect, alloc, true, &ind)) < 0 || !ind)
+      return err;
+    if ((err = slot_get(ip, ind, p.idx[0], alloc, true, &mid)) < 0 || !mid)
+      return err;
+    return slot_get(ip, mid, p.idx[1], alloc, false, addr);
+  }
+}
+
+/* --- contents ---------------------------------------------------------------------------- */
+
+int readi(struct inode *ip, bool user, uint32_t dst, uint32_t off, uint32_t n)
+{
+  if (ip->err)
+    return ip->err;
+  if (off >= ip->d.size)
+    return 0;
+  n = MIN(n, ip->d.size - off);
+  uint32_t tot = 0;
+  int err = 0;
+  while (tot < n) {
+    uint32_t lbn = off / FS_BSIZE, boff = off % FS_BSIZE;
+    uint32_t m = MIN(n - tot, FS_BSIZE - boff);
+    struct cblock *b = cache_get(ip->inum, lbn);
+    if (!(b->flags & CB_VALID)) {
+      uint32_t a;
+      if ((err = bmap(ip, lbn, false, &a)) < 0) {
+        cache_discard(b);
+        break;
+      }
+      if (a == 0) {
+        /* A hole reads as zeros and is not worth a cache block. */
+        cache_discard(b);
+        if ((err = either_copyout(user, dst + tot, zeros, m)) < 0)
+          break;
+        tot += m;
+        off += m;
+        continue;
+      }
+      if ((err = cache_fill(b, a)) < 0) {
+        cache_release(b);
+        break;
+      }
+    }
+    err = either_copyout(user, dst + tot, b->data + boff, m);
+    cache_release(b);
+    if (err < 0)
+      break;
+    tot += m;
+    off += m;
+  }
+  return tot > 0 ? (int)tot : err;
+}
+
+int writei(struct inode *ip, bool user, uint32_t src, uint32_t off, uint32_t n)
+{
+  if (ip->err)
+    return ip->err;
+  if (n == 0)
+    return 0;
+  if (off >= FS_MAXFILE)
+    return -EFBIG;
+  n = MIN(n, FS_MAXFILE - off);
+  uint32_t tot = 0;
+  int err = 0;
+  while (tot < n) {
+    uint32_t lbn = off / FS_BSIZE, boff = off % FS_BSIZE;
+    uint32_t m = MIN(n - tot, FS_BSIZE - boff);
+    uint32_t a = 0;
+    struct cblock *b = cache_get(ip->inum, lbn);
+    bool hole = false;
+    if (!(b->flags & CB_VALID)) {
+      if ((err = bmap(ip, lbn, false, &a)) < 0) {
+        cache_discard(b);
+        break;
+      }
+      if (a == 0) {
+        hole = true;
+        memset(b->data, 0, FS_BSIZE);
+      } else if (m < FS_BSIZE) {
+        if ((err = cache_fill(b, a)) < 0) {
+          cache_release(b);
+          break;
+        }
+      } else {
+        cache_assign(b, a);     /* overwritten whole: no need to read it */
+      }
+    }
+    /* Copy before allocating, so a bad user pointer costs no disk space. */
+    if ((err = either_copyin(user, b->data + boff, src + tot, m)) < 0) {
+      cache_discard(b);
+      break;
+    }
+    if (hole) {
+      if ((err = bmap(ip, lbn, true, &a)) < 0) {
+        cache_discard(b);
+        break;
+      }
+      cache_assign(b, a);
+    }
+    err = cache_write(b);
+    cache_release(b);
+    if (err < 0)
+      break;
+    tot += m;
+    off += m;
+    if (off > ip->d.size)
+      ip->d.size = off;
+  }
+  /* Pointers and block counts changed by bmap are saved even when nothing was written. */
+  ip->d.mtime = fs_now();
+  int uerr = iupdate(ip);
+  if (tot > 0)
+    return (int)tot;
+  return err < 0 ? err : uerr;
+}
+
+/* Frees an indirect block and everything under it. first is the logical block number of the
+ * first data block it maps (to drop cached copies). */
+static int free_tree(struct inode *ip, uint32_t ind, int level, uint32_t first)
+{
+  if (!fs_block_ok(&fs_sb, ind))
+    return damaged(ip, ind);
+  int err, ret = 0;
+  struct cblock *b = cache_read_dev(ind, &err);
+  if (!b)
+    return err;           /* its blocks leak: better than freeing what we cannot see */
+  for (uint32_t i = 0; i < FS_NINDIRECT; i++) {
+    uint32_t v = ((uint32_t *)b->data)[i];
+    if (!v)
+      continue;
+    if (!fs_block_ok(&fs_sb, v)) {
+      ret = damaged(ip, v);
+      continue;
+    }
+    if (level == 2) {
+      err = free_tree(ip, v, 1, first + i * FS_NINDIRECT);
+    } else {
+      cache_invalidate(ip->inum, first + i);
+      err = bfree(v);
+    }
+    if (err < 0)
+      ret = err;
+  }
+  cache_release(b);
+  err = bfree(ind);
+  return err < 0 ? err : ret;
+}
+
+int itrunc(struct inode *ip)
+{
+  if (ip->err)
+    return ip->err;
+  struct fs_desc old = ip->d;
+  /* Pointers cleared on disk first: a crash now leaks the blocks but never shares them. */
+  memset(ip->d.direct, 0, sizeof(ip->d.direct));
+  ip->d.indirect = ip->d.dindirect = 0;
+  ip->d.size = 0;
+  ip->d.blocks = 0;
+  ip->d.mtime = fs_now();
+  int ret = iupdate(ip);
+  if (ret < 0) {
+    ip->d = old;
+    return ret;
+  }
+  int err;
+  for (uint32_t i = 0; i < FS_NDIRECT; i++) {
+    if (!old.direct[i])
+      continue;
+    cache_invalidate(ip->inum, i);
+    if ((err = bfree(old.direct[i])) < 0)
+      ret = err;
+  }
+  if (old.indirect && (err = free_tree(ip, old.indirect, 1, FS_NDIRECT)) < 0)
+    ret = err;
+  if (old.dindirect && (err = free_tree(ip, old.dindirect, 2, FS_NDIRECT + FS_NINDIRECT)) < 0)
+    ret = err;
+  return ret;
+}

@@ -1,0 +1,68 @@
+/* What the parts of the file system share among themselves (not for the rest of the kernel:
+ * that is fs/fs.h).
+ *
+ * Locking, from the outside in:
+ *   ns_lock      one sleeplock for every change to the name space (create, unlink, mkdir,
+ *                rmdir, rename), so that those never race each other and may hold a
+ *                directory and a child locked at once (always parent, then child). Lookups
+ *                and reads do not take it and hold at most one inode lock at a time.
+ *   inode lock   a sleeplock per in-memory inode; guards its descriptor copy and contents.
+ *   alloc_lock   a sleeplock around the bitmap and descriptor allocation and the free
+ *                counts (taken with an inode, and maybe a cache block, already locked).
+ *   cache blocks a sleeplock each, innermost but for alloc_lock's bitmap blocks.
+ *   icache.lock  a spinlock for reference counts and the text/writer counts.
+ */
+#ifndef FS_INTERNAL_H
+#define FS_INTERNAL_H
+#include "kernel/types.h"
+#include "kernel/sleeplock.h"
+#include "kernel/uapi/stat.h"
+#include "fs/layout.h"
+#include "fs/cache.h"
+
+#define NINODE     128      /* inodes in memory at once */
+#define FS_MAXPATH 256      /* longest path a system call accepts, NUL included */
+
+struct inode {
+  uint32_t inum;
+  int ref;                  /* references (icache.lock) */
+  struct sleeplock lock;
+  bool valid;               /* d has been read from disk */
+  int err;                  /* 0, or -EIO: the descriptor is damaged or unreadable */
+  int writers;              /* open files that may write it (icache.lock) */
+  int text;                 /* processes running it as a program (icache.lock) */
+  struct fs_desc d;         /* copy of the on-disk descriptor */
+};
+
+extern struct fs_super fs_sb;       /* the mounted superblock (free counts kept exact) */
+extern struct sleeplock ns_lock;
+
+/* inode.c */
+void iinit(void);
+struct inode *iget(uint32_t inum);          /* 0 when the inode table is full */
+struct inode *ialloc(int type, int *err);   /* a new descriptor, referenced and unlocked */
+int iupdate(struct inode *ip);              /* writes ip->d to disk */
+int writei(struct inode *ip, bool user, uint32_t src, uint32_t off, uint32_t n);
+int itrunc(struct inode *ip);               /* frees every block: size 0 */
+void istat(struct inode *ip, struct stat *st);
+/* Called before the first change after the disk was marked clean. */
+void fs_dirtying(void);
+/* Open-for-writing count, for ETXTBSY. */
+int inode_write_get(struct inode *ip);
+void inode_write_put(struct inode *ip);
+uint32_t fs_now(void);                      /* seconds since boot, for mtime */
+
+/* dir.c */
+/* Looks name up in the locked directory dp: a referenced, unlocked inode or 0 (*err set).
+ * *poff gets the entry's offset when poff is not 0. */
+struct inode *dirlookup(struct inode *dp, const char *name, uint32_t *poff, int *err);
+/* Adds (name, inum) to the locked directory dp: 0 or -errno. The name must not exist. */
+int dirlink(struct inode *dp, const char *name, uint32_t inum);
+/* Rewrites the entry at off to name inum (or clears it when inum is 0). */
+int dirset(struct inode *dp, uint32_t off, const char *name, uint32_t inum);
+/* 1 when the locked directory holds nothing but "." and "..", 0 if not, or -errno. */
+int dir_isempty(struct inode *dp);
+/* The parent directory of path's last element (referenced, unlocked), with that element in
+ * name; 0 with *err set on failure (-EBUSY when the path has no last element, like "/"). */
+struct inode *nameiparent(const char *path, char *name, int *err);
+#endif

@@ -1,0 +1,749 @@
+/* The file-system system calls. Arguments come through kernel/syscall.h; every user pointer
+ * is used only through copy_to_user / copy_from_user / either_copy*, which give -EFAULT.
+ * Name-space changes hold ns_lock (see fs/internal.h). */
+#include "fs/fs.h"
+#include "fs/file.h"
+#include "fs/internal.h"
+#include "kernel/klib.h"
+#include "kernel/proc.h"
+#include "kernel/syscall.h"
+#include "kernel/memlayout.h"
+#include "kernel/uapi/fcntl.h"
+#include "vm/coremap.h"
+
+/* --- helpers ----------------------------------------------------------------------------- */
+
+static int argfd(int n, int *pfd, struct file **pf)
+{
+  int fd = argint(n);
+  struct proc *p = myproc();
+  if (fd < 0 || fd >= NOFILE || !p->ofile[fd])
+    return -EBADF;
+  if (pfd)
+    *pfd = fd;
+  *pf = p->ofile[fd];
+  return 0;
+}
+
+static int fdalloc(struct file *f)
+{
+  struct proc *p = myproc();
+  for (int fd = 0; fd < NOFILE; fd++) {
+    if (!p->ofile[fd]) {
+      p->ofile[fd] = f;
+      return fd;
+    }
+  }
+  return -EMFILE;
+}
+
+static bool isdot(const char *name)
+{
+  return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+/* Creates path (ns_lock held) and returns it locked; an existing file is returned as it is
+ * unless excl (O_EXCL, mkdir): then -EEXIST. */
+static struct inode *create(const char *path, int type, bool excl, int *err)
+{
+  char name[FS_NAME_MAX + 1];
+  struct inode *dp = nameiparent(path, name, err);
+  if (!dp) {
+    if (*err == -EBUSY)
+      *err = -EEXIST;         /* "/" */
+    return 0;
+  }
+  ilock(dp);
+  struct inode *ip = dirlookup(dp, name, 0, err);
+  if (ip) {
+    iunlockput(dp);
+    if (excl || type == T_DIR) {
+      iput(ip);
+      *err = -EEXIST;
+      return 0;
+    }
+    ilock(ip);
+    return ip;
+  }
+  if (*err != -ENOENT || dp->err || dp->d.nlink == 0) {
+    /* a real error, or the directory was removed (dirlookup says ENOENT for both) */
+    if (dp->err)
+      *err = dp->err;
+    iunlockput(dp);
+    return 0;
+  }
+  if (!(ip = ialloc(type, err))) {
+    iunlockput(dp);
+    return 0;
+  }
+  ilock(ip);
+  /* The descriptor is complete on disk before any entry names it. */
+  if (type == T_DIR) {
+    ip->d.nlink = 2;                      /* "." and the parent's entry */
+    if ((*err = dirlink(ip, ".", ip->inum)) < 0 || (*err = dirlink(ip, "..", dp->inum)) < 0)
+      goto undo;
+    dp->d.nlink++;                        /* the new ".." */
+    if ((*err = iupdate(dp)) < 0) {
+      dp->d.nlink--;
+      goto undo;
+    }
+  } else {
+    ip->d.nlink = 1;
+    if ((*err = iupdate(ip)) < 0)
+      goto undo;
+  }
+  if ((*err = dirlink(dp, name, ip->inum)) < 0) {
+    if (type == T_DIR) {
+      dp->d.nlink--;
+      iupdate(dp);
+    }
+    goto undo;
+  }
+  iunlockput(dp);
+  return ip;
+
+undo:
+  ip->d.nlink = 0;            /* iput frees it */
+  iunlockput(ip);
+  iunlockput(dp);
+  return 0;
+}
+
+/* --- descriptors ------------------------------------------------------------------------- */
+
+int sys_open(void)
+{
+  char path[FS_MAXPATH];
+  int err = argstr(0, path, sizeof(path));
+  if (err < 0)
+    return err;
+  int flags = argint(1);
+  int acc = flags & O_ACCMODE;
+  if (acc == O_ACCMODE)
+    return -EINVAL;
+  bool writable = acc != O_RDONLY;
+  struct inode *ip;
+  if (flags & O_CREAT) {
+    acquiresleep(&ns_lock);
+    ip = create(path, T_FILE, flags & O_EXCL, &err);
+    releasesleep(&ns_lock);
+    if (!ip)
+      return err;
+  } else {
+    if (!(ip = namei(path, &err)))
+      return err;
+    ilock(ip);
+  }
+  if (ip->err) {
+    err = ip->err;
+    goto bad;
+  }
+  if (ip->d.type == T_DIR && (writable || (flags & (O_TRUNC | O_CREAT)))) {
+    err = -EISDIR;
+    goto bad;
+  }
+  if (writable && (err = inode_write_get(ip)) < 0)
+    goto bad;                 /* ETXTBSY: it is being run */
+  struct file *f = filealloc();
+  int fd = f ? fdalloc(f) : -ENFILE;
+  if (fd < 0) {
+    if (f)
+      fileclose(f);
+    if (writable)
+      inode_write_put(ip);
+    err = fd;
+    goto bad;
+  }
+  f->type = FD_INODE;
+  f->ip = ip;
+  f->off = 0;
+  f->readable = acc != O_WRONLY;
+  f->writable = writable;
+  f->append = (flags & O_APPEND) != 0;
+  if ((flags & O_TRUNC) && writable && ip->d.size > 0 && (err = itrunc(ip)) < 0) {
+    iunlock(ip);
+    myproc()->ofile[fd] = 0;
+    fileclose(f);
+    return err;
+  }
+  iunlock(ip);
+  return fd;
+
+bad:
+  iunlockput(ip);
+  return err;
+}
+
+int sys_close(void)
+{
+  int fd;
+  struct file *f;
+  int err = argfd(0, &fd, &f);
+  if (err < 0)
+    return err;
+  myproc()->ofile[fd] = 0;
+  fileclose(f);
+  return 0;
+}
+
+int sys_read(void)
+{
+  struct file *f;
+  int err = argfd(0, 0, &f);
+  if (err < 0)
+    return err;
+  int n = argint(2);
+  if (n < 0)
+    return -EINVAL;
+  return fileread(f, argraw(1), (uint32_t)n);
+}
+
+int sys_write(void)
+{
+  struct file *f;
+  int err = argfd(0, 0, &f);
+  if (err < 0)
+    return err;
+  int n = argint(2);
+  if (n < 0)
+    return -EINVAL;
+  return filewrite(f, argraw(1), (uint32_t)n);
+}
+
+int sys_lseek(void)
+{
+  struct file *f;
+  int err = argfd(0, 0, &f);
+  if (err < 0)
+    return err;
+  int off = argint(1), whence = argint(2);
+  if (f->type != FD_INODE)
+    return -ESPIPE;
+  ilock(f->ip);
+  int64_t base;
+  switch (whence) {
+  case SEEK_SET: base = 0; break;
+  case SEEK_CUR: base = f->off; break;
+  case SEEK_END: base = f->ip->d.size; break;
+  default: base = -1; break;
+  }
+  int64_t pos = base + off;
+  int r;
+  if (base < 0 || pos < 0 || pos > (int64_t)FS_MAXFILE) {
+    r = -EINVAL;
+  } else {
+    f->off = (uint32_t)pos;
+    r = (int)pos;
+  }
+  iunlock(f->ip);
+  return r;
+}
+
+int sys_fstat(void)
+{
+  struct file *f;
+  struct stat st;
+  int err = argfd(0, 0, &f);
+  if (err < 0)
+    return err;
+  if ((err = filestat(f, &st)) < 0)
+    return err;
+  return copy_to_user(argraw(1), &st, sizeof(st));
+}
+
+int sys_stat(void)
+{
+  char path[FS_MAXPATH];
+  struct stat st;
+  int err = argstr(0, path, sizeof(path));
+  if (err < 0)
+    return err;
+  struct inode *ip = namei(path, &err);
+  if (!ip)
+    return err;
+  ilock(ip);
+  err = ip->err;
+  if (!err)
+    istat(ip, &st);
+  iunlockput(ip);
+  if (err)
+    return err;
+  return copy_to_user(argraw(1), &st, sizeof(st));
+}
+
+int sys_dup(void)
+{
+  struct file *f;
+  int err = argfd(0, 0, &f);
+  if (err < 0)
+    return err;
+  int fd = fdalloc(f);
+  if (fd >= 0)
+    filedup(f);
+  return fd;
+}
+
+int sys_dup2(void)
+{
+  struct file *f;
+  int fd;
+  int err = argfd(0, &fd, &f);
+  if (err < 0)
+    return err;
+  int nfd = argint(1);
+  if (nfd < 0 || nfd >= NOFILE)
+    return -EBADF;
+  if (nfd == fd)
+    return nfd;
+  struct proc *p = myproc();
+  struct file *old = p->ofile[nfd];
+  p->ofile[nfd] = filedup(f);
+  if (old)
+    fileclose(old);
+  return nfd;
+}
+
+int sys_pipe(void)
+{
+  struct file *rf, *wf;
+  int err = pipealloc(&rf, &wf);
+  if (err < 0)
+    return err;
+  int fds[2];
+  fds[0] = fdalloc(rf);
+  fds[1] = fds[0] >= 0 ? fdalloc(wf) : -EMFILE;
+  if (fds[1] >= 0 && (err = copy_to_user(argraw(0), fds, sizeof(fds))) == 0)
+    return 0;
+  if (fds[1] < 0)
+    err = fds[1];
+  struct proc *p = myproc();
+  if (fds[0] >= 0)
+    p->ofile[fds[0]] = 0;
+  if (fds[1] >= 0)
+    p->ofile[fds[1]] = 0;
+  fileclose(rf);
+  fileclose(wf);
+  return err;
+}
+
+int sys_fsync(void)
+{
+  struct file *f;
+  int err = argfd(0, 0, &f);
+  if (err < 0)
+    return err;
+  if (f->type != FD_INODE)
+    return -EINVAL;
+  /* Write-through: nothing of the file is waiting; this is where delayed write flushes. */
+  err = cache_sync_file(f->ip->inum);
+  int err2 = cache_sync_file(CACHE_DEV);
+  return err < 0 ? err : err2;
+}
+
+int sys_sync(void)
+{
+  fs_sync();
+  return 0;
+}
+
+/* --- directories ------------------------------------------------------------------------- */
+
+int sys_mkdir(void)
+{
+  char path[FS_MAXPATH];
+  int err = argstr(0, path, sizeof(path));
+  if (err < 0)
+    return err;
+  acquiresleep(&ns_lock);
+  struct inode *ip = create(path, T_DIR, true, &err);
+  releasesleep(&ns_lock);
+  if (!ip)
+    return err;
+  iunlockput(ip);
+  return 0;
+}
+
+/* unlink and rmdir: removes the entry for path, which must (dir) or must not be a directory. */
+static int remove_entry(const char *path, bool dir)
+{
+  char name[FS_NAME_MAX + 1];
+  int err;
+  uint32_t off;
+  acquiresleep(&ns_lock);
+  struct inode *dp = nameiparent(path, name, &err), *ip = 0;
+  if (!dp) {
+    if (err == -EBUSY && !dir)
+      err = -EISDIR;          /* unlink("/") */
+    goto out;
+  }
+  if (isdot(name)) {
+    err = !dir ? -EISDIR : strcmp(name, ".") == 0 ? -EINVAL : -ENOTEMPTY;
+    goto out;
+  }
+  ilock(dp);
+  ip = dirlookup(dp, name, &off, &err);
+  if (!ip) {
+    iunlock(dp);
+    goto out;
+  }
+  ilock(ip);
+  if (ip->err)
+    err = ip->err;
+  else if (!dir && ip->d.type == T_DIR)
+    err = -EISDIR;
+  else if (dir && ip->d.type != T_DIR)
+    err = -ENOTDIR;
+  else if (dir && ip->inum == FS_ROOT_DESC)
+    err = -EBUSY;
+  else if (dir && (err = dir_isempty(ip)) >= 0)
+    err = err ? 0 : -ENOTEMPTY;
+  if (err == 0)
+    err = dirset(dp, off, 0, 0);
+  if (err == 0 && dir) {
+    dp->d.nlink--;            /* its ".." is gone */
+    iupdate(dp);
+    ip->d.nlink = 0;          /* its "." and its name */
+    iupdate(ip);
+  } else if (err == 0) {
+    ip->d.nlink--;
+    iupdate(ip);
+  }
+  iunlock(ip);
+  iunlock(dp);
+out:
+  releasesleep(&ns_lock);
+  /* The last reference frees the file: outside ns_lock, it may take a while. */
+  if (ip)
+    iput(ip);
+  if (dp)
+    iput(dp);
+  return err;
+}
+
+int sys_unlink(void)
+{
+  char path[FS_MAXPATH];
+  int err = argstr(0, path, sizeof(path));
+  return err < 0 ? err : remove_entry(path, false);
+}
+
+int sys_rmdir(void)
+{
+  char path[FS_MAXPATH];
+  int err = argstr(0, path, sizeof(path));
+  return err < 0 ? err : remove_entry(path, true);
+}
+
+/* -EINVAL when dir is ip or lies inside it (moving ip there would cut it off the tree). */
+static int check_not_inside(struct inode *ip, struct inode *dir)
+{
+  struct inode *cur = idup(dir);
+  for (int depth = 0; depth < 4096; depth++) {
+    if (cur->inum == ip->inum) {
+      iput(cur);
+      return -EINVAL;
+    }
+    if (cur->inum == FS_ROOT_DESC) {
+      iput(cur);
+      return 0;
+    }
+    int err;
+    ilock(cur);
+    struct inode *up = dirlookup(cur, "..", 0, &err);
+    iunlockput(cur);
+    if (!up)
+      return err;
+    cur = up;
+  }
+  iput(cur);
+  return -EIO;                /* a loop of ".." entries: the tree is damaged */
+}
+
+/* rename with ns_lock held. The new name is made to point at the file before the old name
+ * goes, and an existing target is replaced by rewriting its one entry: at every moment the
+ * disk holds the old file or the new one under the target name, never neither. */
+static int do_rename(const char *from, const char *to)
+{
+  char fname[FS_NAME_MAX + 1], tname[FS_NAME_MAX + 1];
+  struct inode *fdp = 0, *tdp = 0, *ip = 0, *target = 0;
+  uint32_t foff = 0, toff = 0;
+  int err;
+  bool isdir = false, tisdir = false;
+
+  if (!(fdp = nameiparent(from, fname, &err)) || !(tdp = nameiparent(to, tname, &err)))
+    goto out;
+  if (isdot(fname) || isdot(tname)) {
+    err = -EINVAL;
+    goto out;
+  }
+  ilock(fdp);
+  ip = dirlookup(fdp, fname, &foff, &err);
+  iunlock(fdp);
+  if (!ip)
+    goto out;
+  ilock(ip);
+  err = ip->err;
+  isdir = ip->d.type == T_DIR;
+  iunlock(ip);
+  if (err)
+    goto out;
+
+  ilock(tdp);
+  if (tdp->err || tdp->d.type != T_DIR || tdp->d.nlink == 0)
+    err = tdp->err ? tdp->err : tdp->d.type != T_DIR ? -ENOTDIR : -ENOENT;
+  else if (!(target = dirlookup(tdp, tname, &toff, &err)) && err == -ENOENT)
+    err = 0;
+  iunlock(tdp);
+  if (err)
+    goto out;
+  if (target == ip)
+    goto out;                 /* two names of one file: nothing to do */
+  if (isdir && fdp != tdp && (err = check_not_inside(ip, tdp)) < 0)
+    goto out;
+  if (target) {
+    ilock(target);
+    err = target->err;
+    tisdir = target->d.type == T_DIR;
+    if (!err && tisdir && !isdir)
+      err = -EISDIR;
+    else if (!err && !tisdir && isdir)
+      err = -ENOTDIR;
+    else if (!err && tisdir && (err = dir_isempty(target)) >= 0)
+      err = err ? 0 : -ENOTEMPTY;
+    iunlock(target);
+    if (err)
+      goto out;
+  }
+
+  /* 1. One more link while both names exist, so a crash leaves two names, never none. */
+  ilock(ip);
+  ip->d.nlink++;
+  if ((err = iupdate(ip)) < 0)
+    ip->d.nlink--;
+  iunlock(ip);
+  if (err)
+    goto out;
+
+  /* 2. The new name. */
+  ilock(tdp);
+  err = target ? dirset(tdp, toff, tname, ip->inum) : dirlink(tdp, tname, ip->inum);
+  if (!err && isdir && fdp != tdp) {
+    tdp->d.nlink++;           /* ip's ".." will name tdp */
+    iupdate(tdp);
+  }
+  iunlock(tdp);
+  if (err) {
+    ilock(ip);
+    ip->d.nlink--;
+    iupdate(ip);
+    iunlock(ip);
+    goto out;
+  }
+
+  /* 3. The old name. */
+  ilock(fdp);
+  dirset(fdp, foff, 0, 0);
+  if (isdir && fdp != tdp) {
+    fdp->d.nlink--;
+    iupdate(fdp);
+  }
+  iunlock(fdp);
+
+  /* 4. The file itself: back to its link count, and a moved directory's "..". */
+  struct inode *oldparent = 0;
+  ilock(ip);
+  ip->d.nlink--;
+  if (isdir && fdp != tdp) {
+    uint32_t off;
+    int e;
+    if ((oldparent = dirlookup(ip, "..", &off, &e)) != 0)
+      dirset(ip, off, "..", tdp->inum);
+  }
+  iupdate(ip);
+  iunlock(ip);
+  if (oldparent)
+    iput(oldparent);          /* after iunlock: never lock a parent while holding a child */
+
+  /* 5. The replaced file loses its name (and a directory its "." and its ".."). */
+  if (target) {
+    ilock(target);
+    target->d.nlink = tisdir ? 0 : target->d.nlink - 1;
+    iupdate(target);
+    iunlock(target);
+    if (tisdir) {
+      ilock(tdp);
+      tdp->d.nlink--;
+      iupdate(tdp);
+      iunlock(tdp);
+    }
+  }
+  err = 0;
+
+out:
+  if (target)
+    iput(target);
+  if (ip)
+    iput(ip);
+  if (tdp)
+    iput(tdp);
+  if (fdp)
+    iput(fdp);
+  return err;
+}
+
+int sys_rename(void)
+{
+  char from[FS_MAXPATH], to[FS_MAXPATH];
+  int err;
+  if ((err = argstr(0, from, sizeof(from))) < 0 || (err = argstr(1, to, sizeof(to))) < 0)
+    return err;
+  acquiresleep(&ns_lock);
+  err = do_rename(from, to);
+  releasesleep(&ns_lock);
+  return err;
+}
+
+int sys_readdir(void)
+{
+  struct file *f;
+  int err = argfd(0, 0, &f);
+  if (err < 0)
+    return err;
+  if (f->type != FD_INODE || !f->readable)
+    return f->type != FD_INODE ? -ENOTDIR : -EBADF;
+  struct fs_dirent e;
+  int r;
+  ilock(f->ip);
+  if (f->ip->err) {
+    r = f->ip->err;
+  } else if (f->ip->d.type != T_DIR) {
+    r = -ENOTDIR;
+  } else {
+    /* Skip empty slots; 0 at the end. */
+    for (;;) {
+      r = readi(f->ip, false, (uint32_t)&e, f->off, sizeof(e));
+      if (r < (int)sizeof(e)) {
+        r = r < 0 ? r : 0;
+        break;
+      }
+      f->off += sizeof(e);
+      if (e.ino) {
+        r = 1;
+        break;
+      }
+    }
+  }
+  iunlock(f->ip);
+  if (r != 1)
+    return r;
+  struct dirent de;
+  de.ino = e.ino;
+  memcpy(de.name, e.name, sizeof(de.name));
+  de.name[DIRNAME_MAX] = 0;
+  if ((err = copy_to_user(argraw(1), &de, sizeof(de))) < 0) {
+    f->off -= sizeof(e);      /* not delivered: the next call sees it again */
+    return err;
+  }
+  return 1;
+}
+
+int sys_chdir(void)
+{
+  char path[FS_MAXPATH];
+  int err = argstr(0, path, sizeof(path));
+  if (err < 0)
+    return err;
+  struct inode *ip = namei(path, &err);
+  if (!ip)
+    return err;
+  ilock(ip);
+  err = ip->err ? ip->err : ip->d.type != T_DIR ? -ENOTDIR : 0;
+  iunlock(ip);
+  if (err) {
+    iput(ip);
+    return err;
+  }
+  struct proc *p = myproc();
+  struct inode *old = p->cwd;
+  p->cwd = ip;
+  if (old)
+    iput(old);
+  return 0;
+}
+
+/* The name under which directory dp lists inum (not "." or ".."): 0, or -ENOENT. */
+static int name_in(struct inode *dp, uint32_t inum, char *name)
+{
+  struct fs_dirent des[16];
+  for (uint32_t off = 0; off < dp->d.size; off += sizeof(des)) {
+    int n = readi(dp, false, (uint32_t)des, off, sizeof(des));
+    if (n < 0)
+      return n;
+    for (int i = 0; i < n / (int)sizeof(des[0]); i++) {
+      if (des[i].ino == inum && !fs_dirent_is(&des[i], ".") && !fs_dirent_is(&des[i], "..")) {
+        memcpy(name, des[i].name, FS_NAME_MAX);
+        name[FS_NAME_MAX] = 0;
+        return 0;
+      }
+    }
+  }
+  return -ENOENT;
+}
+
+/* Builds the path by walking ".." up to the root, naming each step in its parent. Returns the
+ * path's length (without the NUL), -ERANGE when buf is too small, -ENOENT when the current
+ * directory has been removed. */
+int sys_getcwd(void)
+{
+  uint32_t ubuf = argraw(0), len = argraw(1);
+  char *path = kalloc_page();
+  if (!path)
+    return -ENOMEM;
+  int pos = PGSIZE - 1, err = 0;
+  path[pos] = 0;
+  struct proc *p = myproc();
+  struct inode *ip = p->cwd ? idup(p->cwd) : iget(FS_ROOT_DESC);
+  char name[FS_NAME_MAX + 1];
+  while (ip && ip->inum != FS_ROOT_DESC) {
+    ilock(ip);
+    struct inode *up = 0;
+    if (ip->err || ip->d.nlink == 0)
+      err = ip->err ? ip->err : -ENOENT;
+    else
+      up = dirlookup(ip, "..", 0, &err);
+    iunlock(ip);
+    if (!up)
+      break;
+    ilock(up);
+    err = name_in(up, ip->inum, name);
+    iunlock(up);
+    int n = (int)strlen(name);
+    if (!err && pos < n + 1)
+      err = -ERANGE;
+    if (err) {
+      iput(up);
+      break;
+    }
+    pos -= n;
+    memcpy(path + pos, name, (size_t)n);
+    path[--pos] = '/';
+    iput(ip);
+    ip = up;
+  }
+  if (ip)
+    iput(ip);
+  else
+    err = -ENFILE;
+  int n = 0;
+  if (!err) {
+    if (path[pos] == 0)
+      path[--pos] = '/';
+    n = PGSIZE - 1 - pos;
+    if ((uint32_t)n + 1 > len)
+      err = -ERANGE;
+    else
+      err = copy_to_user(ubuf, path + pos, (uint32_t)n + 1);
+  }
+  kfree_page(path);
+  return err < 0 ? err : n;
+}

@@ -1,0 +1,19 @@
+/* System calls particular to this kernel: counters, power, processes, settings, time. */
+#ifndef _SYS_H
+#define _SYS_H
+#include "uapi/stat.h"   /* struct procinfo */
+
+/* Copies the kernel counters into buf as "name value\n" lines; returns the byte count. */
+int kstat(char *buf, unsigned len);
+/* The value of one counter, e.g. kstat_get("mem.frames.free"), or -1 if there is none. */
+long kstat_get(const char *name);
+/* Syncs the disks and powers off; returns only on failure. */
+int shutdown(void);
+/* Fills buf with up to max process rows; returns how many. */
+int ps(struct procinfo *buf, int max);
+/* Reads (value == 0) or sets a run-time setting; the current (new) value is written to out
+ * as text. Returns >= 0 or -1 with errno. */
+int sysctl(const char *name, const char *value, char *out, unsigned outlen);
+unsigned uptime_ms(void);
+int sleep_ms(unsigned ms);
+#endif

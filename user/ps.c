@@ -1,0 +1,41 @@
+/* ps: lists processes from SYS_ps. */
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <sys.h>
+
+#define MAXPROCS 128
+
+static struct procinfo procs[MAXPROCS];
+
+static const char *state_name(int s)
+{
+  switch (s) {
+  case 1: return "sleep";
+  case 2: return "runnable";
+  case 3: return "running";
+  case 4: return "zombie";
+  default: return "?";
+  }
+}
+
+int main(int argc, char **argv)
+{
+  (void)argv;
+  if (argc > 1) {
+    fprintf(stderr, "usage: ps\n");
+    return 1;
+  }
+  int n = ps(procs, MAXPROCS);
+  if (n < 0) {
+    fprintf(stderr, "ps: %s\n", strerror(errno));
+    return 1;
+  }
+  printf("  PID  PPID STATE        SIZE NAME\n");
+  for (int i = 0; i < n; i++) {
+    struct procinfo *p = &procs[i];
+    p->name[sizeof(p->name) - 1] = 0;
+    printf("%5d %5d %-8s %8u %s\n", p->pid, p->ppid, state_name(p->state), p->size, p->name);
+  }
+  return 0;
+}
