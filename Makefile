@@ -40,7 +40,7 @@ HOSTTESTS := $(patsubst tests/host/%.c,$(B)/tests/%,$(wildcard tests/host/test_*
 
 TOOLS_OK := $(B)/.tools-ok
 
-.PHONY: all qemu qemu-gdb gdb test test-host test-qemu clean tools iso fsimg compile_commands.json
+.PHONY: all qemu qemu-gdb gdb test clean tools iso fsimg compile_commands.json
 all: $(B)/kernel.elf $(B)/os.iso $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.json
 
 # --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
@@ -135,6 +135,12 @@ gdb: $(B)/kernel.elf
 test: all $(UBINS) $(HOSTTESTS)
 	@$(PYTHON) tools/pytest-deps.py
 	$(PYTHON) -m pytest -q -n $(JOBS) tests
+
+# --- benchmarks: figures printed and written under build/bench ------------------------------
+.PHONY: bench bench-boot
+bench: bench-boot
+bench-boot: $(B)/os.iso $(B)/fs.img
+	$(PYTHON) tools/bench_boot.py
 
 compile_commands.json: $(TOOLS_OK)
 	@$(PYTHON) tools/compile_commands.py "$(CC) $(KCFLAGS)" "$(CC) $(UCFLAGS)" "$(HOSTCC) $(HOSTCFLAGS)" > $@
