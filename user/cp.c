@@ -33,8 +33,18 @@ int main(int argc, char **argv)
     fprintf(stderr, "cp: %s: %s\n", src, strerror(errno));
     return 1;
   }
-  if (fstat(in, &st) == 0 && st.type == T_DIR) {
+  if (fstat(in, &st) < 0) {
+    fprintf(stderr, "cp: %s: %s\n", src, strerror(errno));
+    return 1;
+  }
+  if (st.type == T_DIR) {
     fprintf(stderr, "cp: %s: %s\n", src, strerror(EISDIR));
+    return 1;
+  }
+  /* Truncating the destination would destroy the source if they are one file. */
+  struct stat dst_st;
+  if (stat(dst, &dst_st) == 0 && dst_st.dev == st.dev && dst_st.ino == st.ino) {
+    fprintf(stderr, "cp: %s and %s are the same file\n", src, dst);
     return 1;
   }
   int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC);

@@ -42,8 +42,9 @@ int main(int argc, char **argv)
   } else if (strcmp(k, "code") == 0) {
     *(volatile unsigned char *)(void *)main = 0x90;
   } else if (strcmp(k, "div0") == 0) {
-    volatile int zero = 0;
-    sink = 1 / zero;
+    /* Both operands volatile: gcc turns 1/x into a comparison, with no division at all. */
+    volatile int one = 1, zero = 0;
+    sink = one / zero;
   } else if (strcmp(k, "stack") == 0) {
     sink = recurse(0);
   } else if (strcmp(k, "ud") == 0) {
