@@ -1,6 +1,6 @@
 """Shared fixtures: boot the kernel in QEMU with a private copy of the disk image, feed the
 shell commands through the serial console, and return what it printed."""
-import os, subprocess, sys
+import os, re, subprocess, sys
 from pathlib import Path
 import pytest
 
@@ -17,9 +17,11 @@ class Run:
         return "exit status %d; console output:\n%s" % (self.rc, self.out)
 
 
-def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False):
-    """Boots once; commands go to the shell after the kernel says it is ready, then end of input
-    makes the shell exit and the machine power off."""
+def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
+         wait_for=None):
+    """Boots once; commands go to the shell after the kernel says it is ready (or, with wait_for,
+    once the guest's output matches that regular expression), then end of input makes the shell exit and the machine
+    power off."""
     args = [sys.executable, str(ROOT / "tools/runqemu.py"), "--mem", str(mem), "--timeout", str(timeout)]
     if disk:
         args += ["--disk", str(disk)]
@@ -29,8 +31,23 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
         args += ["--kernel", str(BUILD / "kernel.elf"), "--append", cmdline]
     if icount:
         args += ["--icount"]
-    p = subprocess.run(args, input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    return Run(p.stdout.decode("utf-8", "replace"), p.returncode, disk)
+    if wait_for is None:
+        p = subprocess.run(args, input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        return Run(p.stdout.decode("utf-8", "replace"), p.returncode, disk)
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = b""
+    sent = False
+    while True:
+        b = p.stdout.read1(4096)
+        if not b:
+            break
+        out += b
+        if not sent and re.search(wait_for.encode(), out):
+            p.stdin.write(commands.encode())
+            p.stdin.close()
+            sent = True
+    p.wait()
+    return Run(out.decode("utf-8", "replace"), p.returncode, disk)
 
 
 def fsck(disk, *args):
