@@ -56,3 +56,11 @@ def test_vmstat_prints_counters(sh):
     for n in ("mem.frames.total", "mem.frames.free", "mem.frames.kernel", "mem.frames.cache",
               "mem.frames.vm", "fs.disk.blocks.free", "fs.cache.blocks"):
         assert n in names, (n, r)
+
+
+def test_forkbench_reports_each_size(sh):
+    r = sh("forkbench -n 3 0 64\nforkbench\n")
+    rows = [l.split() for l in lines(r.out) if l.startswith("fork ")]
+    assert [row[1] for row in rows] == ["0", "64"], r
+    assert all(int(row[3]) > 0 for row in rows), r
+    assert "usage: forkbench" in r.out, r
