@@ -231,30 +231,25 @@ static int pageout_page(struct segment *s, uint32_t va)
   return write;
 }
 
+/* Pid 0: every process. */
 int vm_pageout_pid(int pid)
 {
-  struct segment *segs[2] = { 0, 0 };
+  int n = 0;
+  bool found = false;
   acquire(&vm_lock);
   for (uint32_t i = 0; i < nsegtab; i++) {
     struct segment *s = &segtab[i];
-    if (s->used && s->refs > 0 && s->as && s->as->pid == pid && s->type != SEG_CODE) {
-      s->refs++;
-      segs[s->type == SEG_HEAP ? 0 : 1] = s;
-    }
-  }
-  int n = 0;
-  bool found = segs[0] || segs[1];
-  for (int k = 0; k < 2; k++) {
-    struct segment *s = segs[k];
-    if (!s)
+    if (!s->used || s->refs <= 0 || !s->as || s->type == SEG_CODE || (pid && s->as->pid != pid))
       continue;
+    found = true;
+    s->refs++;              /* held while we sleep writing its pages */
     for (uint32_t va = s->start; va < s->end; va += PGSIZE)
       n += pageout_page(s, va);
+    release(&vm_lock);
+    seg_put(s);
+    acquire(&vm_lock);
   }
   release(&vm_lock);
-  for (int k = 0; k < 2; k++)
-    if (segs[k])
-      seg_put(segs[k]);
   return found ? n : -ESRCH;
 }
 
@@ -335,7 +330,7 @@ static const struct setting set_policy = {
   "vm.policy", "page replacement policy: clock fifo lru clusterlru random", 0, 0, 0,
   policy_get, policy_set };
 static const struct setting set_pageout = {
-  "vm.pageout", "write PID: push that process's pages to backing store (reads: pages written)",
+  "vm.pageout", "write PID (0: all): push its pages to backing store (reads: pages written)",
   0, 0, 0, pageout_get, pageout_set };
 static const struct setting set_cluster = {
   "vm.cluster", "cluster size of clusterlru (frames)", &vm_cluster_size, 1, 4096, 0, 0 };
