@@ -97,6 +97,11 @@ $(B)/tests/%: tests/host/%.c fs/layout.c fs/layout.h
 	@mkdir -p $(B)/tests
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $< fs/layout.c
 
+# Replacement policies are pure C: the host tests compile the very same files.
+$(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/policy.h
+	@mkdir -p $(B)/tests
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_policy.c $(wildcard vm/policy*.c)
+
 # The kernel's own file-system code, run on the host against mkfs images (tests/host/test_kfs.py).
 KFSSRC := $(wildcard tests/host/kfs/*.c) $(wildcard fs/*.c) kernel/pipe.c
 $(B)/tests/kfs: $(KFSSRC) $(wildcard tests/host/kfs/*.h fs/*.h kernel/*.h kernel/uapi/*.h) vm/coremap.h drivers/disk.h | $(TOOLS_OK)

@@ -336,3 +336,25 @@ int cache_sync_all(void)
 {
   return cache_sync_file(ALL_FILES);
 }
+
+/* The VM copies a cached code or data block instead of reading the disk, and the block then
+ * goes first: it is at the head of the LRU list with an infinite age (time 0). Copied under
+ * the spinlock: an executable in use cannot be written (ETXTBSY), so nobody changes it. */
+bool cache_copy_out_oldest(uint32_t fileid, uint32_t blockno, void *dst)
+{
+  acquire(&cache_lock);
+  struct cblock *b = lookup(fileid, blockno);
+  bool hit = b && (b->flags & CB_VALID);
+  if (hit) {
+    memcpy(dst, b->data, FS_BSIZE);
+    list_remove(b);
+    b->next = lru.next;
+    b->prev = &lru;
+    lru.next->prev = b;
+    lru.next = b;
+    b->lastref = 0;
+    b->frame->lastref = 0;
+  }
+  release(&cache_lock);
+  return hit;
+}

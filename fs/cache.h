@@ -75,6 +75,10 @@ struct cblock *cache_read_dev(uint32_t diskaddr, int *err);
 /* A freed block's cached copy is dropped (a truncated file's blocks, a freed indirect). */
 void cache_invalidate(uint32_t fileid, uint32_t blockno);
 
+/* For the VM's demand loading (no double caching): when (fileid, blockno) is cached and
+ * valid, copies it to dst, makes it the oldest block (the next to go) and returns true. */
+bool cache_copy_out_oldest(uint32_t fileid, uint32_t blockno, void *dst);
+
 /* Writes every dirty block of the file (CACHE_DEV: device blocks), or of all files.
  * 0, or -EIO when some write failed. */
 int cache_sync_file(uint32_t fileid);

@@ -800,3 +800,9 @@ int itrunc(struct inode *ip)
     ret = err;
   return ret;
 }
+
+/* For fs/bypass.c (the VM's backing files and demand loading): bmap from outside. */
+int inode_bmap(struct inode *ip, uint32_t lbn, bool alloc, uint32_t *addr)
+{
+  return bmap(ip, lbn, alloc, addr);
+}

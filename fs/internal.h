@@ -51,6 +51,8 @@ void fs_dirtying(void);
 int inode_write_get(struct inode *ip);
 void inode_write_put(struct inode *ip);
 uint32_t fs_now(void);                      /* seconds since boot, for mtime */
+/* The disk block of logical block lbn (0 for a hole unless alloc): 0 or -errno. */
+int inode_bmap(struct inode *ip, uint32_t lbn, bool alloc, uint32_t *addr);
 
 /* dir.c */
 /* Looks name up in the locked directory dp: a referenced, unlocked inode or 0 (*err set).

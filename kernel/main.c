@@ -90,5 +90,6 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
   pci_init();
   disk_init();
   userinit();
+  vm_start();
   scheduler();
 }

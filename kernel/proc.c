@@ -175,6 +175,7 @@ int fork(void)
     release(&ptable_lock);
     return err;
   }
+  np->as->pid = np->pid;
   *np->tf = *p->tf;
   np->tf->eax = 0;             /* the child's fork() returns 0 */
   for (int i = 0; i < NOFILE; i++)

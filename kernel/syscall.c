@@ -95,6 +95,7 @@ int sys_kstat(void);
 int sys_shutdown(void);
 int sys_ps(void);
 int sys_sysctl(void);
+int sys_vmaudit(void);
 
 static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_fork] = sys_fork,       [SYS_exit] = sys_exit,       [SYS_wait] = sys_wait,
@@ -108,6 +109,7 @@ static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_fsync] = sys_fsync,     [SYS_kstat] = sys_kstat,     [SYS_shutdown] = sys_shutdown,
   [SYS_ps] = sys_ps,           [SYS_sync] = sys_sync,       [SYS_getcwd] = sys_getcwd,
   [SYS_dup2] = sys_dup2,       [SYS_sysctl] = sys_sysctl,
+  [SYS_vmaudit] = sys_vmaudit,
 };
 
 void syscall_dispatch(void)

@@ -99,6 +99,44 @@ void frame_free(struct frame *f)
   release(&coremap_lock);
 }
 
+int coremap_audit(bool quiet)
+{
+  int bad = 0;
+  uint32_t count[NPOOL] = { 0 };
+  acquire(&coremap_lock);
+  for (uint32_t i = 0; i < nframes; i++) {
+    if (coremap[i].pool >= NPOOL) {
+      if (!quiet)
+        kprintf("audit: frame %u has no pool (%u)\n", i, coremap[i].pool);
+      bad++;
+      continue;
+    }
+    count[coremap[i].pool]++;
+  }
+  uint32_t onlist = 0;
+  for (struct frame *f = freelist; f && onlist <= nframes; f = f->next, onlist++) {
+    if (f->pool != POOL_FREE) {
+      if (!quiet)
+        kprintf("audit: frame %u on the free list is in pool %u\n", (uint32_t)(f - coremap), f->pool);
+      bad++;
+    }
+  }
+  for (int p = POOL_FREE; p < NPOOL; p++) {
+    if (count[p] != pool_count[p]) {
+      if (!quiet)
+        kprintf("audit: pool %d holds %u frames but counts %u\n", p, count[p], pool_count[p]);
+      bad++;
+    }
+  }
+  if (onlist != pool_count[POOL_FREE]) {
+    if (!quiet)
+      kprintf("audit: %u frames on the free list, %u counted free\n", onlist, pool_count[POOL_FREE]);
+    bad++;
+  }
+  release(&coremap_lock);
+  return bad;
+}
+
 uint32_t frame_count(enum frame_pool pool)
 {
   return pool_count[pool];

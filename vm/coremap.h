@@ -17,6 +17,8 @@ enum frame_pool { POOL_NONE = 0 /* not RAM, or the kernel image */, POOL_FREE, P
 
 #define FRAME_BUSY  0x1     /* under I/O */
 #define FRAME_WIRED 0x2     /* never replaced */
+#define FRAME_DIRTY 0x4     /* VM: the page differs from its backing copy (dirty bits folded in) */
+#define FRAME_BACKED 0x8    /* VM: the backing file holds this page (valid unless dirty) */
 
 struct frame {
   uint8_t pool;             /* enum frame_pool */
@@ -25,6 +27,7 @@ struct frame {
   uint32_t lastref;         /* time of last reference, ms since boot */
   void *owner;              /* the cache block, or the VM segment holding it */
   uint32_t index;           /* the page number within the owner segment (VM) */
+  uint32_t pword;           /* the replacement policy's own word (vm/policy.h) */
   struct frame *next;       /* free list link, or pool-private list */
   struct frame *prev;
 };
@@ -45,6 +48,9 @@ uint32_t frame_count(enum frame_pool pool);
 static inline uint32_t frame_pa(struct frame *f) { return (uint32_t)(f - coremap) << 12; }
 static inline void *frame_va(struct frame *f) { return (void *)((uint32_t)(f - coremap) * 4096u + 0xC0000000u); }
 static inline struct frame *pa_to_frame(uint32_t pa) { return &coremap[pa >> 12]; }
+
+/* Every frame in exactly one pool, the counts and the free list agree: problems found. */
+int coremap_audit(bool quiet);
 
 void frame_wait_unbusy(struct frame *f);   /* sleeps until !(flags & FRAME_BUSY) */
 void frame_set_busy(struct frame *f);

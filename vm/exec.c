@@ -2,7 +2,8 @@
  *
  * Read-only loadable parts (text, rodata) go into the code segment; writable ones (data, bss)
  * at the start of the heap segment; the arguments at the top of a fresh stack segment.
- * In this first version every page is loaded at once; the VM issue makes it demand-paged. */
+ * Nothing is read here but the headers: pages come in on demand (vm/fault.c); a program that
+ * is already running shares its code segment. */
 #include "kernel/klib.h"
 #include "kernel/elf.h"
 #include "kernel/proc.h"
@@ -10,6 +11,7 @@
 #include "kernel/uapi/stat.h"
 #include "fs/fs.h"
 #include "vm/vm.h"
+#include "vm/coremap.h"
 
 #define MAXARG 64
 #define ARGSPACE (64 * 1024)   /* bytes of argument strings and pointers */
@@ -18,19 +20,31 @@
 static int as_copyout(struct addrspace *as, uint32_t va, const void *src, uint32_t n)
 {
   const char *s = src;
+  struct segment *st = as->seg[SEG_STACK];
   while (n > 0) {
+    acquire(&vm_lock);
     pte_t *pte = as_walk(as, va);
-    if (!pte || !(*pte & PTE_P))
-      return -EFAULT;
+    if (!pte || !(*pte & PTE_P)) {
+      /* Pushed out under memory pressure before we wrote it (it held zeros): again. */
+      release(&vm_lock);
+      if (seg_alloc_range(st, PGROUNDDOWN(va), PGSIZE, PTE_W) < 0)
+        return -ENOMEM;
+      continue;
+    }
     uint32_t off = va & (PGSIZE - 1);
     uint32_t m = MIN(n, PGSIZE - off);
+    /* Written through the kernel's mapping, which sets no dirty bit in the user's entry. */
+    pa_to_frame(PTE_ADDR(*pte))->flags |= FRAME_DIRTY;
     memmove((char *)P2V(PTE_ADDR(*pte)) + off, s, m);
+    release(&vm_lock);
     va += m, s += m, n -= m;
   }
   return 0;
 }
 
-static int load_segment(struct addrspace *as, struct inode *ip, struct proghdr *ph)
+/* Records a loadable part of the executable: its pages come in when touched (vm/fault.c).
+ * Code goes in the code segment, writable data at the start of the heap. */
+static int load_segment(struct addrspace *as, struct proghdr *ph)
 {
   struct segment *s = as_segment_at(as, ph->vaddr);
   if (!s || ph->memsz < ph->filesz || ph->vaddr + ph->memsz < ph->vaddr ||
@@ -39,18 +53,10 @@ static int load_segment(struct addrspace *as, struct inode *ip, struct proghdr *
   bool writable = ph->flags & ELF_PROG_FLAG_WRITE;
   if ((s->type == SEG_CODE) == writable)
     return -ENOEXEC;           /* writable data belongs in the heap, code in the code segment */
-  int err = seg_alloc_range(s, ph->vaddr, ph->memsz, writable ? PTE_W : 0);
-  if (err < 0)
-    return err;
-  for (uint32_t done = 0; done < ph->filesz;) {
-    uint32_t va = ph->vaddr + done;
-    pte_t *pte = as_walk(as, va);
-    uint32_t off = va & (PGSIZE - 1);
-    uint32_t m = MIN(ph->filesz - done, PGSIZE - off);
-    if (readi(ip, false, (uint32_t)P2V(PTE_ADDR(*pte)) + off, ph->off + done, m) != (int)m)
-      return -ENOEXEC;
-    done += m;
-  }
+  if (s->nload == SEG_NLOAD)
+    return -ENOEXEC;
+  if (ph->filesz > 0)
+    s->load[s->nload++] = (struct seg_load){ ph->vaddr, ph->filesz, ph->off };
   if (PGROUNDDOWN(ph->vaddr) < s->start || s->start == s->end)
     s->start = PGROUNDDOWN(ph->vaddr);
   if (PGROUNDUP(ph->vaddr + ph->memsz) > s->end)
@@ -75,27 +81,30 @@ static int push_args(struct addrspace *as, char *const argv[], uint32_t *espp)
   if (bytes > ARGSPACE)
     return -E2BIG;
   uint32_t lo = PGROUNDDOWN(USER_STACK_TOP - bytes - PGSIZE);   /* at least one free page below */
-  int err = seg_alloc_range(st, lo, USER_STACK_TOP - lo, PTE_W);
-  if (err < 0)
-    return err;
   st->start = lo;
   st->end = USER_STACK_TOP;
+  int err = seg_reserve(st);
+  if (err < 0 || (err = seg_alloc_range(st, lo, USER_STACK_TOP - lo, PTE_W)) < 0)
+    return err;
 
   uint32_t sp = USER_STACK_TOP;
   uint32_t uargv[MAXARG + 1];
   for (int i = argc - 1; i >= 0; i--) {
     uint32_t n = strlen(argv[i]) + 1;
     sp -= n;
-    as_copyout(as, sp, argv[i], n);
+    if ((err = as_copyout(as, sp, argv[i], n)) < 0)
+      return err;
     uargv[i] = sp;
   }
   uargv[argc] = 0;
   sp &= ~3u;
   sp -= (argc + 1) * 4;
-  as_copyout(as, sp, uargv, (argc + 1) * 4);
+  if ((err = as_copyout(as, sp, uargv, (argc + 1) * 4)) < 0)
+    return err;
   uint32_t frame[2] = { argc, sp };   /* crt0's _start finds argc and argv here */
   sp -= sizeof frame;
-  as_copyout(as, sp, frame, sizeof frame);
+  if ((err = as_copyout(as, sp, frame, sizeof frame)) < 0)
+    return err;
   *espp = sp;
   return 0;
 }
@@ -126,9 +135,18 @@ int exec(const char *path, char *const argv[])
   err = -ENOMEM;
   if (!(as = as_create()))
     goto bad_text;
-  for (int t = 0; t < 3; t++)
+  /* A program already running shares its code segment; else a new one is described. */
+  struct segment *code = seg_find_code(ip);
+  bool shared = code != 0;
+  if (!code && !(code = seg_create(as, SEG_CODE)))
+    goto bad_text;
+  as->seg[SEG_CODE] = code;
+  for (int t = SEG_HEAP; t <= SEG_STACK; t++)
     if (!(as->seg[t] = seg_create(as, t)))
       goto bad_text;
+  as->seg[SEG_HEAP]->ip = idup(ip);
+  if (!shared)
+    code->ip = idup(ip);
   for (int i = 0; i < eh.phnum; i++) {
     struct proghdr ph;
     if (readi(ip, false, (uint32_t)&ph, eh.phoff + i * sizeof ph, sizeof ph) != sizeof ph) {
@@ -137,19 +155,21 @@ int exec(const char *path, char *const argv[])
     }
     if (ph.type != ELF_PROG_LOAD || ph.memsz == 0)
       continue;
-    if ((err = load_segment(as, ip, &ph)) < 0)
+    if (shared && !(ph.flags & ELF_PROG_FLAG_WRITE))
+      continue;
+    if ((err = load_segment(as, &ph)) < 0)
       goto bad_text;
   }
   if (eh.entry < USER_CODE_BASE || eh.entry >= USER_HEAP_BASE) {
     err = -ENOEXEC;
     goto bad_text;
   }
-  as->seg[SEG_CODE]->ip = idup(ip);
-  seg_attach(as, as->seg[SEG_CODE]);
+  seg_attach(as, code);
   iunlock(ip);
+  err = seg_reserve(as->seg[SEG_HEAP]);
 
   uint32_t sp;
-  if ((err = push_args(as, argv, &sp)) < 0) {
+  if (err < 0 || (err = push_args(as, argv, &sp)) < 0) {
     ilock(ip);
     goto bad_text;
   }

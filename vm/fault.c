@@ -1,13 +1,138 @@
-/* Page faults. In this first version every page of a process is allocated eagerly, so the
- * only fault that is not an error is the stack growing below its lowest page. */
+/* Page faults: the one path by which pages come in, for a user access (trap) and for the
+ * kernel's own accesses to user memory (vm_check_user, and a kernel-mode fault on a user
+ * address, which trap() also sends here).
+ *
+ *   not present, entry 0        zero fill, or load from the executable (code, initialised data)
+ *   not present, PTE_ONDISK     read back from the segment's backing file
+ *   not present, PTE_INTRANS    someone is doing I/O on it: wait for the frame, look again
+ *   below the stack             grow the stack (reserving backing store) up to vm.stack_max
+ */
 #include "kernel/klib.h"
+#include "kernel/x86.h"
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
+#include "fs/fs.h"
 #include "vm/vm.h"
 #include "vm/fault.h"
+#include "vm/coremap.h"
 
 /* Why the last fault could not be handled, for the kill message. */
 const char *vm_fault_reason;
+
+/* Fills frame f with page va of s from the executable; false on an I/O error. */
+static bool load_from_exec(struct segment *s, uint32_t va, void *page, bool *loaded)
+{
+  *loaded = false;
+  memset(page, 0, PGSIZE);
+  for (int i = 0; i < s->nload; i++) {
+    struct seg_load *l = &s->load[i];
+    uint32_t lo = MAX(va, l->va), hi = MIN(va + PGSIZE, l->va + l->filesz);
+    if (lo >= hi)
+      continue;
+    /* Pages and file blocks line up (exec checked vaddr and offset agree mod 4 KB). */
+    uint32_t off = l->off + (lo - l->va);
+    if ((off & (PGSIZE - 1)) == (lo & (PGSIZE - 1)) && lo == va && hi == va + PGSIZE) {
+      if (bypass_read_file(s->ip, off / PGSIZE, page) < 0)
+        return false;
+    } else {
+      /* A partial page: read the block whole into a kernel page, keep the part in range. */
+      char *tmp = kalloc_page();
+      if (!tmp || bypass_read_file(s->ip, off / PGSIZE, tmp) < 0) {
+        if (tmp)
+          kfree_page(tmp);
+        return false;
+      }
+      memmove((char *)page + (lo - va), tmp + (off & (PGSIZE - 1)), hi - lo);
+      kfree_page(tmp);
+    }
+    *loaded = true;
+  }
+  return true;
+}
+
+/* Brings page va of s in for address space as. 0, or -1 with vm_fault_reason set. */
+static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool write)
+{
+  pte_t *pte, e;
+  struct frame *f = 0;
+  for (;;) {
+    acquire(&vm_lock);
+    pte = seg_walk(s, va, true);
+    if (!pte) {
+      release(&vm_lock);
+      if (f) {
+        f->flags &= ~FRAME_BUSY;
+        frame_free(f);
+      }
+      vm_fault_reason = "out of memory for page tables";
+      return -1;
+    }
+    as_link_pt(as, s, va);     /* a shared code segment's table made by another process */
+    e = *pte;
+    if (e & PTE_P) {
+      release(&vm_lock);
+      if (f) {
+        f->flags &= ~FRAME_BUSY;
+        frame_free(f);
+      }
+      if (write && !(e & PTE_W)) {
+        vm_fault_reason = 0;
+        return -1;
+      }
+      return 0;             /* someone else brought it in */
+    }
+    if (e & PTE_INTRANS) {
+      sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
+      release(&vm_lock);
+      continue;
+    }
+    if (f)
+      break;                /* still not there, and we have a frame: claim it (lock held) */
+    release(&vm_lock);
+    f = vm_getframe(s, va);
+    if (!f) {
+      vm_fault_reason = "out of memory";
+      return -1;
+    }
+  }
+  *pte = frame_pa(f) | PTE_INTRANS;
+  release(&vm_lock);
+
+  st_vm_faults++;
+  void *page = frame_va(f);
+  bool ok = true;
+  if (e & PTE_ONDISK) {
+    ok = bypass_rw(s->swap, seg_block(s, va), page, false) == 0;
+    f->flags |= FRAME_BACKED;
+    st_vm_pageins++;
+  } else {
+    bool loaded = false;
+    if (s->ip)
+      ok = load_from_exec(s, va, page, &loaded);
+    if (loaded)
+      st_vm_pageins++;
+    else if (s->type != SEG_CODE)
+      st_vm_faults_zero++;
+    if (s->type == SEG_CODE)
+      st_vm_faults_code++;
+  }
+
+  acquire(&vm_lock);
+  if (!ok) {
+    *pte = e;
+    f->flags &= ~FRAME_BUSY;
+    wakeup(f);
+    release(&vm_lock);
+    frame_free(f);
+    vm_fault_reason = "I/O error paging in";
+    return -1;
+  }
+  vm_map_frame(s, va, f, PTE_U | (s->type == SEG_CODE ? 0 : PTE_W));
+  release(&vm_lock);
+  if (vm_audit_every_fault && vm_audit(false) != 0)
+    panic("vm: audit failed after a fault at 0x%x", va);
+  return 0;
+}
 
 int vm_fault(uint32_t va, uint32_t err, bool from_user)
 {
@@ -15,23 +140,34 @@ int vm_fault(uint32_t va, uint32_t err, bool from_user)
   vm_fault_reason = 0;
   if (!p || !p->as || va >= USER_TOP)
     return -1;
-  struct segment *s = as_segment_at(p->as, va);
-  if (!s || (err & FAULT_PRESENT))
+  struct addrspace *as = p->as;
+  struct segment *s = as_segment_at(as, va);
+  if (!s)
     return -1;
+  va = PGROUNDDOWN(va);
+  bool write = err & FAULT_WRITE;
   if (s->type == SEG_STACK && va < s->start) {
     if (va < USER_STACK_TOP - USER_STACK_MAX) {
       vm_fault_reason = "stack overflow";
       return -1;
     }
-    uint32_t lo = PGROUNDDOWN(va);
-    if (seg_alloc_range(s, lo, s->start - lo, PTE_W) < 0) {
-      vm_fault_reason = "out of memory growing the stack";
+    /* Grown 64 KB at a time: fewer, larger reservations of backing store. */
+    uint32_t oldstart = s->start;
+    uint32_t lim = USER_STACK_TOP - USER_STACK_MAX;
+    s->start = MIN(va, oldstart - 16 * PGSIZE);
+    if (s->start < lim)
+      s->start = lim;
+    if (seg_reserve(s) < 0) {
+      s->start = oldstart;
+      vm_fault_reason = "out of backing store growing the stack";
       return -1;
     }
-    s->start = lo;
-    return 0;
   }
-  return -1;
+  if (va < s->start || va >= s->end)
+    return -1;
+  if (write && s->type == SEG_CODE)
+    return -1;
+  return pagein(as, s, va, write);
 }
 
 int vm_check_user(uint32_t va, uint32_t len, bool write)
@@ -41,13 +177,20 @@ int vm_check_user(uint32_t va, uint32_t len, bool write)
     return 0;
   if (!p || !p->as || va >= USER_TOP || va + len > USER_TOP || va + len < va)
     return -EFAULT;
-  for (uint32_t a = PGROUNDDOWN(va); a < va + len; a += PGSIZE) {
-    pte_t *pte = as_walk(p->as, a);
-    bool ok = pte && (*pte & PTE_P) && (*pte & PTE_U) && (!write || (*pte & PTE_W));
-    if (!ok) {
-      uint32_t err = FAULT_USER | (write ? FAULT_WRITE : 0) | (pte && (*pte & PTE_P) ? FAULT_PRESENT : 0);
-      if (vm_fault(a, err, false) < 0)
-        return -EFAULT;
+  /* Twice: bringing in a later page may have pushed out an earlier one. A page pushed out
+   * after this still faults in from the kernel's own access (trap sends that here too). */
+  for (int pass = 0; pass < 2; pass++) {
+    for (uint32_t a = PGROUNDDOWN(va); a < va + len; a += PGSIZE) {
+      acquire(&vm_lock);
+      pte_t *pte = as_walk(p->as, a);
+      bool ok = pte && (*pte & PTE_P) && (*pte & PTE_U) && (!write || (*pte & PTE_W));
+      bool present = pte && (*pte & PTE_P);
+      release(&vm_lock);
+      if (!ok) {
+        uint32_t err = FAULT_USER | (write ? FAULT_WRITE : 0) | (present ? FAULT_PRESENT : 0);
+        if (vm_fault(a, err, false) < 0)
+          return -EFAULT;
+      }
     }
   }
   return 0;

@@ -1,4 +1,4 @@
-/* Segments and the address spaces built from them. */
+/* Segments and the address spaces built from them. Locking: vm_lock (see vm.h). */
 #include "kernel/klib.h"
 #include "kernel/x86.h"
 #include "kernel/proc.h"
@@ -8,14 +8,11 @@
 #include "vm/vm.h"
 #include "vm/coremap.h"
 
-/* User allocations stop while this many frames are free, so the kernel can always get
- * page tables, kernel structures and cache blocks. */
-#define KERNEL_RESERVE_FRAMES 64
-
 #define NSEGMENT (3 * NPROC)
-static struct segment segtab[NSEGMENT];
+struct segment segtab[NSEGMENT];
+uint32_t nsegtab = NSEGMENT;
 static struct addrspace astab[NPROC];
-static struct spinlock vm_lock;       /* the two tables above */
+struct spinlock vm_lock;
 
 extern pde_t boot_pgdir[];
 
@@ -24,13 +21,6 @@ static const struct { uint32_t lo, hi; } slot[3] = {
   [SEG_HEAP]  = { USER_HEAP_BASE, USER_STACK_TOP - 0x40000000u },
   [SEG_STACK] = { USER_STACK_TOP - 0x40000000u, USER_STACK_TOP },
 };
-
-void vm_init(void)
-{
-  initlock(&vm_lock, "vm");
-  boot_pgdir[0] = 0;        /* the identity map was only for turning paging on */
-  lcr3(V2P(boot_pgdir));
-}
 
 pde_t *kernel_pgdir(void)
 {
@@ -42,25 +32,14 @@ void as_activate(struct addrspace *as)
   lcr3(V2P(as ? as->pgdir : boot_pgdir));
 }
 
-struct frame *vm_frame_alloc(struct segment *seg, uint32_t va)
-{
-  if (frame_count(POOL_FREE) <= KERNEL_RESERVE_FRAMES)
-    return 0;
-  struct frame *f = frame_alloc(POOL_VM, true);
-  if (f) {
-    f->owner = seg;
-    f->index = (va - seg->lo) >> PGSHIFT;
-  }
-  return f;
-}
-
 struct segment *seg_create(struct addrspace *as, enum seg_type type)
 {
   struct segment *s = 0;
   acquire(&vm_lock);
-  for (int i = 0; i < NSEGMENT; i++) {
-    if (segtab[i].refs == 0) {
+  for (uint32_t i = 0; i < NSEGMENT; i++) {
+    if (!segtab[i].used) {
       s = &segtab[i];
+      s->used = true;
       s->refs = 1;
       break;
     }
@@ -70,7 +49,7 @@ struct segment *seg_create(struct addrspace *as, enum seg_type type)
     return 0;
   s->pts = kalloc_page();
   if (!s->pts) {
-    s->refs = 0;
+    s->used = false;
     return 0;
   }
   s->type = type;
@@ -79,46 +58,115 @@ struct segment *seg_create(struct addrspace *as, enum seg_type type)
   s->start = s->end = (type == SEG_STACK) ? s->hi : s->lo;
   s->resident = 0;
   s->ip = 0;
+  s->nload = 0;
+  s->swap = 0;
+  s->swapblocks = 0;
   s->as = (type == SEG_CODE) ? 0 : as;
   return s;
 }
 
+struct segment *seg_find_code(struct inode *ip)
+{
+  struct segment *found = 0;
+  acquire(&vm_lock);
+  for (uint32_t i = 0; i < NSEGMENT && !found; i++) {
+    struct segment *s = &segtab[i];
+    if (s->used && s->refs > 0 && s->type == SEG_CODE && s->ip == ip) {
+      s->refs++;
+      found = s;
+    }
+  }
+  release(&vm_lock);
+  return found;
+}
+
 void seg_attach(struct addrspace *as, struct segment *s)
 {
+  acquire(&vm_lock);
   for (uint32_t i = 0; i < (s->hi - s->lo) / PTSPAN; i++)
     if (s->pts[i])
       as->pgdir[PDX(s->lo) + i] = V2P(s->pts[i]) | PTE_P | PTE_W | PTE_U;
   as->seg[s->type] = s;
+  release(&vm_lock);
 }
 
-static void seg_release(struct segment *s)
+static void swapname(struct segment *s, char *buf, int len)
+{
+  snprintf(buf, len, "seg%u", (uint32_t)(s - segtab));
+}
+
+int seg_reserve(struct segment *s)
+{
+  if (s->type == SEG_CODE)
+    return 0;
+  uint32_t want = seg_npages(s);
+  if (want <= s->swapblocks)
+    return 0;
+  if (!s->swap) {
+    char name[16];
+    int err;
+    swapname(s, name, sizeof name);
+    s->swap = bypass_create(name, &err);
+    if (!s->swap)
+      return err == -ENOSPC ? -ENOMEM : err;
+  }
+  int err = bypass_reserve(s->swap, s->swapblocks, want);
+  if (err < 0)
+    return err;
+  s->swapblocks = want;
+  return 0;
+}
+
+/* The last reference: every frame back to the core map, the page tables freed, the backing
+ * file removed. Nobody else can reach the segment now, so no entry is in transit. */
+static void seg_free(struct segment *s)
 {
   acquire(&vm_lock);
-  int left = --s->refs;
-  release(&vm_lock);
-  if (left > 0)
-    return;
   for (uint32_t i = 0; i < (s->hi - s->lo) / PTSPAN; i++) {
     pte_t *pt = s->pts[i];
     if (!pt)
       continue;
     for (int j = 0; j < 1024; j++) {
+      if (pt[j] & PTE_INTRANS)
+        panic("seg_free: page in transit in a dead segment");
       if (pt[j] & PTE_P) {
-        frame_free(pa_to_frame(PTE_ADDR(pt[j])));
+        vm_drop_frame(pa_to_frame(PTE_ADDR(pt[j])));
         s->resident--;
       }
+      pt[j] = 0;
     }
     kfree_page(pt);
+    s->pts[i] = 0;
   }
   kfree_page(s->pts);
   s->pts = 0;
-  if (s->ip) {
-    iput(s->ip);
-    s->ip = 0;
+  struct inode *ip = s->ip, *swap = s->swap;
+  s->ip = 0;
+  s->swap = 0;
+  s->swapblocks = 0;
+  release(&vm_lock);
+  if (ip)
+    iput(ip);
+  if (swap) {
+    char name[16];
+    swapname(s, name, sizeof name);
+    bypass_remove(swap, name);
   }
+  acquire(&vm_lock);
+  s->used = false;
+  release(&vm_lock);
 }
 
-static pte_t *seg_walk(struct segment *s, uint32_t va, bool create)
+void seg_put(struct segment *s)
+{
+  acquire(&vm_lock);
+  int left = --s->refs;
+  release(&vm_lock);
+  if (left == 0)
+    seg_free(s);
+}
+
+pte_t *seg_walk(struct segment *s, uint32_t va, bool create)
 {
   uint32_t i = (va - s->lo) / PTSPAN;
   if (!s->pts[i]) {
@@ -131,6 +179,13 @@ static pte_t *seg_walk(struct segment *s, uint32_t va, bool create)
       s->as->pgdir[PDX(va)] = V2P(s->pts[i]) | PTE_P | PTE_W | PTE_U;
   }
   return &s->pts[i][PTX(va)];
+}
+
+void as_link_pt(struct addrspace *as, struct segment *s, uint32_t va)
+{
+  uint32_t i = (va - s->lo) / PTSPAN;
+  if (s->pts[i])
+    as->pgdir[PDX(va)] = V2P(s->pts[i]) | PTE_P | PTE_W | PTE_U;
 }
 
 struct segment *as_segment_at(struct addrspace *as, uint32_t va)
@@ -149,19 +204,27 @@ pte_t *as_walk(struct addrspace *as, uint32_t va)
   return s ? seg_walk(s, va, false) : 0;
 }
 
+/* Eager pages (exec's arguments, fork's copies): their contents exist nowhere else, so the
+ * frames are dirty from the start. */
 int seg_alloc_range(struct segment *s, uint32_t va, uint32_t len, uint32_t perm)
 {
   for (uint32_t a = PGROUNDDOWN(va); a < va + len; a += PGSIZE) {
+    acquire(&vm_lock);
     pte_t *pte = seg_walk(s, a, true);
+    bool done = pte && (*pte & PTE_P);
+    release(&vm_lock);
     if (!pte)
       return -ENOMEM;
-    if (*pte & PTE_P)
+    if (done)
       continue;
-    struct frame *f = vm_frame_alloc(s, a);
+    struct frame *f = vm_getframe(s, a);
     if (!f)
       return -ENOMEM;
-    *pte = frame_pa(f) | PTE_P | PTE_U | perm;
-    s->resident++;
+    memset(frame_va(f), 0, PGSIZE);
+    f->flags |= FRAME_DIRTY;
+    acquire(&vm_lock);
+    vm_map_frame(s, a, f, PTE_U | perm);
+    release(&vm_lock);
   }
   return 0;
 }
@@ -169,15 +232,21 @@ int seg_alloc_range(struct segment *s, uint32_t va, uint32_t len, uint32_t perm)
 /* Frees the pages of [lo, hi) in a private segment (sbrk shrinking). */
 static void seg_free_range(struct segment *s, uint32_t lo, uint32_t hi)
 {
+  acquire(&vm_lock);
   for (uint32_t a = PGROUNDUP(lo); a < hi; a += PGSIZE) {
     pte_t *pte = seg_walk(s, a, false);
-    if (pte && (*pte & PTE_P)) {
-      frame_free(pa_to_frame(PTE_ADDR(*pte)));
-      *pte = 0;
+    if (!pte)
+      continue;
+    while (*pte & PTE_INTRANS)
+      sleep(pa_to_frame(PTE_ADDR(*pte)), &vm_lock);
+    if (*pte & PTE_P) {
+      vm_drop_frame(pa_to_frame(PTE_ADDR(*pte)));
       s->resident--;
-      invlpg(a);
     }
+    *pte = 0;
+    invlpg(a);
   }
+  release(&vm_lock);
 }
 
 struct addrspace *as_create(void)
@@ -194,28 +263,90 @@ struct addrspace *as_create(void)
   release(&vm_lock);
   if (!as)
     return 0;
-  as->pgdir = kalloc_page();
-  if (!as->pgdir)
+  pde_t *pgdir = kalloc_page();
+  if (!pgdir) {
+    as->pgdir = 0;
     return 0;
-  memmove(&as->pgdir[PDX(KERNBASE)], &boot_pgdir[PDX(KERNBASE)], (1024 - PDX(KERNBASE)) * sizeof(pde_t));
+  }
+  memmove(&pgdir[PDX(KERNBASE)], &boot_pgdir[PDX(KERNBASE)], (1024 - PDX(KERNBASE)) * sizeof(pde_t));
   as->seg[0] = as->seg[1] = as->seg[2] = 0;
   as->brk = USER_HEAP_BASE;
+  as->pid = myproc() ? myproc()->pid : 0;
+  as->pgdir = pgdir;
   return as;
 }
 
 void as_destroy(struct addrspace *as)
 {
-  for (int t = 0; t < 3; t++)
-    if (as->seg[t])
-      seg_release(as->seg[t]);
+  for (int t = 0; t < 3; t++) {
+    struct segment *s = as->seg[t];
+    if (!s)
+      continue;
+    acquire(&vm_lock);
+    as->seg[t] = 0;
+    if (s->as == as)
+      s->as = 0;
+    release(&vm_lock);
+    seg_put(s);
+  }
   kfree_page(as->pgdir);
   acquire(&vm_lock);
   as->pgdir = 0;
   release(&vm_lock);
 }
 
+/* Copies page va of parent segment ps into child segment s. The parent is in fork, so its
+ * pages change only by the pager: a resident page is pinned (busy) while copied. */
+static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
+{
+  for (;;) {
+    acquire(&vm_lock);
+    pte_t *ppte = seg_walk(ps, va, false);
+    pte_t e = ppte ? *ppte : 0;
+    if (e & PTE_INTRANS) {
+      sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
+      release(&vm_lock);
+      continue;
+    }
+    if (!(e & (PTE_P | PTE_ONDISK))) {
+      release(&vm_lock);
+      return 0;             /* untouched: the child's stays untouched too */
+    }
+    struct frame *pf = 0;
+    if (e & PTE_P) {
+      pf = pa_to_frame(PTE_ADDR(e));
+      pf->flags |= FRAME_BUSY;
+    }
+    release(&vm_lock);
+    struct frame *f = vm_getframe(s, va);
+    int err = f ? 0 : -ENOMEM;
+    if (f && pf)
+      memmove(frame_va(f), frame_va(pf), PGSIZE);
+    else if (f)
+      err = bypass_rw(ps->swap, seg_block(ps, va), frame_va(f), false);
+    acquire(&vm_lock);
+    if (pf) {
+      pf->flags &= ~FRAME_BUSY;
+      wakeup(pf);
+    }
+    if (f && err == 0) {
+      f->flags |= FRAME_DIRTY;
+      seg_walk(s, va, true);
+      vm_map_frame(s, va, f, PTE_U | PTE_W);
+    } else if (f) {
+      f->flags &= ~FRAME_BUSY;
+      wakeup(f);
+    }
+    release(&vm_lock);
+    if (f && err < 0)
+      frame_free(f);
+    return err;
+  }
+}
+
 /* Fork by copying: the code segment is shared (it is read-only); heap and stack are copied
- * page by page. The VM issue replaces the copy with copy-on-write / copy-on-reference. */
+ * page by page, pages on backing store read back for the child. Issue 6 replaces the copy
+ * with copy-on-write / copy-on-reference. */
 int as_fork(struct addrspace *parent, struct addrspace **childp)
 {
   struct addrspace *as = as_create();
@@ -239,15 +370,15 @@ int as_fork(struct addrspace *parent, struct addrspace **childp)
     as->seg[t] = s;
     s->start = ps->start;
     s->end = ps->end;
-    for (uint32_t a = ps->start; a < ps->end; a += PGSIZE) {
-      pte_t *ppte = seg_walk(ps, a, false);
-      if (!ppte || !(*ppte & PTE_P))
-        continue;
-      if (seg_alloc_range(s, a, PGSIZE, *ppte & PTE_W) < 0)
+    s->nload = ps->nload;
+    memmove(s->load, ps->load, sizeof s->load);
+    if (ps->ip)
+      s->ip = idup(ps->ip);
+    if (seg_reserve(s) < 0)
+      goto fail;
+    for (uint32_t a = ps->start; a < ps->end; a += PGSIZE)
+      if (copy_page(ps, s, a) < 0)
         goto fail;
-      pte_t *cpte = seg_walk(s, a, false);
-      memmove(P2V(PTE_ADDR(*cpte)), P2V(PTE_ADDR(*ppte)), PGSIZE);
-    }
   }
   *childp = as;
   return 0;
@@ -266,14 +397,19 @@ int as_sbrk(struct addrspace *as, int incr, uint32_t *oldbrk)
   if ((incr > 0 && (nbrk < old || nbrk > h->hi)) || (incr < 0 && (nbrk > old || nbrk < h->start)))
     return incr > 0 ? -ENOMEM : -EINVAL;
   if (incr > 0) {
-    if (seg_alloc_range(h, old, incr, PTE_W) < 0) {
-      seg_free_range(h, PGROUNDUP(old), PGROUNDUP(nbrk));
-      return -ENOMEM;
+    /* Backing store for the new pages now; their frames come when they are touched. */
+    uint32_t oldend = h->end;
+    if (PGROUNDUP(nbrk) > h->end)
+      h->end = PGROUNDUP(nbrk);
+    int err = seg_reserve(h);
+    if (err < 0) {
+      h->end = oldend;
+      return err;
     }
   } else if (incr < 0) {
     seg_free_range(h, PGROUNDUP(nbrk), PGROUNDUP(old));
+    h->end = PGROUNDUP(nbrk);
   }
-  h->end = PGROUNDUP(nbrk);
   as->brk = nbrk;
   *oldbrk = old;
   return 0;

@@ -2,25 +2,56 @@
  *
  * A process has three segments: code, heap and stack. Each owns a fixed slot of the address
  * space made of whole 4 MB page-directory entries, so its page tables belong to it alone and
- * can be linked into several page directories at once (code shared by processes running the
- * same program; fork shares the code segment). */
+ * can be linked into several page directories at once (code shared by every process running
+ * the same program).
+ *
+ * Pages come in on demand (vm/fault.c): code and initialised data from the executable, the
+ * rest of the heap and the stack zero-filled. Heap and stack have a backing file in /swap
+ * (fs/bypass.c), with a block reserved for every page the segment has, so that paging out
+ * (vm/page.c) never needs to allocate anything.
+ *
+ * A page-table entry that is not present (PTE_P clear) says where the page is:
+ *   0                       never touched, or dropped clean: zero-filled, or loaded from the
+ *                           executable (code, initialised data)
+ *   PTE_ONDISK              on the segment's backing file, at block seg_block(s, va)
+ *   frame | PTE_INTRANS     its frame is busy under I/O (being paged in or out): sleep on
+ *                           the frame and look again
+ * Issue 6 adds a copy-on-reference kind whose bits 12..31 name the master segment (the
+ * index of a struct segment in the segment table).
+ */
 #ifndef VM_VM_H
 #define VM_VM_H
 #include "kernel/types.h"
 #include "kernel/memlayout.h"
+#include "kernel/spinlock.h"
 
 struct inode;
+struct frame;
+
+#define PTE_ONDISK  0x200     /* non-present: on the backing file */
+#define PTE_INTRANS 0x400     /* non-present: the frame in bits 12..31 is under I/O */
 
 enum seg_type { SEG_CODE, SEG_HEAP, SEG_STACK };
 
+#define SEG_NLOAD 4
+/* Part of a segment loaded from the executable: [va, va+filesz) from file offset off. */
+struct seg_load {
+  uint32_t va, filesz, off;
+};
+
 struct segment {
+  bool used;                /* the slot is taken (refs may be 0 while it is torn down) */
   enum seg_type type;
-  int refs;                 /* address spaces using it */
+  int refs;                 /* address spaces using it, and pagers holding it for a while */
   uint32_t lo, hi;          /* its slot: [lo, hi), 4 MB aligned */
   uint32_t start, end;      /* pages that exist: [start, end), page aligned */
   pte_t **pts;              /* page table per 4 MB of the slot, or 0 (a kernel page of pointers) */
-  uint32_t resident;        /* pages with a frame */
-  struct inode *ip;         /* code: the executable it was loaded from */
+  uint32_t resident;        /* pages with a frame (present or in transit) */
+  struct inode *ip;         /* the executable its code or initialised data comes from */
+  struct seg_load load[SEG_NLOAD];
+  int nload;
+  struct inode *swap;       /* heap, stack: the backing file */
+  uint32_t swapblocks;      /* blocks reserved in it: pages [0, swapblocks) by seg_block */
   struct addrspace *as;     /* heap and stack: the one address space using it */
 };
 
@@ -28,9 +59,18 @@ struct addrspace {
   pde_t *pgdir;
   struct segment *seg[3];   /* indexed by enum seg_type */
   uint32_t brk;             /* program break: end of the heap in bytes */
+  int pid;                  /* the process it belongs to (for vm.pageout) */
 };
 
+/* The VM lock: segment and address-space tables, page-table entries, and the state of VM
+ * frames (busy, dirty, owner). A spinlock held briefly, never across I/O: I/O is done with
+ * the frame busy and its page-table entry PTE_INTRANS, so others wait on the frame. */
+extern struct spinlock vm_lock;
+extern struct segment segtab[];
+extern uint32_t nsegtab;
+
 void vm_init(void);
+void vm_start(void);        /* once processes exist: the clock daemon */
 pde_t *kernel_pgdir(void);
 struct addrspace *as_create(void);
 void as_destroy(struct addrspace *as);
@@ -43,14 +83,43 @@ int as_sbrk(struct addrspace *as, int incr, uint32_t *oldbrk);
 uint32_t as_size(struct addrspace *as);   /* bytes of user memory resident */
 
 struct segment *seg_create(struct addrspace *as, enum seg_type type);
+/* The code segment already running executable ip (a new reference), or 0. */
+struct segment *seg_find_code(struct inode *ip);
+void seg_put(struct segment *s);          /* drops a reference; the last frees everything */
 /* Links every page table of seg into the page directory of as. */
 void seg_attach(struct addrspace *as, struct segment *seg);
-struct frame *vm_frame_alloc(struct segment *seg, uint32_t va);
-/* Gives [va, va+len) of seg fresh zeroed frames, mapped with perm; 0 or -ENOMEM. */
+/* Reserves backing-store blocks for pages [start, end) of a heap or stack: 0 or -ENOMEM. */
+int seg_reserve(struct segment *s);
+/* Gives [va, va+len) of seg frames now (zeroed, dirty), mapped with perm; 0 or -ENOMEM. */
 int seg_alloc_range(struct segment *seg, uint32_t va, uint32_t len, uint32_t perm);
-/* The page-table entry for va in as, or 0 when its page table does not exist. */
+/* The entry for va in s (vm_lock held), creating its page table when create; 0 if none. */
+pte_t *seg_walk(struct segment *s, uint32_t va, bool create);
+/* The page table for va linked into as (after seg_walk created it). */
+void as_link_pt(struct addrspace *as, struct segment *s, uint32_t va);
+/* The entry for va in as, or 0 when its page table does not exist. */
 pte_t *as_walk(struct addrspace *as, uint32_t va);
 struct segment *as_segment_at(struct addrspace *as, uint32_t va);
+static inline uint32_t seg_block(struct segment *s, uint32_t va)
+{
+  return s->type == SEG_STACK ? (s->hi - PGSIZE - va) >> PGSHIFT : (va - s->lo) >> PGSHIFT;
+}
+static inline uint32_t seg_npages(struct segment *s) { return (s->end - s->start) >> PGSHIFT; }
+
+/* vm/page.c: frames for pages, paging out, the clock. */
+/* A frame for page va of s: free, or taken from a victim. Returned FRAME_BUSY, owned by s.
+ * 0 when memory is exhausted. Sleeps; call without vm_lock. */
+struct frame *vm_getframe(struct segment *s, uint32_t va);
+/* The page at va of s is now in f (vm_lock held): maps it, clears busy, tells the policy. */
+void vm_map_frame(struct segment *s, uint32_t va, struct frame *f, pte_t pte);
+/* Frees a resident page's frame (vm_lock held; the page's entry is the caller's to set). */
+void vm_drop_frame(struct frame *f);
+/* Pushes every resident page of process pid to backing store; pages written, or -errno. */
+int vm_pageout_pid(int pid);
+/* Checks the accounting; prints each problem; returns how many. */
+int vm_audit(bool quiet);
+extern uint32_t vm_audit_every_fault;
+extern uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins,
+    st_vm_pageouts;
 
 /* Replaces the current process's program; argv is a kernel array of kernel strings. */
 int exec(const char *path, char *const argv[]);

@@ -16,4 +16,7 @@ int ps(struct procinfo *buf, int max);
 int sysctl(const char *name, const char *value, char *out, unsigned outlen);
 unsigned uptime_ms(void);
 int sleep_ms(unsigned ms);
+/* The VM's invariant checker (user/lib/vm.c): problems found (printed on the console unless
+ * quiet), 0 when all is well. */
+int vmaudit(int quiet);
 #endif

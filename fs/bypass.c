@@ -1,0 +1,170 @@
+/* What the VM needs from the file system, and nothing more (fs and vm stay apart):
+ *   - backing files in /swap, created and removed by name, with their blocks allocated
+ *     (reserved) when a segment grows, and read and written straight to disk, never through
+ *     the block cache (no double caching of VM pages);
+ *   - demand loading of an executable's blocks: a block the cache holds is copied from there
+ *     and made the cache's oldest (it goes first); any other is read straight from disk.
+ * Interface in fs/fs.h. */
+#include "fs/fs.h"
+#include "fs/internal.h"
+#include "kernel/klib.h"
+#include "kernel/uapi/errno.h"
+#include "drivers/disk.h"
+
+#define SWAPDIR "swap"
+
+/* Disk blocks held by backing files (data and indirect), kept as they change, so that tests
+ * can tell backing store from leaks. */
+uint32_t bypass_swap_blocks;
+
+/* The entry name in the root directory: a new directory or file, locked and referenced
+ * (dp locked by the caller, ns_lock held). */
+static struct inode *make(struct inode *dp, const char *name, int type, int *err)
+{
+  struct inode *ip = ialloc(type, err);
+  if (!ip)
+    return 0;
+  ilock(ip);
+  if (type == T_DIR) {
+    ip->d.nlink = 2;
+    if ((*err = dirlink(ip, ".", ip->inum)) < 0 || (*err = dirlink(ip, "..", dp->inum)) < 0)
+      goto undo;
+    dp->d.nlink++;
+    if ((*err = iupdate(dp)) < 0) {
+      dp->d.nlink--;
+      goto undo;
+    }
+  } else {
+    ip->d.nlink = 1;
+    if ((*err = iupdate(ip)) < 0)
+      goto undo;
+  }
+  if ((*err = dirlink(dp, name, ip->inum)) < 0)
+    goto undo;
+  return ip;
+undo:
+  ip->d.nlink = 0;
+  iunlockput(ip);
+  return 0;
+}
+
+/* /swap, made when missing; referenced and locked. ns_lock held. */
+static struct inode *swapdir(int *err)
+{
+  struct inode *root = namei("/", err);
+  if (!root)
+    return 0;
+  ilock(root);
+  struct inode *dp = dirlookup(root, SWAPDIR, 0, err);
+  if (dp) {
+    iunlockput(root);
+    ilock(dp);
+    return dp;
+  }
+  if (*err == -ENOENT)
+    dp = make(root, SWAPDIR, T_DIR, err);
+  iunlockput(root);
+  return dp;
+}
+
+struct inode *bypass_create(const char *name, int *err)
+{
+  acquiresleep(&ns_lock);
+  struct inode *dp = swapdir(err);
+  if (!dp) {
+    releasesleep(&ns_lock);
+    return 0;
+  }
+  struct inode *ip = dirlookup(dp, name, 0, err);
+  if (ip) {
+    ilock(ip);
+    *err = itrunc(ip);        /* left by an earlier boot: start empty */
+    if (*err < 0) {
+      iunlockput(ip);
+      ip = 0;
+    }
+  } else if (*err == -ENOENT) {
+    ip = make(dp, name, T_FILE, err);
+  }
+  iunlockput(dp);
+  releasesleep(&ns_lock);
+  if (ip)
+    iunlock(ip);
+  return ip;
+}
+
+void bypass_remove(struct inode *ip, const char *name)
+{
+  bypass_swap_blocks -= ip->d.blocks;
+  acquiresleep(&ns_lock);
+  int err;
+  struct inode *dp = swapdir(&err);
+  if (dp) {
+    uint32_t off;
+    struct inode *found = dirlookup(dp, name, &off, &err);
+    if (found == ip) {
+      if (dirset(dp, off, 0, 0) == 0) {
+        ilock(ip);
+        ip->d.nlink = 0;
+        iupdate(ip);
+        iunlock(ip);
+      }
+    }
+    if (found)
+      iput(found);
+    iunlockput(dp);
+  }
+  releasesleep(&ns_lock);
+  iput(ip);                   /* the last reference frees the blocks */
+}
+
+int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to)
+{
+  int err = 0;
+  ilock(ip);
+  for (uint32_t b = from; b < to && err == 0; b++) {
+    uint32_t a, before = ip->d.blocks;
+    err = inode_bmap(ip, b, true, &a);
+    bypass_swap_blocks += ip->d.blocks - before;
+  }
+  if (ip->d.size < to * FS_BSIZE)
+    ip->d.size = to * FS_BSIZE;
+  int uerr = iupdate(ip);
+  iunlock(ip);
+  if (err == -ENOSPC || err == -EFBIG)
+    return -ENOMEM;
+  return err < 0 ? err : uerr;
+}
+
+/* The block under lbn of ip, without the inode lock: the file does not change shape while
+ * the VM uses it (a backing file grows only under its segment's owner, an executable in use
+ * cannot be written), and the descriptor is valid while referenced. */
+int bypass_rw(struct inode *ip, uint32_t lbn, void *buf, bool write)
+{
+  uint32_t a;
+  int err = inode_bmap(ip, lbn, false, &a);
+  if (err < 0)
+    return err;
+  if (a == 0) {
+    kprintf("fs: backing file %u has no block %u\n", inode_num(ip), lbn);
+    return -EIO;
+  }
+  err = disk_rw(write ? DISK_WRITE : DISK_READ, (uint64_t)a * FS_SECTORS_PER_BLOCK, buf, FS_BSIZE);
+  return err < 0 ? -EIO : 0;
+}
+
+int bypass_read_file(struct inode *ip, uint32_t lbn, void *buf)
+{
+  if (cache_copy_out_oldest(ip->inum, lbn, buf))
+    return 0;
+  uint32_t a;
+  int err = inode_bmap(ip, lbn, false, &a);
+  if (err < 0)
+    return err;
+  if (a == 0) {
+    memset(buf, 0, FS_BSIZE);
+    return 0;
+  }
+  err = disk_rw(DISK_READ, (uint64_t)a * FS_SECTORS_PER_BLOCK, buf, FS_BSIZE);
+  return err < 0 ? -EIO : 0;
+}

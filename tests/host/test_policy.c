@@ -1,0 +1,215 @@
+/* Host unit tests of the replacement policies (vm/policy_*.c, compiled unchanged) on
+ * hand-made reference patterns. This file is the "machine": a few frames, their accessed
+ * bits, times of last reference and candidacy, as vm/page.c provides them in the kernel. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vm/policy.h"
+
+#define MAXF 64
+static uint32_t nf, now;
+static bool cand[MAXF], acc[MAXF];
+static uint32_t last[MAXF], word[MAXF];
+static int failures;
+
+uint32_t pol_nframes(void) { return nf; }
+bool pol_candidate(uint32_t f) { return cand[f]; }
+bool pol_accessed(uint32_t f) { return acc[f]; }
+bool pol_referenced(uint32_t f)
+{
+  bool r = acc[f];
+  acc[f] = false;
+  if (r)
+    last[f] = now;
+  return r;
+}
+uint32_t pol_lastref(uint32_t f) { return last[f]; }
+uint32_t pol_now(void) { return now; }
+uint32_t *pol_word(uint32_t f) { return &word[f]; }
+
+#define CHECK(c, ...) do { if (!(c)) { failures++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+  printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+/* n frames, all candidates, brought in one per ms in order 0..n-1, none referenced since. */
+static void machine(const struct vm_policy *p, uint32_t n)
+{
+  nf = n;
+  now = 1000;
+  for (uint32_t f = 0; f < n; f++) {
+    cand[f] = true;
+    acc[f] = false;
+    word[f] = 0;
+    last[f] = ++now;
+    if (p->page_in)
+      p->page_in(f);
+  }
+  now += 10;
+}
+
+static void touch(uint32_t f) { acc[f] = true; now++; if (true) {} }
+static void tick(const struct vm_policy *p) { now += 100; if (p->tick) p->tick(); }
+
+/* Evicts a frame and brings a new page into it, as the VM does. */
+static int32_t replace(const struct vm_policy *p)
+{
+  int32_t v = p->choose();
+  if (v >= 0) {
+    if (p->page_out)
+      p->page_out(v);
+    now++;
+    last[v] = now;
+    acc[v] = true;            /* the VM maps a new page as accessed */
+    if (p->page_in)
+      p->page_in(v);
+  }
+  return v;
+}
+
+static void test_common(const struct vm_policy *p)
+{
+  /* No candidates: -1, from both hooks. */
+  machine(p, 8);
+  for (int f = 0; f < 8; f++)
+    cand[f] = false;
+  CHECK(p->choose() == -1, "%s: chose a frame with no candidates", p->name);
+  CHECK(p->next() == -1, "%s: next() found a frame with no candidates", p->name);
+  /* Busy or wired frames (not candidates) are never chosen. */
+  machine(p, 8);
+  cand[0] = cand[3] = cand[5] = false;
+  for (int i = 0; i < 200; i++) {
+    if (i % 3 == 0)
+      touch(i % 8);
+    int32_t v = replace(p);
+    CHECK(v >= 0 && cand[v], "%s: chose frame %d, not a candidate", p->name, v);
+    if (i % 7 == 0)
+      tick(p);
+  }
+  /* Only one candidate: it is the one. */
+  machine(p, 8);
+  for (int f = 0; f < 8; f++)
+    cand[f] = f == 6;
+  touch(6);
+  CHECK(p->choose() == 6, "%s: the only candidate was not chosen", p->name);
+}
+
+static void test_fifo(void)
+{
+  const struct vm_policy *p = &policy_fifo;
+  machine(p, 4);
+  /* Arrival order 0,1,2,3; references do not matter. */
+  touch(0);
+  touch(1);
+  CHECK(p->next() == 0, "fifo: next() should be 0");
+  CHECK(replace(p) == 0, "fifo: first victim should be 0");
+  CHECK(replace(p) == 1, "fifo: then 1");
+  CHECK(replace(p) == 2, "fifo: then 2");
+  CHECK(replace(p) == 3, "fifo: then 3");
+  CHECK(replace(p) == 0, "fifo: then 0 again (it came in first of the new ones)");
+}
+
+static void test_lru(void)
+{
+  const struct vm_policy *p = &policy_lru;
+  machine(p, 4);
+  /* References, sampled at ticks: 0 @t1, 2 @t2, 3 @t3, 1 @t4, 0 @t5 -> LRU is 2. */
+  int order[] = { 0, 2, 3, 1, 0 };
+  for (int i = 0; i < 5; i++) {
+    touch(order[i]);
+    tick(p);
+  }
+  CHECK(p->next() == 2, "lru: next() should be 2, got %d", p->next());
+  CHECK(p->choose() == 2, "lru: victim should be 2");
+  cand[2] = false;          /* now busy: the next oldest */
+  CHECK(p->choose() == 3, "lru: victim should be 3 once 2 is busy");
+  /* A reference not yet sampled still counts at the choice (it samples first). */
+  cand[2] = true;
+  touch(2);
+  CHECK(p->choose() == 3, "lru: 2 was just referenced; victim should be 3");
+}
+
+static void test_clock(void)
+{
+  const struct vm_policy *p = &policy_clock;
+  machine(p, 4);
+  /* All referenced: the hand clears every bit, comes round and takes 0. */
+  for (int f = 0; f < 4; f++)
+    touch(f);
+  CHECK(p->choose() == 0, "clock: all referenced: victim should be 0 after a full turn");
+  /* The hand is at 1. 1 referenced, 2 not: 1 is spared, 2 goes. */
+  touch(1);
+  CHECK(p->next() == 2, "clock: next() should be 2");
+  CHECK(p->choose() == 2, "clock: second chance for 1; victim 2");
+  /* The hand is at 3. A reference seen only by the VM's background sweep (time of last
+   * reference newer than the hand's visit, bit already cleared) also earns a second chance. */
+  now += 50;
+  last[3] = now;
+  CHECK(p->choose() == 0, "clock: 3 referenced per its time; victim should be 0");
+  /* Second chance only once: nothing referenced since, so 1 (next after the hand) goes. */
+  CHECK(p->choose() == 1, "clock: victim should be 1");
+  CHECK(p->choose() == 2, "clock: then 2");
+  CHECK(p->choose() == 3, "clock: then 3");
+}
+
+static void test_clusterlru(void)
+{
+  const struct vm_policy *p = &policy_clusterlru;
+  vm_cluster_size = 4;
+  machine(p, 12);
+  /* History: frames referenced at ticks in this order; frame 9 is the globally oldest. */
+  int order[] = { 9, 2, 0, 3, 1, 4, 5, 6, 7, 8, 10, 11, 0 };
+  for (unsigned i = 0; i < sizeof order / sizeof order[0]; i++) {
+    touch(order[i]);
+    tick(p);
+  }
+  /* The first choice sees only cluster 0..3: its LRU is 2, not the global LRU 9. */
+  CHECK(p->next() == 2, "clusterlru: next() should be 2, got %d", p->next());
+  CHECK(p->choose() == 2, "clusterlru: victim should be 2 (LRU of frames 0-3)");
+  CHECK(p->choose() == 4, "clusterlru: next cluster 4-7: victim 4");
+  CHECK(p->choose() == 9, "clusterlru: next cluster 8-11: victim 9");
+  /* A cluster with no candidate is skipped. */
+  for (int f = 0; f < 4; f++)
+    cand[f] = false;
+  int32_t v = p->choose();
+  CHECK(v >= 4 && v < 8, "clusterlru: cluster 0-3 all busy: victim from 4-7, got %d", v);
+  vm_cluster_size = 16;
+}
+
+static void test_random(void)
+{
+  const struct vm_policy *p = &policy_random;
+  machine(p, 16);
+  int seen[16] = { 0 };
+  for (int i = 0; i < 400; i++) {
+    int32_t n = p->next(), v = p->choose();
+    CHECK(n == v, "random: next() %d differs from choose() %d", n, v);
+    if (v >= 0)
+      seen[v]++;
+  }
+  int spread = 0;
+  for (int f = 0; f < 16; f++)
+    spread += seen[f] > 0;
+  CHECK(spread >= 12, "random: only %d of 16 frames ever chosen", spread);
+}
+
+int main(void)
+{
+  CHECK(vm_policy_find("clock") == &policy_clock && vm_policies[0] == &policy_clock,
+        "clock is the default and can be found by name");
+  CHECK(vm_policy_find("nosuch") == 0, "an unknown name finds nothing");
+  for (int i = 0; vm_policies[i]; i++) {
+    CHECK(vm_policies[i]->name && vm_policies[i]->choose && vm_policies[i]->next,
+          "policy %d lacks a name, choose or next", i);
+    test_common(vm_policies[i]);
+  }
+  test_fifo();
+  test_lru();
+  test_clock();
+  test_clusterlru();
+  test_random();
+  if (failures) {
+    printf("test_policy: %d failures\n", failures);
+    return 1;
+  }
+  printf("test_policy: all passed\n");
+  return 0;
+}

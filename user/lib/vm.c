@@ -1,0 +1,10 @@
+/* System calls of the virtual memory (numbers from 50). */
+#include <sys.h>
+#include "uapi/syscall.h"
+
+int vmaudit(int quiet)
+{
+  int ret;
+  __asm__ volatile("int $0x80" : "=a"(ret) : "a"(SYS_vmaudit), "b"(quiet) : "memory", "cc");
+  return ret;
+}

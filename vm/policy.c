@@ -1,0 +1,26 @@
+/* The table of replacement policies. A new policy: one file and one line here. */
+#include "vm/policy.h"
+
+const struct vm_policy *const vm_policies[] = {
+  &policy_clock,          /* the default */
+  &policy_fifo,
+  &policy_lru,
+  &policy_clusterlru,
+  &policy_random,
+  0,
+};
+
+static bool same(const char *a, const char *b)
+{
+  while (*a && *a == *b)
+    a++, b++;
+  return *a == *b;
+}
+
+const struct vm_policy *vm_policy_find(const char *name)
+{
+  for (int i = 0; vm_policies[i]; i++)
+    if (same(vm_policies[i]->name, name))
+      return vm_policies[i];
+  return 0;
+}

@@ -1,0 +1,55 @@
+/* Page replacement policies: which VM page gives up its frame when memory is short.
+ *
+ * A policy is one file (vm/policy_NAME.c) holding one struct vm_policy, and one line in the
+ * table in vm/policy.c. It is pure C: it includes no kernel header and sees physical frames
+ * only as numbers 0 .. pol_nframes()-1, through the small set of questions below, which the
+ * VM answers (vm/page.c) and so do the host unit tests (tests/host/test_policy.c), on
+ * hand-made reference patterns. Every hook is called with the VM lock held and must not sleep.
+ *
+ * The VM already keeps, for every frame, a time of last reference (ms) refreshed from the
+ * hardware accessed bit by a background sweep (100 frames a second) and by pol_referenced().
+ * A policy may use that, the accessed bit itself, and one word per frame of its own.
+ */
+#ifndef VM_POLICY_H
+#define VM_POLICY_H
+#include <stdint.h>
+#include <stdbool.h>
+
+struct vm_policy {
+  const char *name;
+  const char *description;
+  /* Frame f now holds a page (page-in, zero fill, copy). Optional. */
+  void (*page_in)(uint32_t f);
+  /* Frame f's page is gone (paged out or freed). Optional. */
+  void (*page_out)(uint32_t f);
+  /* Called ten times a second. Optional. */
+  void (*tick)(void);
+  /* The victim: a frame for which pol_candidate() is true, or -1 when there is none. */
+  int32_t (*choose)(void);
+  /* The frame choose() would pick now, changing nothing (no accessed bit cleared), or -1.
+   * The negotiation with the file cache asks for its time of last reference. */
+  int32_t (*next)(void);
+};
+
+/* --- what a policy may ask the VM --------------------------------------------------------- */
+uint32_t pol_nframes(void);
+/* Frame f holds a VM page that may be replaced now: not busy (under I/O), not wired. */
+bool pol_candidate(uint32_t f);
+/* Was the page in f referenced since the last time anyone asked? Clears the accessed bit
+ * (invalidating the TLB entry, folding the dirty bit into the frame first); when it was set,
+ * the frame's time of last reference becomes now. */
+bool pol_referenced(uint32_t f);
+/* The same question, changing nothing. */
+bool pol_accessed(uint32_t f);
+uint32_t pol_lastref(uint32_t f);     /* ms since boot */
+uint32_t pol_now(void);               /* ms since boot */
+uint32_t *pol_word(uint32_t f);       /* one word per frame for the policy's own use */
+
+/* --- the table (vm/policy.c) --------------------------------------------------------------- */
+extern const struct vm_policy *const vm_policies[];   /* ends with 0; the first is the default */
+const struct vm_policy *vm_policy_find(const char *name);
+extern uint32_t vm_cluster_size;     /* clusterlru: frames examined per choice (16) */
+
+extern const struct vm_policy policy_clock, policy_fifo, policy_lru, policy_clusterlru,
+    policy_random;
+#endif

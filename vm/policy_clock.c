@@ -1,0 +1,60 @@
+/* Clock (second chance) over physical frames: the hand goes round the core map; a page
+ * referenced since the hand last passed it is spared once, the first one that was not is
+ * the victim. "Referenced" is the accessed bit, or a time of last reference newer than the
+ * hand's last visit (the VM's background sweep may have taken the bit first); the frame's
+ * policy word keeps the time of that visit. */
+#include "vm/policy.h"
+
+static uint32_t hand;      /* <-- the clock hand: the next frame to look at */
+
+static bool referenced_since_visit(uint32_t f, bool clear)
+{
+  bool bit = clear ? pol_referenced(f) : pol_accessed(f);
+  return bit || pol_lastref(f) > *pol_word(f);
+}
+
+static void clock_page_in(uint32_t f)
+{
+  *pol_word(f) = pol_now();
+}
+
+static int32_t clock_choose(void)
+{
+  uint32_t n = pol_nframes();
+  /* Two turns at most: the first may find every page referenced and clear them all. */
+  for (uint32_t i = 0; i < 2 * n + 1; i++) {
+    uint32_t f = hand;
+    hand = (hand + 1) % n;
+    if (!pol_candidate(f))
+      continue;
+    bool ref = referenced_since_visit(f, true);
+    *pol_word(f) = pol_now();
+    if (!ref)
+      return (int32_t)f;
+  }
+  return -1;
+}
+
+static int32_t clock_next(void)
+{
+  uint32_t n = pol_nframes();
+  int32_t first = -1;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t f = (hand + i) % n;
+    if (!pol_candidate(f))
+      continue;
+    if (first < 0)
+      first = (int32_t)f;
+    if (!referenced_since_visit(f, false))
+      return (int32_t)f;
+  }
+  return first;            /* all referenced: the hand would clear them and come back */
+}
+
+const struct vm_policy policy_clock = {
+  .name = "clock",
+  .description = "second chance: a hand over the frames spares pages referenced since its last visit",
+  .page_in = clock_page_in,
+  .choose = clock_choose,
+  .next = clock_next,
+};
