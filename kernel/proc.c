@@ -9,6 +9,7 @@
 #include "kernel/cmdline.h"
 #include "uapi/stat.h"
 #include "fs/fs.h"
+#include "drivers/disk.h"
 #include "vm/vm.h"
 
 static struct proc ptable[NPROC];
@@ -92,6 +93,7 @@ static void freeproc(struct proc *p)
 static void start_init(void)
 {
   struct proc *p = myproc();
+  disk_selftest_in_process();
   fs_init();
   int err;
   p->cwd = namei("/", &err);

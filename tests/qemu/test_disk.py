@@ -1,5 +1,5 @@
 """The virtio-blk driver's own self-test: many asynchronous requests in flight, completion by
-interrupt both before the scheduler runs (halting) and from a kernel thread (sleeping), a
+interrupt both before the scheduler runs (halting) and in the first process (sleeping), a
 write, flush and read-back that restores what was there, and errors past the end of the disk."""
 from conftest import boot
 
