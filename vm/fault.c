@@ -108,7 +108,9 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
   } else {
     bool loaded = false;
     if (s->ip)
-      ok = load_from_exec(s, va, page, &loaded);
+      ok = load_from_exec(s, va, page, &loaded);     /* zeroes what it does not load */
+    else
+      memset(page, 0, PGSIZE);
     if (loaded)
       st_vm_pageins++;
     else if (s->type != SEG_CODE)
