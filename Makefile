@@ -137,10 +137,12 @@ test: all $(UBINS) $(HOSTTESTS)
 	$(PYTHON) -m pytest -q -n $(JOBS) tests
 
 # --- benchmarks: figures printed and written under build/bench ------------------------------
-.PHONY: bench bench-boot
-bench: bench-boot
+.PHONY: bench bench-boot bench-fs
+bench: bench-boot bench-fs
 bench-boot: $(B)/os.iso $(B)/fs.img
 	$(PYTHON) tools/bench_boot.py
+bench-fs: $(B)/kernel.elf $(B)/fs.img
+	$(PYTHON) tools/bench_fs.py
 
 compile_commands.json: $(TOOLS_OK)
 	@$(PYTHON) tools/compile_commands.py "$(CC) $(KCFLAGS)" "$(CC) $(UCFLAGS)" "$(HOSTCC) $(HOSTCFLAGS)" > $@
