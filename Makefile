@@ -142,15 +142,16 @@ test: all $(UBINS) $(HOSTTESTS)
 	$(PYTHON) -m pytest -q -n $(JOBS) tests
 
 # --- benchmarks: figures printed and written under build/bench ------------------------------
-.PHONY: bench bench-boot bench-fork bench-vm
-bench: bench-boot bench-fork bench-vm
+.PHONY: bench bench-boot bench-fork bench-vm bench-fs
+bench: bench-boot bench-fs bench-vm bench-fork
 bench-boot: $(B)/os.iso $(B)/fs.img
 	$(PYTHON) tools/bench_boot.py
 bench-fork: $(B)/kernel.elf $(B)/fs.img
 	$(PYTHON) tools/bench_fork.py
-
 bench-vm: $(B)/kernel.elf $(B)/fs.img
 	$(PYTHON) tools/bench_vm.py
+bench-fs: $(B)/kernel.elf $(B)/fs.img
+	$(PYTHON) tools/bench_fs.py
 
 compile_commands.json: $(TOOLS_OK)
 	@$(PYTHON) tools/compile_commands.py "$(CC) $(KCFLAGS)" "$(CC) $(UCFLAGS)" "$(HOSTCC) $(HOSTCFLAGS)" > $@

@@ -21,7 +21,7 @@ uint32_t bypass_swap_blocks;
  * (dp locked by the caller, ns_lock held). */
 static struct inode *make(struct inode *dp, const char *name, int type, int *err)
 {
-  struct inode *ip = ialloc(type, err);
+  struct inode *ip = ialloc(type, dp->inum, err);
   if (!ip)
     return 0;
   ilock(ip);
@@ -88,8 +88,10 @@ struct inode *bypass_create(const char *name, int *err)
   }
   iunlockput(dp);
   releasesleep(&ns_lock);
-  if (ip)
+  if (ip) {
+    ip->backing = true;
     iunlock(ip);
+  }
   return ip;
 }
 

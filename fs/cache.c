@@ -7,24 +7,50 @@
 #include "kernel/time.h"
 #include "kernel/cmdline.h"
 #include "kernel/stats.h"
+#include "kernel/sysctl.h"
 #include "kernel/uapi/errno.h"
 #include "vm/coremap.h"
 #include "drivers/disk.h"
 
-#define NHASH 1024u                 /* a power of two, a few times the usual cache size */
+#define NHASH   4096u               /* a power of two, as many chains as the most blocks */
+#define NCFILE  256                 /* files with dirty blocks (or a name or error) at once */
+#define NBATCH  16                  /* write-backs a cleaner keeps in flight */
 #define ALL_FILES 0xFFFFFFFFu
+
+/* A file as the cache sees it: its dirty blocks, in the order they became dirty. */
+struct cfile {
+  bool used;
+  uint32_t fileid;
+  struct cblock *dhead, *dtail;
+  uint32_t ndirty, nsched;
+  bool queued;              /* on the dirty-file queue */
+  bool cleaning;            /* a cleaner (or a sync) is writing it: one at a time */
+  int err;                  /* a write-back failed since the owner last asked */
+  char name[32];
+  struct cfile *qnext;
+};
 
 static struct spinlock cache_lock;
 static struct cblock blocks[CACHE_MAX_BLOCKS];
 static struct cblock *hashtab[NHASH];
 static struct cblock lru;           /* sentinel: lru.next is the oldest, lru.prev the newest */
 static struct cblock freelist;      /* sentinel: blocks with a frame but no identity */
-static uint32_t nheaders;           /* headers that have a frame: blocks[0 .. nheaders-1] */
+static struct cblock spare;         /* sentinel: headers without a frame */
+static struct cfile cfiles[NCFILE];
+static struct cfile *qhead, *qtail; /* files with scheduled blocks */
+static uint32_t nframes_held;       /* frames the cache holds */
 static uint32_t cache_limit;        /* most frames the cache may hold (fs.cache_blocks) */
 static uint32_t disk_nblocks;       /* the disk's size, for a last range check */
+static uint32_t desc_lo, desc_hi;   /* descriptor blocks */
+static uint32_t dirtyseq;
 static int waiters;                 /* processes waiting for a block to become free */
+bool cache_have_cleaners;
+uint32_t cache_policy = WP_DELAY;
 
-static uint32_t st_blocks, st_hits, st_misses, st_reads, st_writes;
+static uint32_t st_hits, st_misses, st_reads, st_writes, st_writes_data, st_writes_meta;
+static uint32_t st_flushes, st_dirty, st_wb_delayed, st_wb_recycled, st_wb_fsync, st_wb_errors;
+
+enum wbclass { WB_DELAYED, WB_FSYNC, WB_RECYCLED };
 
 /* --- lists and hash (cache_lock held) ---------------------------------------------------- */
 
@@ -86,22 +112,136 @@ static void touch(struct cblock *b)
   b->frame->lastref = now;
 }
 
-/* Takes away a block's identity. An unreferenced block goes straight to the free list; a
- * held one gets there when its last holder lets go (cache_release). */
+/* --- dirty files (cache_lock held) -------------------------------------------------------- */
+
+static struct cfile *cf_find(uint32_t fileid, bool create)
+{
+  struct cfile *free = 0, *idle = 0;
+  for (int i = 0; i < NCFILE; i++) {
+    struct cfile *cf = &cfiles[i];
+    if (cf->used && cf->fileid == fileid)
+      return cf;
+    if (!cf->used && !free)
+      free = cf;
+    else if (cf->used && !idle && cf->ndirty == 0 && !cf->queued && !cf->cleaning && !cf->err)
+      idle = cf;
+  }
+  if (!create)
+    return 0;
+  struct cfile *cf = free ? free : idle;    /* an idle one only loses its name */
+  if (cf) {
+    memset(cf, 0, sizeof(*cf));
+    cf->used = true;
+    cf->fileid = fileid;
+  }
+  return cf;
+}
+
+static void enqueue(struct cfile *cf)
+{
+  if (cf->queued || cf->cleaning || cf->nsched == 0)
+    return;
+  cf->queued = true;
+  cf->qnext = 0;
+  if (qtail)
+    qtail->qnext = cf;
+  else
+    qhead = cf;
+  qtail = cf;
+  wakeup(&qhead);
+}
+
+/* Puts a valid block on its file's dirty list. -1 when no file entry is left (the caller
+ * then writes it at once). */
+static int dirty_add(struct cblock *b)
+{
+  b->modified = uptime_ms();
+  if (b->flags & CB_DIRTY)
+    return 0;
+  struct cfile *cf = cf_find(b->fileid, true);
+  if (!cf)
+    return -1;
+  b->cf = cf;
+  b->dnext = 0;
+  b->dprev = cf->dtail;
+  if (cf->dtail)
+    cf->dtail->dnext = b;
+  else
+    cf->dhead = b;
+  cf->dtail = b;
+  cf->ndirty++;
+  b->flags |= CB_DIRTY;
+  b->dirtyseq = ++dirtyseq;
+  st_dirty++;
+  return 0;
+}
+
+static void dirty_remove(struct cblock *b)
+{
+  if (!(b->flags & CB_DIRTY))
+    return;
+  struct cfile *cf = b->cf;
+  if (b->dprev)
+    b->dprev->dnext = b->dnext;
+  else
+    cf->dhead = b->dnext;
+  if (b->dnext)
+    b->dnext->dprev = b->dprev;
+  else
+    cf->dtail = b->dprev;
+  b->dnext = b->dprev = 0;
+  b->cf = 0;
+  cf->ndirty--;
+  if (b->flags & CB_SCHED)
+    cf->nsched--;
+  b->flags &= ~(CB_DIRTY | CB_SCHED);
+  st_dirty--;
+}
+
+static void schedule(struct cblock *b)
+{
+  if (!(b->flags & CB_DIRTY) || (b->flags & CB_SCHED))
+    return;
+  b->flags |= CB_SCHED;
+  b->cf->nsched++;
+  enqueue(b->cf);
+}
+
+/* --- frames ------------------------------------------------------------------------------- */
+
+/* Frames beyond the limit go back to the frame allocator, from the free list. */
+static void give_back(void)
+{
+  while (nframes_held > cache_limit && freelist.next != &freelist) {
+    struct cblock *b = freelist.next;
+    list_remove(b);
+    frame_free(b->frame);
+    b->frame = 0;
+    b->data = 0;
+    list_append(&spare, b);
+    nframes_held--;
+  }
+}
+
+/* Takes away a block's identity, dropping it even if dirty. An unreferenced block goes
+ * straight to the free list; a held one gets there when its last holder lets go. */
 static void forget(struct cblock *b)
 {
+  dirty_remove(b);
   b->flags = 0;
   if (!b->hashed)
     return;
   hash_remove(b);
   list_remove(b);
-  if (b->refcnt == 0)
+  if (b->refcnt == 0) {
     list_append(&freelist, b);
+    give_back();
+  }
 }
 
-/* The one place a block for a new identity comes from: the free list, else a new frame
- * while the cache is under its limit, else the least recently used block that nobody holds,
- * that is clean and whose frame is not under I/O. 0 when there is none. */
+/* A block for a new identity: the free list, else a new frame while under the limit, else
+ * the least recently used clean block that nobody holds and that is not under I/O. Dirty
+ * blocks met on the way are scheduled, to go to the free list once clean. 0 when none. */
 static struct cblock *cache_alloc_block(void)
 {
   if (freelist.next != &freelist) {
@@ -109,27 +249,261 @@ static struct cblock *cache_alloc_block(void)
     list_remove(b);
     return b;
   }
-  if (nheaders < cache_limit) {
+  if (nframes_held < cache_limit && spare.next != &spare) {
     struct frame *f = frame_alloc(POOL_CACHE, false);
     if (f) {
-      struct cblock *b = &blocks[nheaders++];
+      struct cblock *b = spare.next;
+      list_remove(b);
       b->frame = f;
       b->data = frame_va(f);
       f->owner = b;
-      st_blocks = nheaders;
+      nframes_held++;
       return b;
     }
   }
   for (struct cblock *b = lru.next; b != &lru; b = b->next) {
-    if (b->refcnt == 0 && !(b->flags & CB_DIRTY) && !(b->frame->flags & FRAME_BUSY)) {
+    if (b->refcnt > 0 || (b->flags & CB_WRITING) || (b->frame->flags & FRAME_BUSY))
+      continue;
+    if (!(b->flags & CB_DIRTY)) {
       hash_remove(b);
       list_remove(b);
       b->flags = 0;
       return b;
     }
+    if (!(b->flags & CB_RECYCLE) && cache_have_cleaners) {
+      b->flags |= CB_RECYCLE;
+      schedule(b);
+    }
   }
   return 0;
 }
+
+/* --- writing ------------------------------------------------------------------------------ */
+
+static void describe(struct cblock *b, char *out, int len)
+{
+  struct cfile *cf = b->fileid == CACHE_DEV ? 0 : cf_find(b->fileid, false);
+  if (b->fileid == CACHE_DEV)
+    snprintf(out, len, "metadata block %u", b->blockno);
+  else if (cf && cf->name[0])
+    snprintf(out, len, "%s (file %u, block %u)", cf->name, b->fileid, b->blockno);
+  else
+    snprintf(out, len, "file %u, block %u", b->fileid, b->blockno);
+}
+
+/* Takes an unreferenced dirty block for writing (its sleeplock is free: see cache.h). */
+static void take_for_write(struct cblock *b)
+{
+  b->refcnt++;
+  acquiresleep(&b->lock);
+  dirty_remove(b);
+  b->flags |= CB_WRITING;
+}
+
+/* Writes blocks taken by take_for_write (or locked by the caller and marked CB_WRITING),
+ * all requests in flight at once, and waits. A failed write leaves the block dirty, names
+ * the file on the console and records the error for the file's owner. Returns 0 or -EIO.
+ * With release, the blocks are released afterwards. */
+static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_them)
+{
+  struct disk_req reqs[NBATCH];
+  KASSERT(n <= NBATCH);
+  bool superblock = false;
+  for (int i = 0; i < n; i++)
+    superblock |= v[i]->fileid == CACHE_DEV && v[i]->blockno == FS_SUPER_BLOCK;
+  if (!superblock)
+    fs_dirtying();          /* the clean mark goes before the disk changes */
+  for (int i = 0; i < n; i++) {
+    struct cblock *b = v[i];
+    memset(&reqs[i], 0, sizeof(reqs[i]));
+    if (b->diskaddr == 0 || b->diskaddr >= disk_nblocks) {
+      kprintf("fs: write of block %u, outside the disk\n", b->diskaddr);
+      reqs[i].status = -EIO;
+      reqs[i].complete = 1;
+      continue;
+    }
+    frame_set_busy(b->frame);
+    reqs[i].op = DISK_WRITE;
+    reqs[i].sector = (uint64_t)b->diskaddr * FS_SECTORS_PER_BLOCK;
+    reqs[i].buf = b->data;
+    reqs[i].nbytes = FS_BSIZE;
+    disk_submit(&reqs[i]);
+  }
+  int ret = 0;
+  for (int i = 0; i < n; i++) {
+    int r = reqs[i].op == DISK_WRITE ? disk_wait(&reqs[i]) : reqs[i].status;
+    if (reqs[i].op == DISK_WRITE)
+      frame_clear_busy(v[i]->frame);
+    if (r < 0) {
+      reqs[i].status = r;
+      ret = -EIO;
+    }
+  }
+  acquire(&cache_lock);
+  for (int i = 0; i < n; i++) {
+    struct cblock *b = v[i];
+    if (reqs[i].op == DISK_WRITE) {
+      st_writes++;
+      if (b->fileid == CACHE_DEV)
+        st_writes_meta++;
+      else
+        st_writes_data++;
+    }
+    b->flags &= ~CB_WRITING;
+    if (reqs[i].status == 0) {
+      if (b->flags & CB_RECYCLE)
+        st_wb_recycled++;
+      else if (cls == WB_FSYNC)
+        st_wb_fsync++;
+      else if (cls == WB_RECYCLED)
+        st_wb_recycled++;
+      else
+        st_wb_delayed++;
+    } else if (b->hashed) {
+      /* Keep the data and try again after the delay; the owner hears of it. */
+      st_wb_errors++;
+      b->flags &= ~CB_RECYCLE;
+      if (dirty_add(b) == 0) {
+        b->modified = uptime_ms();
+        b->cf->err = -EIO;
+      }
+      char what[64];
+      describe(b, what, sizeof(what));
+      kprintf("fs: write-back of %s to disk block %u failed; kept in memory to retry\n", what,
+              b->diskaddr);
+    }
+    wakeup(b);
+  }
+  release(&cache_lock);
+  if (release_them)
+    for (int i = 0; i < n; i++)
+      cache_release(v[i]);
+  return ret;
+}
+
+/* Writes the dirty blocks of cf: only the scheduled ones (sync false), or every one that
+ * became dirty up to maxseq, waiting for blocks others hold (sync true). The caller owns
+ * cf->cleaning and holds cache_lock, which is let go during the I/O. */
+static int clean_file(struct cfile *cf, bool sync, uint32_t maxseq, int *written)
+{
+  struct cblock *v[NBATCH];
+  int ret = 0;
+  for (;;) {
+    int n = 0;
+    struct cblock *busy = 0;
+    for (struct cblock *b = cf->dhead, *next; b && n < NBATCH; b = next) {
+      next = b->dnext;
+      if (sync ? (int32_t)(b->dirtyseq - maxseq) > 0 : !(b->flags & CB_SCHED))
+        continue;
+      if (b->refcnt > 0 || (b->flags & CB_WRITING)) {
+        if (!busy)
+          busy = b;
+        continue;
+      }
+      take_for_write(b);
+      v[n++] = b;
+    }
+    if (n == 0 && (!sync || !busy))
+      break;
+    if (n == 0) {
+      /* Held by someone: wait for it like any user, then write it if still dirty. */
+      struct cblock *b = busy;
+      b->refcnt++;
+      release(&cache_lock);
+      acquiresleep(&b->lock);
+      acquire(&cache_lock);
+      if (!b->hashed || !(b->flags & CB_DIRTY) || b->cf != cf) {
+        release(&cache_lock);
+        cache_release(b);
+        acquire(&cache_lock);
+        continue;
+      }
+      dirty_remove(b);
+      b->flags |= CB_WRITING;
+      v[n++] = b;
+    }
+    release(&cache_lock);
+    if (write_batch(v, n, sync ? WB_FSYNC : WB_DELAYED, true) < 0) {
+      ret = -EIO;
+      if (sync) {
+        acquire(&cache_lock);
+        break;                /* the failed blocks are dirty again: do not loop on them */
+      }
+    }
+    *written += n;
+    acquire(&cache_lock);
+  }
+  return ret;
+}
+
+/* Writes a block the caller holds locked, now. */
+static int write_locked(struct cblock *b, enum wbclass cls)
+{
+  acquire(&cache_lock);
+  if (!b->hashed) {
+    release(&cache_lock);
+    return 0;                 /* dropped (its file was deleted): nothing to keep */
+  }
+  dirty_remove(b);
+  b->flags |= CB_WRITING;
+  release(&cache_lock);
+  return write_batch(&b, 1, cls, false);
+}
+
+/* --- settings ----------------------------------------------------------------------------- */
+
+static const char *policy_names[] = { "delay", "through", "asap" };
+
+static void get_policy(char *out, int len) { snprintf(out, len, "%s", policy_names[cache_policy]); }
+
+static int set_policy(const char *v)
+{
+  for (uint32_t i = 0; i < NELEM(policy_names); i++)
+    if (strcmp(v, policy_names[i]) == 0) {
+      cache_policy = i;
+      if (i != WP_DELAY)
+        cache_schedule_old(0, 0);   /* what waits now goes out as the new policy would */
+      return 0;
+    }
+  return -EINVAL;
+}
+
+static void get_limit(char *out, int len) { snprintf(out, len, "%u", cache_limit); }
+
+/* Lowering the limit gives frames back: clean blocks at once, dirty ones once written. */
+static int set_limit(const char *v)
+{
+  uint32_t n;
+  if (parse_uint(v, &n) < 0 || n < CACHE_MIN_BLOCKS || n > CACHE_MAX_BLOCKS)
+    return -EINVAL;
+  acquire(&cache_lock);
+  cache_limit = n;
+  uint32_t excess = nframes_held > n ? nframes_held - n : 0;
+  for (struct cblock *b = lru.next, *next; b != &lru && excess > 0; b = next) {
+    next = b->next;
+    if (b->refcnt > 0 || (b->flags & CB_WRITING))
+      continue;
+    if (b->flags & CB_DIRTY) {
+      b->flags |= CB_RECYCLE;
+      schedule(b);
+    } else {
+      forget(b);
+    }
+    excess--;
+  }
+  give_back();
+  release(&cache_lock);
+  return 0;
+}
+
+static const struct setting policy_setting = {
+  "fs.write_policy", "delay: write back later; through: write() waits for the disk; asap: at once, not waiting",
+  0, 0, 0, get_policy, set_policy,
+};
+static const struct setting limit_setting = {
+  "fs.cache_blocks", "most 4 KB blocks the file cache may hold (lowering it gives frames back)",
+  0, CACHE_MIN_BLOCKS, CACHE_MAX_BLOCKS, get_limit, set_limit,
+};
 
 /* --- the interface ----------------------------------------------------------------------- */
 
@@ -138,8 +512,11 @@ void cache_init(void)
   initlock(&cache_lock, "cache");
   list_init(&lru);
   list_init(&freelist);
-  for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++)
+  list_init(&spare);
+  for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++) {
     initsleeplock(&blocks[i].lock, "cblock");
+    list_append(&spare, &blocks[i]);
+  }
   cache_limit = cmdline_get_uint("fs.cache_blocks", CACHE_DEFAULT_BLOCKS);
   if (cache_limit < CACHE_MIN_BLOCKS || cache_limit > CACHE_MAX_BLOCKS) {
     uint32_t want = cache_limit;
@@ -147,14 +524,33 @@ void cache_init(void)
     kprintf("fs: fs.cache_blocks=%u is out of range [%u, %u]; using %u\n", want,
             CACHE_MIN_BLOCKS, CACHE_MAX_BLOCKS, cache_limit);
   }
+  const char *pol = cmdline_get("fs.write_policy", "delay");
+  if (set_policy(pol) < 0)
+    kprintf("fs: fs.write_policy=%s is not one of delay, through, asap; using delay\n", pol);
   uint64_t nb = disk_present() ? disk_sectors() / FS_SECTORS_PER_BLOCK : 0;
   disk_nblocks = nb > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)nb;
-  stat_register("fs.cache.blocks", &st_blocks);
+  setting_register(&limit_setting);
+  setting_register(&policy_setting);
+  stat_register("fs.cache.blocks", &nframes_held);
   stat_register("fs.cache.limit", &cache_limit);
+  stat_register("fs.cache.dirty", &st_dirty);
   stat_register("fs.cache.hits", &st_hits);
   stat_register("fs.cache.misses", &st_misses);
   stat_register("fs.disk.reads", &st_reads);
   stat_register("fs.disk.writes", &st_writes);
+  stat_register("fs.disk.writes.data", &st_writes_data);
+  stat_register("fs.disk.writes.meta", &st_writes_meta);
+  stat_register("fs.disk.flushes", &st_flushes);
+  stat_register("fs.writebacks.delayed", &st_wb_delayed);
+  stat_register("fs.writebacks.recycled", &st_wb_recycled);
+  stat_register("fs.writebacks.fsync", &st_wb_fsync);
+  stat_register("fs.writebacks.errors", &st_wb_errors);
+}
+
+void cache_set_desc_range(uint32_t lo, uint32_t hi)
+{
+  desc_lo = lo;
+  desc_hi = hi;
 }
 
 struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
@@ -170,14 +566,27 @@ struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
       acquiresleep(&b->lock);
       if (b->hashed)
         return b;
-      /* Its holder gave up on it (a failed read or write) while we waited: start over. */
+      /* Its holder gave up on it (a failed read, a deleted file) while we waited. */
       cache_release(b);
       acquire(&cache_lock);
       continue;
     }
     b = cache_alloc_block();
     if (!b) {
-      /* Every block is held or dirty: wait for a release. */
+      /* No clean block anywhere: write the least recently used dirty one ourselves. */
+      struct cblock *v = 0;
+      for (struct cblock *c = lru.next; c != &lru && !v; c = c->next)
+        if (c->refcnt == 0 && (c->flags & CB_DIRTY) && !(c->flags & CB_WRITING))
+          v = c;
+      if (v) {
+        take_for_write(v);
+        v->flags |= CB_RECYCLE;
+        release(&cache_lock);
+        write_batch(&v, 1, WB_RECYCLED, true);
+        acquire(&cache_lock);
+        continue;
+      }
+      /* Every block is held or being written: wait for a release. */
       waiters++;
       sleep(&waiters, &cache_lock);
       waiters--;
@@ -193,8 +602,7 @@ struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
     touch(b);
     st_misses++;
     release(&cache_lock);
-    /* Nobody can hold it: an unreferenced block's lock is always free. */
-    acquiresleep(&b->lock);
+    acquiresleep(&b->lock);   /* nobody can hold it: free at once */
     return b;
   }
 }
@@ -226,35 +634,30 @@ void cache_assign(struct cblock *b, uint32_t diskaddr)
   b->flags |= CB_VALID;
 }
 
-/* Writes a locked dirty block to its disk address. */
-static int writeback(struct cblock *b)
+int cache_dirty(struct cblock *b)
 {
-  if (b->diskaddr == 0 || b->diskaddr >= disk_nblocks) {
-    kprintf("fs: write of block %u, outside the disk\n", b->diskaddr);
-    return -EIO;
-  }
-  frame_set_busy(b->frame);
-  int r = disk_rw(DISK_WRITE, (uint64_t)b->diskaddr * FS_SECTORS_PER_BLOCK, b->data, FS_BSIZE);
-  frame_clear_busy(b->frame);
-  st_writes++;
-  if (r < 0) {
-    kprintf("fs: disk write error at block %u (file %u, block %u)\n", b->diskaddr, b->fileid,
-            b->blockno);
-    acquire(&cache_lock);
-    forget(b);
+  KASSERT(holdingsleep(&b->lock) && (b->flags & CB_VALID));
+  if (cache_policy == WP_THROUGH)
+    return write_locked(b, WB_FSYNC);
+  acquire(&cache_lock);
+  if (!b->hashed) {
     release(&cache_lock);
-    return -EIO;
+    return 0;
   }
-  b->flags &= ~CB_DIRTY;
+  if (dirty_add(b) < 0) {
+    release(&cache_lock);
+    return write_locked(b, WB_FSYNC);   /* no room to remember it: write it now */
+  }
+  if (cache_policy == WP_ASAP && cache_have_cleaners)
+    schedule(b);
+  release(&cache_lock);
   return 0;
 }
 
-int cache_write(struct cblock *b)
+int cache_write_now(struct cblock *b)
 {
   KASSERT(holdingsleep(&b->lock) && (b->flags & CB_VALID));
-  b->flags |= CB_DIRTY;
-  /* Write-through: a later version returns here and lets the cleaner write it. */
-  return writeback(b);
+  return write_locked(b, WB_FSYNC);
 }
 
 void cache_release(struct cblock *b)
@@ -263,10 +666,15 @@ void cache_release(struct cblock *b)
   acquire(&cache_lock);
   b->refcnt--;
   if (b->refcnt == 0) {
-    if (!b->hashed)
+    if (!b->hashed) {
+      b->flags = 0;
       list_append(&freelist, b);
-    else if (!(b->flags & CB_VALID))
+      give_back();
+    } else if (!(b->flags & CB_VALID)) {
       forget(b);            /* never filled (a failed read): nothing worth keeping */
+    } else if ((b->flags & CB_RECYCLE) && !(b->flags & CB_DIRTY)) {
+      forget(b);            /* written because it reached the LRU head: free it */
+    }
     if (waiters)
       wakeup(&waiters);
   }
@@ -277,6 +685,7 @@ void cache_discard(struct cblock *b)
 {
   acquire(&cache_lock);
   if (b->hashed) {
+    dirty_remove(b);
     hash_remove(b);
     list_remove(b);
   }
@@ -302,31 +711,54 @@ struct cblock *cache_read_dev(uint32_t diskaddr, int *err)
 void cache_invalidate(uint32_t fileid, uint32_t blockno)
 {
   acquire(&cache_lock);
-  struct cblock *b = lookup(fileid, blockno);
-  if (b)
-    forget(b);
+  for (;;) {
+    struct cblock *b = lookup(fileid, blockno);
+    if (b && (b->flags & CB_WRITING)) {
+      sleep(b, &cache_lock);
+      continue;
+    }
+    if (b)
+      forget(b);
+    break;
+  }
   release(&cache_lock);
+}
+
+/* Syncs one file entry; cache_lock held. */
+static int sync_cf(struct cfile *cf, uint32_t maxseq)
+{
+  while (cf->cleaning)
+    sleep(cf, &cache_lock);
+  cf->cleaning = true;
+  int written = 0;
+  int err = clean_file(cf, true, maxseq, &written);
+  cf->cleaning = false;
+  wakeup(cf);
+  enqueue(cf);                /* blocks it left scheduled go to the cleaners again */
+  return err;
 }
 
 int cache_sync_file(uint32_t fileid)
 {
   int err = 0;
   acquire(&cache_lock);
-  struct cblock *b = lru.next;
-  while (b != &lru) {
-    if ((b->flags & CB_DIRTY) && (fileid == ALL_FILES || b->fileid == fileid)) {
-      b->refcnt++;
-      release(&cache_lock);
-      acquiresleep(&b->lock);
-      if (b->hashed && (b->flags & CB_DIRTY) && writeback(b) < 0)
+  uint32_t maxseq = dirtyseq;
+  if (fileid != ALL_FILES) {
+    struct cfile *cf = cf_find(fileid, false);
+    if (cf && cf->ndirty > 0)
+      err = sync_cf(cf, maxseq);
+    release(&cache_lock);
+    return err;
+  }
+  /* Data first, then the metadata that points at it. */
+  for (int pass = 0; pass < 2; pass++) {
+    for (int i = 0; i < NCFILE; i++) {
+      struct cfile *cf = &cfiles[i];
+      if (!cf->used || cf->ndirty == 0 || (cf->fileid == CACHE_DEV) != (pass == 1))
+        continue;
+      if (sync_cf(cf, maxseq) < 0)
         err = -EIO;
-      cache_release(b);
-      /* The list may have changed while we slept: rescan (the block written is clean). */
-      acquire(&cache_lock);
-      b = lru.next;
-      continue;
     }
-    b = b->next;
   }
   release(&cache_lock);
   return err;
@@ -357,4 +789,80 @@ bool cache_copy_out_oldest(uint32_t fileid, uint32_t blockno, void *dst)
   }
   release(&cache_lock);
   return hit;
+}
+
+int cache_flush_disk(void)
+{
+  acquire(&cache_lock);
+  st_flushes++;
+  release(&cache_lock);
+  return disk_rw(DISK_FLUSH, 0, 0, 0);
+}
+
+uint32_t cache_ndirty(void)
+{
+  return st_dirty;
+}
+
+void cache_set_name(uint32_t fileid, const char *name)
+{
+  acquire(&cache_lock);
+  struct cfile *cf = cf_find(fileid, true);
+  if (cf) {
+    size_t n = strlen(name);
+    if (n >= sizeof(cf->name))
+      name += n - (sizeof(cf->name) - 1);     /* the end of a long path says more */
+    memcpy(cf->name, name, MIN(n, sizeof(cf->name) - 1) + 1);
+  }
+  release(&cache_lock);
+}
+
+int cache_take_error(uint32_t fileid)
+{
+  acquire(&cache_lock);
+  struct cfile *cf = cf_find(fileid, false);
+  int err = cf ? cf->err : 0;
+  if (cf)
+    cf->err = 0;
+  release(&cache_lock);
+  return err;
+}
+
+void cache_schedule_old(uint32_t delay_ms, uint32_t desc_delay_ms)
+{
+  acquire(&cache_lock);
+  uint32_t now = uptime_ms();
+  for (int i = 0; i < NCFILE; i++) {
+    struct cfile *cf = &cfiles[i];
+    if (!cf->used || cf->ndirty == 0)
+      continue;
+    for (struct cblock *b = cf->dhead; b; b = b->dnext) {
+      if (b->flags & CB_SCHED)
+        continue;
+      bool desc = b->fileid == CACHE_DEV && b->blockno >= desc_lo && b->blockno < desc_hi;
+      if (now - b->modified >= (desc ? desc_delay_ms : delay_ms))
+        schedule(b);
+    }
+    enqueue(cf);              /* also files whose scheduled blocks were held last time */
+  }
+  release(&cache_lock);
+}
+
+int cache_clean_next(void)
+{
+  acquire(&cache_lock);
+  while (!qhead)
+    sleep(&qhead, &cache_lock);
+  struct cfile *cf = qhead;
+  qhead = cf->qnext;
+  if (!qhead)
+    qtail = 0;
+  cf->queued = false;
+  cf->cleaning = true;
+  int written = 0;
+  clean_file(cf, false, 0, &written);
+  cf->cleaning = false;
+  wakeup(cf);
+  release(&cache_lock);
+  return written;
 }

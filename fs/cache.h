@@ -1,25 +1,36 @@
-/* The block cache (Sprite thesis ch. 3).
+/* The block cache (Sprite thesis ch. 3.2 and 3.5): 4 KB blocks, delayed write.
  *
- * Blocks are 4 KB and named virtually: a file's data block by (file id, logical block
- * number), so a hit needs no block map; blocks that belong to no file (the superblock, the
- * bitmap, descriptors, indirect blocks) by the device file id CACHE_DEV and their disk
- * address. Each cached block's data is one core-map frame of POOL_CACHE, whose owner field
- * points back at the block header.
+ * Blocks are named virtually: a file's data block by (file id, logical block number), so a
+ * hit needs no block map; blocks that belong to no file (the superblock, the bitmap,
+ * descriptors, indirect blocks) by the device file id CACHE_DEV and their disk address. A
+ * hash table of chains finds a block in O(1) whatever the cache size. Each block's data is
+ * one core-map frame of POOL_CACHE (owner: the block header), taken from the frame
+ * allocator when the cache grows and given back when fs.cache_blocks is lowered; headers
+ * without a frame wait on a spare list.
  *
- * Lists: every block that has an identity (is in the hash table) is on the LRU list, kept in
- * perfect LRU order (moved to the tail, with the time, on every access); blocks that hold a
- * frame but no identity are on the free list. A new identity takes a block from the free
- * list, else grows the cache by a frame while under its size limit, else takes the least
- * recently used block that nobody holds and that is clean (cache_alloc_block, the one place
- * a later negotiation with the VM plugs in).
+ * Lists (thesis Figure 3-1):
+ *   LRU list     every block with an identity, in perfect LRU order: moved to the tail,
+ *                with the time, on every access. Written-back blocks stay where they are.
+ *   free list    blocks with a frame but no identity; taken first.
+ *   dirty list   per file (struct cfile): every dirty block of that file.
+ *   dirty files  a queue of the files that have blocks scheduled for write-back, served by
+ *                the block cleaners (fs/cleaner.c), one cleaner per file at a time.
  *
- * Locking: a spinlock guards the hash table, the lists and reference counts; each block has
- * a sleeplock held by whoever reads or changes its contents (cache_get returns it locked).
- * While a block is under disk I/O its frame is FRAME_BUSY (the core map's "busy, wait for
- * it"), so the VM and the cache agree on what may not be taken.
+ * A write only dirties the block (fs.write_policy=delay). The cleaner daemon schedules
+ * blocks not modified for fs.writeback_delay seconds (descriptor blocks: fs.desc_delay);
+ * a cleaner writes a file's scheduled blocks with several requests in flight. A block
+ * scheduled because it reached the LRU head for recycling goes to the free list once
+ * clean. A new identity takes a free block, else a new frame while under the limit, else
+ * the least recently used clean block that nobody holds (dirty ones met on the way are
+ * scheduled); when there is no clean block at all, the allocating process writes the
+ * oldest dirty one itself. A block under I/O is never taken.
  *
- * Writing: cache_write marks a block dirty and, in this version, writes it through to disk
- * at once (write-through); the dirty flag and cache_sync_* are where delayed write goes.
+ * Locking: cache_lock (a spinlock) guards the hash table, the lists, reference counts and
+ * flags; each block has a sleeplock held by whoever reads or changes its contents, and by
+ * the writer of a write-back for the whole I/O (so a block changed meanwhile waits, then
+ * is dirty again). A block nobody references has a free sleeplock, so a cleaner may take
+ * it while holding cache_lock. While a block is under disk I/O its frame is FRAME_BUSY
+ * (the core map's "busy, wait for it").
  */
 #ifndef FS_CACHE_H
 #define FS_CACHE_H
@@ -27,43 +38,57 @@
 #include "kernel/sleeplock.h"
 
 #define CACHE_DEV          0u       /* file id of blocks named by disk address */
-#define CACHE_MAX_BLOCKS   4096u    /* headers are a static array: 16 MB of cache at most */
+#define CACHE_MAX_BLOCKS   4096u    /* headers: 16 MB of cache at most */
 #define CACHE_MIN_BLOCKS   16u
 #define CACHE_DEFAULT_BLOCKS 256u
 
-#define CB_VALID 0x1        /* data holds the block's contents */
-#define CB_DIRTY 0x2        /* data differs from the disk */
+#define CB_VALID   0x01     /* data holds the block's contents */
+#define CB_DIRTY   0x02     /* data differs from the disk */
+#define CB_SCHED   0x04     /* scheduled for write-back */
+#define CB_RECYCLE 0x08     /* to the free list once clean (it reached the LRU head) */
+#define CB_WRITING 0x10     /* a write-back holds it */
+
+enum write_policy { WP_DELAY, WP_THROUGH, WP_ASAP };
 
 struct frame;
+struct cfile;
 
 struct cblock {
   uint32_t fileid;          /* CACHE_DEV, or a descriptor number */
   uint32_t blockno;         /* logical block in the file, or disk address for CACHE_DEV */
   uint32_t diskaddr;        /* where it lives on disk; 0 until known */
-  uint32_t flags;           /* CB_VALID, CB_DIRTY */
+  uint32_t flags;           /* CB_* */
   int refcnt;               /* holders (and waiters for the sleeplock) */
   bool hashed;              /* has an identity: in the hash table and on the LRU list */
   uint32_t lastref;         /* ms since boot of the last access */
+  uint32_t modified;        /* ms since boot of the last change (while dirty) */
+  uint32_t dirtyseq;        /* when it became dirty, in dirtyings: bounds a sync's work */
   struct sleeplock lock;
-  struct frame *frame;      /* 0 while the header is unused */
+  struct frame *frame;      /* 0 while the header is spare */
   uint8_t *data;            /* the frame's kernel address */
   struct cblock *hnext;     /* hash chain */
-  struct cblock *prev, *next;   /* LRU list or free list */
+  struct cblock *prev, *next;   /* LRU list, free list or spare list */
+  struct cblock *dprev, *dnext; /* the file's dirty list */
+  struct cfile *cf;         /* the file whose dirty list holds it */
 };
 
 void cache_init(void);
+/* Descriptor blocks [lo, hi) are written after fs.desc_delay instead of fs.writeback_delay. */
+void cache_set_desc_range(uint32_t lo, uint32_t hi);
 
 /* Returns the block (fileid, blockno), locked and referenced. It may not be valid yet: the
- * caller then fills it (cache_fill, or cache_assign after writing all of data). Sleeps when
- * every block is in use. */
+ * caller then fills it (cache_fill, or cache_assign after writing all of data). */
 struct cblock *cache_get(uint32_t fileid, uint32_t blockno);
 /* Reads a locked, invalid block from diskaddr. 0 or -EIO (the block stays invalid). */
 int cache_fill(struct cblock *b, uint32_t diskaddr);
 /* The caller has put the block's full contents in b->data: it is valid, at diskaddr. */
 void cache_assign(struct cblock *b, uint32_t diskaddr);
-/* Marks a locked, valid block dirty and (write-through, for now) writes it. 0 or -EIO; on
- * failure the block loses its identity, so a later read sees what the disk holds. */
-int cache_write(struct cblock *b);
+/* The caller changed a locked, valid block: under the write policy it is dirty (delay),
+ * scheduled at once (asap) or written before returning (through: 0 or -EIO). */
+int cache_dirty(struct cblock *b);
+/* Writes a locked, valid block now, whatever the policy (the superblock, a new indirect
+ * block's zeroes). 0 or -EIO; on failure it stays dirty. */
+int cache_write_now(struct cblock *b);
 /* Unlocks and drops the reference. */
 void cache_release(struct cblock *b);
 /* Like cache_release, but the contents are not to be trusted: the block loses its identity. */
@@ -72,15 +97,36 @@ void cache_discard(struct cblock *b);
 /* A device block (superblock, bitmap, descriptors, indirect), locked and valid; 0 with
  * *err = -EIO when it cannot be read. */
 struct cblock *cache_read_dev(uint32_t diskaddr, int *err);
-/* A freed block's cached copy is dropped (a truncated file's blocks, a freed indirect). */
+/* A freed block's cached copy is dropped, dirty or not, without writing it (waits for a
+ * write-back in flight, so the disk block is quiet before it can be handed out again). */
 void cache_invalidate(uint32_t fileid, uint32_t blockno);
 
 /* For the VM's demand loading (no double caching): when (fileid, blockno) is cached and
  * valid, copies it to dst, makes it the oldest block (the next to go) and returns true. */
 bool cache_copy_out_oldest(uint32_t fileid, uint32_t blockno, void *dst);
 
-/* Writes every dirty block of the file (CACHE_DEV: device blocks), or of all files.
- * 0, or -EIO when some write failed. */
+/* Writes every block of the file (CACHE_DEV: device blocks) that was dirty when called,
+ * or of all files, and waits. 0, or -EIO when some write failed. */
 int cache_sync_file(uint32_t fileid);
 int cache_sync_all(void);
+/* Asks the disk to put what it has been given on stable storage (virtio flush). */
+int cache_flush_disk(void);
+uint32_t cache_ndirty(void);
+
+/* The file's name for messages about it (a failed write-back names it on the console). */
+void cache_set_name(uint32_t fileid, const char *name);
+/* The error of a failed write-back of the file since the last call (0 or -EIO), cleared. */
+int cache_take_error(uint32_t fileid);
+
+/* For the cleaner daemon and threads (fs/cleaner.c). */
+void cache_schedule_old(uint32_t delay_ms, uint32_t desc_delay_ms);
+/* Waits for a file with scheduled blocks and writes them; returns blocks written. */
+int cache_clean_next(void);
+extern bool cache_have_cleaners;
+/* fs/cleaner.c: settings and boot keys first, threads once the disk is mounted. */
+void cleaner_init(void);
+void cleaner_start(void);    /* set once cleaner threads run: someone serves the queue */
+extern uint32_t cache_policy;       /* enum write_policy (fs.write_policy) */
+/* fs/inode.c: takes the clean mark off the disk before the cache writes to it after a sync. */
+void fs_dirtying(void);
 #endif

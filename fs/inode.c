@@ -1,15 +1,19 @@
 /* Mounting, block and descriptor allocation, in-memory inodes, the block map, and reading and
  * writing file contents. Locking rules are at the top of fs/internal.h.
  *
- * Every change is written through the cache to disk before the call returns, in an order
- * that a crash can only turn into a leak (an allocated block or descriptor nobody names),
- * never into two owners for one block: the bitmap before the pointer, the new descriptor
- * before the directory entry, the cleared pointers before the freed bits.
+ * Changes go into cache blocks that the cleaners write back later (fs/cache.h), in no
+ * particular order; a crash can therefore leave any mix of old and new blocks. Two rules
+ * keep that mix repairable: a new indirect block is written (zeroed) before anything can
+ * point at it, so a pointer on disk never leads into stale pointers; and the superblock
+ * says "not clean" on disk before the first change after a sync, so the next mount knows
+ * to repair (fs/repair.c: bitmap rebuilt, link counts, sizes and block counts fixed).
  */
 #include "fs/internal.h"
 #include "fs/fs.h"
 #include "fs/file.h"
 #include "kernel/klib.h"
+#include "kernel/sysctl.h"
+#include "kernel/cmdline.h"
 #include "kernel/spinlock.h"
 #include "kernel/proc.h"
 #include "kernel/time.h"
@@ -17,6 +21,13 @@
 #include "kernel/power.h"
 #include "kernel/syscall.h"
 #include "drivers/disk.h"
+
+/* Blocks kept free for the VM's backing files (fs.backing_reserve); set at mount. */
+static uint32_t backing_reserve;
+static const struct setting backing_reserve_setting = {
+  "fs.backing_reserve", "disk blocks only backing files (/swap) may use, so a full disk can still start programs",
+  &backing_reserve, 0, 1u << 20, 0, 0,
+};
 
 _Static_assert(FS_T_FILE == T_FILE && FS_T_DIR == T_DIR, "layout.h and uapi/stat.h agree");
 _Static_assert(FS_NAME_MAX == DIRNAME_MAX, "name length agrees with uapi/stat.h");
@@ -55,12 +66,14 @@ static int sb_write(uint32_t clean)
     return err;
   memset(b->data, 0, FS_BSIZE);
   memcpy(b->data, &copy, sizeof(copy));
-  err = cache_write(b);
+  err = cache_write_now(b);
   cache_release(b);
   return err;
 }
 
-/* The disk says "cleanly unmounted" only between a sync and the next change. */
+/* The disk says "cleanly unmounted" from a sync until the next block is written to it: the
+ * cache calls this before it writes anything but the superblock itself. Changes still only
+ * in memory leave the mark true, since the disk as it stands is consistent. */
 void fs_dirtying(void)
 {
   if (!sb_clean_on_disk)
@@ -71,54 +84,54 @@ void fs_dirtying(void)
   releasesleep(&sb_lock);
 }
 
+/* Files unlinked while still open: their descriptors are on disk with no name, and only
+ * the last close frees them, so a disk with any is not clean. */
+static bool have_orphans(void)
+{
+  bool found = false;
+  acquire(&icache.lock);
+  for (int i = 0; i < NINODE && !found; i++) {
+    struct inode *ip = &icache.inode[i];
+    found = ip->ref > 0 && ip->valid && ip->d.nlink == 0 && ip->d.type != FS_T_FREE;
+  }
+  release(&icache.lock);
+  return found;
+}
+
+/* Everything dirty goes to the disk and onto its stable storage; then, if nothing was
+ * changed meanwhile, nothing failed and no unlinked file is still open, the clean mark
+ * (thesis 3.6). */
 void fs_sync(void)
 {
   if (fs_sb.magic != FS_MAGIC)
     return;                     /* never mounted */
-  cache_sync_all();
+  int err = cache_sync_all();
+  if (cache_flush_disk() < 0)
+    err = -EIO;
   acquiresleep(&sb_lock);
-  if (sb_write(1) == 0)
-    sb_clean_on_disk = true;
-  else
-    kprintf("fs: could not mark the disk clean\n");
+  if (err == 0 && cache_ndirty() == 0 && !sb_clean_on_disk && !have_orphans()) {
+    if (sb_write(1) == 0 && cache_flush_disk() == 0)
+      sb_clean_on_disk = true;
+    else
+      kprintf("fs: could not mark the disk clean\n");
+  }
   releasesleep(&sb_lock);
 }
 
-/* After a crash the superblock's free counts cannot be trusted: count the real ones. */
-static void recount(void)
+int fs_fsync(struct inode *ip)
 {
-  uint32_t free_blocks = 0, free_descs = 0;
-  int err;
-  for (uint32_t i = 0; i < fs_sb.bitmap_blocks; i++) {
-    struct cblock *b = cache_read_dev(fs_sb.bitmap_start + i, &err);
-    if (!b) {
-      kprintf("fs: cannot read the bitmap\n");
-      machine_poweroff(1);
-    }
-    uint32_t first = i * FS_BITS_PER_BLOCK;
-    for (uint32_t bit = 0; bit < FS_BITS_PER_BLOCK; bit++) {
-      uint32_t blk = first + bit;
-      if (blk >= fs_sb.data_start && blk < fs_sb.nblocks && !fs_bit_get(b->data, bit))
-        free_blocks++;
-    }
-    cache_release(b);
-  }
-  for (uint32_t i = 0; i < fs_sb.desc_blocks; i++) {
-    struct cblock *b = cache_read_dev(fs_sb.desc_start + i, &err);
-    if (!b) {
-      kprintf("fs: cannot read the descriptor area\n");
-      machine_poweroff(1);
-    }
-    for (uint32_t j = 0; j < FS_DESCS_PER_BLOCK; j++) {
-      uint32_t inum = i * FS_DESCS_PER_BLOCK + j;
-      const struct fs_desc *d = (const struct fs_desc *)(b->data + j * FS_DESC_SIZE);
-      if (inum >= 1 && d->type == FS_T_FREE)
-        free_descs++;
-    }
-    cache_release(b);
-  }
-  fs_sb.free_blocks = free_blocks;
-  fs_sb.free_descs = free_descs;
+  int err = cache_sync_file(ip->inum);
+  int e;
+  uint32_t parent = ip->parent;
+  if (parent && (e = cache_sync_file(parent)) < 0)
+    err = e;
+  if ((e = cache_sync_file(CACHE_DEV)) < 0)
+    err = e;
+  if ((e = cache_flush_disk()) < 0)
+    err = e;
+  if ((e = cache_take_error(ip->inum)) < 0)
+    err = e;
+  return err;
 }
 
 void fs_init(void)
@@ -127,6 +140,7 @@ void fs_init(void)
   initsleeplock(&alloc_lock, "fsalloc");
   initsleeplock(&sb_lock, "superblock");
   cache_init();
+  cleaner_init();
   iinit();
   fileinit();
   if (!disk_present()) {
@@ -148,9 +162,10 @@ void fs_init(void)
     machine_poweroff(1);
   }
   fs_sb = sb;
+  cache_set_desc_range(fs_sb.desc_start, fs_sb.desc_start + fs_sb.desc_blocks);
   if (!fs_sb.clean) {
-    kprintf("fs: the disk was not cleanly unmounted; counting free blocks and descriptors\n");
-    recount();
+    kprintf("fs: the disk was not cleanly unmounted; repairing it\n");
+    fs_repair();
   }
   brotor = fs_sb.data_start;
   drotor = FS_ROOT_DESC + 1;
@@ -167,9 +182,12 @@ void fs_init(void)
   }
   iunlockput(root);
   st_data_blocks = fs_sb.nblocks - fs_sb.data_start;
+  backing_reserve = cmdline_get_uint("fs.backing_reserve", MIN(MAX(128u, st_data_blocks / 32), 2048u));
+  setting_register(&backing_reserve_setting);
   stat_register("fs.disk.blocks.free", &fs_sb.free_blocks);
   stat_register("fs.disk.blocks.total", &st_data_blocks);
   stat_register("fs.disk.descriptors.free", &fs_sb.free_descs);
+  cleaner_start();
   kprintf("fs: mounted %u MB: %u of %u blocks free, %u descriptors free\n",
           fs_sb.nblocks / (1024 * 1024 / FS_BSIZE), fs_sb.free_blocks, st_data_blocks,
           fs_sb.free_descs);
@@ -177,17 +195,22 @@ void fs_init(void)
 
 /* --- blocks ------------------------------------------------------------------------------ */
 
-/* Allocates a block in the bitmap: 0 and *addr, or -ENOSPC / -EIO. */
-static int balloc(uint32_t *addr)
+
+/* Allocates a block in the bitmap, the first free one at or after hint (0: where the last
+ * search ended): 0 and *addr, or -ENOSPC / -EIO. */
+static int balloc(uint32_t hint, uint32_t *addr, bool backing)
 {
-  fs_dirtying();
   acquiresleep(&alloc_lock);
-  if (fs_sb.free_blocks == 0) {
+  /* The last backing_reserve blocks are for backing files only: a full disk must still let
+   * the VM start a process, or nobody could run `rm` to free space. */
+  if (fs_sb.free_blocks == 0 || (!backing && fs_sb.free_blocks <= backing_reserve)) {
     releasesleep(&alloc_lock);
     return -ENOSPC;
   }
   uint32_t nbm = fs_sb.bitmap_blocks;
-  uint32_t start = brotor < fs_sb.nblocks ? brotor : fs_sb.data_start;
+  uint32_t start = hint >= fs_sb.data_start && hint < fs_sb.nblocks ? hint : brotor;
+  if (start < fs_sb.data_start || start >= fs_sb.nblocks)
+    start = fs_sb.data_start;
   uint32_t sbi = start / FS_BITS_PER_BLOCK;
   /* One pass from the rotor to the end, then wrap round to the rotor's own block. */
   for (uint32_t k = 0; k <= nbm; k++) {
@@ -214,12 +237,16 @@ static int balloc(uint32_t *addr)
         continue;
       }
       fs_bit_set(b->data, (uint32_t)bit);
-      err = cache_write(b);
-      cache_release(b);
+      err = cache_dirty(b);
       if (err < 0) {
+        /* Not on disk (write-through): take it back; the retry writes the old bit. */
+        fs_bit_clear(b->data, (uint32_t)bit);
+        cache_dirty(b);
+        cache_release(b);
         releasesleep(&alloc_lock);
         return err;
       }
+      cache_release(b);
       fs_sb.free_blocks--;
       brotor = blk + 1;
       releasesleep(&alloc_lock);
@@ -244,7 +271,6 @@ static int bfree(uint32_t addr)
   /* Its cached copy (if it held pointers) goes first: once the bit is clear the block may
    * be handed out again and get a new identity. */
   cache_invalidate(CACHE_DEV, addr);
-  fs_dirtying();
   acquiresleep(&alloc_lock);
   int err;
   struct cblock *b = cache_read_dev(fs_bitmap_block(&fs_sb, addr), &err);
@@ -260,25 +286,27 @@ static int bfree(uint32_t addr)
     return -EIO;
   }
   fs_bit_clear(b->data, bit);
-  err = cache_write(b);
+  err = cache_dirty(b);       /* on failure the block stays dirty and is retried */
   cache_release(b);
-  if (err == 0)
-    fs_sb.free_blocks++;
+  fs_sb.free_blocks++;
   releasesleep(&alloc_lock);
   return err;
 }
 
-/* A newly allocated block for ip; zeroed on disk when it will hold pointers. */
+/* A newly allocated block for ip, next to the one it was given last (thesis 3.4); zeroed on
+ * disk at once when it will hold pointers, so no pointer on disk ever leads into stale
+ * ones, whatever order the cleaners write in. */
 static int newblock(struct inode *ip, bool zero, uint32_t *addr)
 {
-  int err = balloc(addr);
+  int err = balloc(ip->lastblk ? ip->lastblk + 1 : 0, addr, ip->backing);
   if (err < 0)
     return err;
+  ip->lastblk = *addr;
   if (zero) {
     struct cblock *b = cache_get(CACHE_DEV, *addr);
     memset(b->data, 0, FS_BSIZE);
     cache_assign(b, *addr);
-    err = cache_write(b);
+    err = cache_write_now(b);
     cache_release(b);
     if (err < 0) {
       bfree(*addr);
@@ -303,7 +331,7 @@ void iinit(void)
  * *inuse is set instead. 0 when the table is full. */
 static struct inode *iget_common(uint32_t inum, bool fresh, bool *inuse)
 {
-  struct inode *empty = 0;
+  struct inode *empty = 0, *same = 0;
   acquire(&icache.lock);
   for (int i = 0; i < NINODE; i++) {
     struct inode *ip = &icache.inode[i];
@@ -317,9 +345,20 @@ static struct inode *iget_common(uint32_t inum, bool fresh, bool *inuse)
       release(&icache.lock);
       return ip;
     }
-    if (!empty && ip->ref == 0)
+    if (ip->ref == 0 && ip->inum == inum && !same)
+      same = ip;
+    else if (ip->ref == 0 && !empty)
       empty = ip;
   }
+  /* An unreferenced slot still holding this descriptor keeps what memory knows of it (its
+   * directory for fsync, where its blocks go), unless the descriptor is new. */
+  if (same && !fresh) {
+    same->ref = 1;
+    release(&icache.lock);
+    return same;
+  }
+  if (same)
+    empty = same;
   if (empty) {
     empty->inum = inum;
     empty->ref = 1;
@@ -327,6 +366,9 @@ static struct inode *iget_common(uint32_t inum, bool fresh, bool *inuse)
     empty->err = 0;
     empty->writers = 0;
     empty->text = 0;
+    empty->lastblk = 0;
+    empty->parent = 0;
+    empty->backing = false;
   }
   release(&icache.lock);
   return empty;
@@ -386,20 +428,18 @@ int iupdate(struct inode *ip)
 {
   if (ip->err)
     return ip->err;
-  fs_dirtying();
   int err;
   struct cblock *b = cache_read_dev(fs_desc_block(&fs_sb, ip->inum), &err);
   if (!b)
     return err;
   memcpy(b->data + fs_desc_offset(ip->inum), &ip->d, sizeof(ip->d));
-  err = cache_write(b);
+  err = cache_dirty(b);
   cache_release(b);
   return err;
 }
 
-struct inode *ialloc(int type, int *errp)
+struct inode *ialloc(int type, uint32_t near, int *errp)
 {
-  fs_dirtying();
   acquiresleep(&alloc_lock);
   if (fs_sb.free_descs == 0) {
     releasesleep(&alloc_lock);
@@ -407,7 +447,10 @@ struct inode *ialloc(int type, int *errp)
     return 0;
   }
   uint32_t nb = fs_sb.desc_blocks;
-  uint32_t start = drotor < fs_sb.ndesc ? drotor : FS_ROOT_DESC + 1;
+  /* Near the directory's own descriptor: one directory's files share descriptor blocks, so
+   * their descriptors go to the disk together (thesis 3.4 and 5). */
+  uint32_t start = near > FS_ROOT_DESC && near < fs_sb.ndesc ? near :
+                   drotor < fs_sb.ndesc ? drotor : FS_ROOT_DESC + 1;
   for (uint32_t k = 0; k <= nb; k++) {
     uint32_t bi = (start / FS_DESCS_PER_BLOCK + k) % nb;
     int err;
@@ -435,7 +478,11 @@ struct inode *ialloc(int type, int *errp)
       memset(d, 0, sizeof(*d));
       d->type = (uint16_t)type;
       d->mtime = fs_now();
-      err = cache_write(b);
+      err = cache_dirty(b);
+      if (err < 0) {
+        memset(d, 0, sizeof(*d));   /* not on disk (write-through): give it back */
+        cache_dirty(b);
+      }
       cache_release(b);
       if (err < 0) {
         releasesleep(&alloc_lock);
@@ -576,7 +623,7 @@ static int slot_get(struct inode *ip, uint32_t ind, uint32_t idx, bool alloc, bo
   b = cache_read_dev(ind, &err);
   if (b) {
     ((uint32_t *)b->data)[idx] = v;
-    err = cache_write(b);
+    err = cache_dirty(b);
     cache_release(b);
   }
   if (err < 0) {
@@ -691,8 +738,8 @@ int writei(struct inode *ip, bool user, uint32_t src, uint32_t off, uint32_t n)
     uint32_t m = MIN(n - tot, FS_BSIZE - boff);
     uint32_t a = 0;
     struct cblock *b = cache_get(ip->inum, lbn);
-    bool hole = false;
-    if (!(b->flags & CB_VALID)) {
+    bool hole = false, was_valid = (b->flags & CB_VALID) != 0;
+    if (!was_valid) {
       if ((err = bmap(ip, lbn, false, &a)) < 0) {
         cache_discard(b);
         break;
@@ -700,6 +747,9 @@ int writei(struct inode *ip, bool user, uint32_t src, uint32_t off, uint32_t n)
       if (a == 0) {
         hole = true;
         memset(b->data, 0, FS_BSIZE);
+        uint32_t prev;
+        if (ip->lastblk == 0 && lbn > 0 && bmap(ip, lbn - 1, false, &prev) == 0 && prev)
+          ip->lastblk = prev;       /* a file opened again grows next to its last block */
       } else if (m < FS_BSIZE) {
         if ((err = cache_fill(b, a)) < 0) {
           cache_release(b);
@@ -711,7 +761,11 @@ int writei(struct inode *ip, bool user, uint32_t src, uint32_t off, uint32_t n)
     }
     /* Copy before allocating, so a bad user pointer costs no disk space. */
     if ((err = either_copyin(user, b->data + boff, src + tot, m)) < 0) {
-      cache_discard(b);
+      /* A failed copy changes nothing; a cached block may hold delayed writes: keep it. */
+      if (was_valid)
+        cache_release(b);
+      else
+        cache_discard(b);
       break;
     }
     if (hole) {
@@ -721,7 +775,9 @@ int writei(struct inode *ip, bool user, uint32_t src, uint32_t off, uint32_t n)
       }
       cache_assign(b, a);
     }
-    err = cache_write(b);
+    /* A directory's new block reaches the disk before its descriptor can name it, so a
+     * crash never shows a directory made of some earlier file's bytes. */
+    err = hole && ip->d.type == FS_T_DIR ? cache_write_now(b) : cache_dirty(b);
     cache_release(b);
     if (err < 0)
       break;

@@ -31,6 +31,9 @@ struct inode {
   int err;                  /* 0, or -EIO: the descriptor is damaged or unreadable */
   int writers;              /* open files that may write it (icache.lock) */
   int text;                 /* processes running it as a program (icache.lock) */
+  uint32_t lastblk;         /* disk block it was last given: the next goes near it */
+  uint32_t parent;          /* directory it was created or renamed in (for fsync), or 0 */
+  bool backing;             /* a VM backing file: may use the blocks kept for them */
   struct fs_desc d;         /* copy of the on-disk descriptor */
 };
 
@@ -40,19 +43,25 @@ extern struct sleeplock ns_lock;
 /* inode.c */
 void iinit(void);
 struct inode *iget(uint32_t inum);          /* 0 when the inode table is full */
-struct inode *ialloc(int type, int *err);   /* a new descriptor, referenced and unlocked */
-int iupdate(struct inode *ip);              /* writes ip->d to disk */
+/* A new descriptor, referenced and unlocked, near descriptor near (its directory's). */
+struct inode *ialloc(int type, uint32_t near, int *err);
+int iupdate(struct inode *ip);              /* puts ip->d in its (dirty) descriptor block */
 int writei(struct inode *ip, bool user, uint32_t src, uint32_t off, uint32_t n);
 int itrunc(struct inode *ip);               /* frees every block: size 0 */
 void istat(struct inode *ip, struct stat *st);
-/* Called before the first change after the disk was marked clean. */
-void fs_dirtying(void);
+/* Puts the file's data, its descriptor, indirect and bitmap blocks, and the directory it was
+ * created in on the disk's stable storage. 0, or -EIO (also for an earlier failed
+ * write-back of the file). ip need not be locked. */
+int fs_fsync(struct inode *ip);
 /* Open-for-writing count, for ETXTBSY. */
 int inode_write_get(struct inode *ip);
 void inode_write_put(struct inode *ip);
 uint32_t fs_now(void);                      /* seconds since boot, for mtime */
 /* The disk block of logical block lbn (0 for a hole unless alloc): 0 or -errno. */
 int inode_bmap(struct inode *ip, uint32_t lbn, bool alloc, uint32_t *addr);
+
+/* repair.c: makes a disk left by a crash consistent (at mount, before any allocation). */
+void fs_repair(void);
 
 /* dir.c */
 /* Looks name up in the locked directory dp: a referenced, unlocked inode or 0 (*err set).

@@ -30,7 +30,11 @@ int sysctl(const char *name, const char *value, char *out, int outlen)
       return -ENOENT;
     char v[64];
     format_value(settings[i], v, sizeof v);
-    snprintf(out, outlen, "%s=%s %s", settings[i]->name, v, settings[i]->description);
+    const struct setting *s = settings[i];
+    if (s->value)
+      snprintf(out, outlen, "%s=%s %s [%u..%u]", s->name, v, s->description, s->min, s->max);
+    else
+      snprintf(out, outlen, "%s=%s %s", s->name, v, s->description);
     return 0;
   }
   for (int i = 0; i < nsettings; i++) {

@@ -4,6 +4,7 @@
  *   fsck IMAGE --cat PATH      the file's bytes on stdout
  *   fsck IMAGE --ls DIR        "TYPE SIZE NAME" per entry ("." and ".." left out)
  *   fsck IMAGE --stat [PATH]   "key value" lines about the file system (or about PATH)
+ *   fsck IMAGE --get PATH DEST copies a file, or a directory tree, out of the image to DEST
  *
  * The check: the superblock; every allocated descriptor (type, size, pointers in range);
  * every block used by exactly one file and marked in the bitmap, and no block marked but
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include "mkfs/image.h"
 
 static struct image im;
@@ -45,7 +48,8 @@ static void usage(FILE *f)
     "usage: fsck IMAGE                check the file system; exit 1 on any problem\n"
     "       fsck IMAGE --cat PATH     print a file's bytes\n"
     "       fsck IMAGE --ls DIR       list a directory: TYPE SIZE NAME per entry\n"
-    "       fsck IMAGE --stat [PATH]  file-system counts, or one file's descriptor\n");
+    "       fsck IMAGE --stat [PATH]  file-system counts, or one file's descriptor\n"
+    "       fsck IMAGE --get PATH DEST copy a file or directory tree out to DEST\n");
 }
 
 static const char *type_name(int t)
@@ -336,6 +340,63 @@ static int do_cat(const char *path)
   return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* Copies descriptor ino to the host path dest (directories recursively). Damage is reported,
+ * never followed: a directory met twice is not entered again. */
+static int get_tree(uint32_t ino, const char *dest, int depth)
+{
+  struct fs_desc *d = img_desc(&im, ino);
+  if (!d || depth > 64) {
+    fprintf(stderr, "fsck: %s: damaged or too deep\n", dest);
+    return 1;
+  }
+  if (d->type == FS_T_FILE) {
+    FILE *f = fopen(dest, "wb");
+    if (!f) {
+      perror(dest);
+      return 1;
+    }
+    static char buf[1 << 16];
+    int r = 0;
+    for (uint64_t off = 0; off < d->size;) {
+      int64_t n = img_pread(&im, ino, off, buf, sizeof(buf));
+      if (n <= 0) {
+        fprintf(stderr, "fsck: %s: %s\n", dest, n < 0 ? im.err : "short file");
+        r = 1;
+        break;
+      }
+      fwrite(buf, 1, (size_t)n, f);
+      off += (uint64_t)n;
+    }
+    return fclose(f) == 0 ? r : 1;
+  }
+  if (d->type != FS_T_DIR) {
+    fprintf(stderr, "fsck: %s: not a file or directory\n", dest);
+    return 1;
+  }
+  if (mkdir(dest, 0777) < 0 && errno != EEXIST) {
+    perror(dest);
+    return 1;
+  }
+  int r = 0;
+  uint32_t size = d->size;
+  struct fs_dirent e;
+  for (uint64_t off = 0; off < size; off += sizeof(e)) {
+    if (img_pread(&im, ino, off, &e, sizeof(e)) != sizeof(e))
+      return 1;
+    if (e.ino == 0 || !fs_dirent_name_ok(&e) || fs_dirent_is(&e, ".") || fs_dirent_is(&e, "..") ||
+        e.ino == ino || !img_desc(&im, e.ino))
+      continue;
+    size_t len = strlen(dest) + strlen(e.name) + 2;
+    char *sub = malloc(len);
+    if (!sub)
+      return 1;
+    snprintf(sub, len, "%s/%s", dest, e.name);
+    r |= get_tree(e.ino, sub, depth + 1);
+    free(sub);
+  }
+  return r;
+}
+
 static int do_ls(const char *path)
 {
   uint32_t ino = resolve(path);
@@ -404,13 +465,14 @@ int main(int argc, char **argv)
   const char *path = argv[1];
   const char *op = argc > 2 ? argv[2] : 0;
   const char *arg = argc > 3 ? argv[3] : 0;
-  int need_arg = op && (strcmp(op, "--cat") == 0 || strcmp(op, "--ls") == 0);
+  int get = op && strcmp(op, "--get") == 0;
+  int need_arg = op && (strcmp(op, "--cat") == 0 || strcmp(op, "--ls") == 0 || get);
   if (op && !need_arg && strcmp(op, "--stat") != 0) {
     fprintf(stderr, "fsck: unknown option %s\n", op);
     usage(stderr);
     return 2;
   }
-  if ((need_arg && !arg) || argc > 4) {
+  if ((need_arg && !arg) || argc > (get ? 5 : 4) || (get && argc != 5)) {
     usage(stderr);
     return 2;
   }
@@ -425,6 +487,8 @@ int main(int argc, char **argv)
     r = do_cat(arg);
   else if (strcmp(op, "--ls") == 0)
     r = do_ls(arg);
+  else if (get)
+    r = get_tree(resolve(arg), argv[4], 0);
   else
     r = do_stat(arg);
   img_close(&im);

@@ -3,7 +3,7 @@
  *   mkfs -o IMAGE -s SIZE_MB [-b BINDIR] [PATH...]
  *
  * The image is sparse: only the blocks in use are written. It holds /bin (every regular file
- * of BINDIR, the user programs), an empty /tmp, and each PATH (a file, or a folder copied
+ * of BINDIR, the user programs), an empty /tmp and /swap (backing files), and each PATH (a file, or a folder copied
  * recursively) at the root under its own name. Any problem is one line on stderr and a
  * non-zero exit, and no half-made image is left behind.
  */
@@ -35,7 +35,7 @@ static void usage(FILE *f)
     "  -b BINDIR  copy every regular file of BINDIR into /bin (the user programs)\n"
     "  -h         this help\n"
     "Each PATH (a file or a folder, copied recursively) goes at the root under its own name.\n"
-    "Names are at most %d bytes. /bin and /tmp always exist.\n", MIN_MB, MAX_MB, FS_NAME_MAX);
+    "Names are at most %d bytes. /bin, /tmp and /swap always exist.\n", MIN_MB, MAX_MB, FS_NAME_MAX);
 }
 
 static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
@@ -261,7 +261,7 @@ int main(int argc, char **argv)
       die("%s: not a regular file or folder", paths[i]);
     names[i] = base_name(paths[i]);
     check_name(names[i], paths[i]);
-    if (strcmp(names[i], "bin") == 0 || strcmp(names[i], "tmp") == 0)
+    if (strcmp(names[i], "bin") == 0 || strcmp(names[i], "tmp") == 0 || strcmp(names[i], "swap") == 0)
       die("name collision: %s would replace /%s", paths[i], names[i]);
     for (int j = 0; j < i; j++)
       if (strcmp(names[i], names[j]) == 0)
@@ -272,7 +272,8 @@ int main(int argc, char **argv)
   if (img_create(&im, image_path, (uint32_t)(mb * (1024 * 1024 / FS_BSIZE))) < 0)
     die("%s", im.err);
   uint32_t bin = img_mkdir(&im, FS_ROOT_DESC, "bin");
-  if (!bin || !img_mkdir(&im, FS_ROOT_DESC, "tmp"))
+  /* /swap holds the VM's backing files; made here so the first process does not have to. */
+  if (!bin || !img_mkdir(&im, FS_ROOT_DESC, "tmp") || !img_mkdir(&im, FS_ROOT_DESC, "swap"))
     die("%s", im.err);
   if (bindir)
     copy_bindir(bin, bindir);

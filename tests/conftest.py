@@ -18,10 +18,15 @@ class Run:
 
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
-         wait_for=None):
-    """Boots once; commands go to the shell after the kernel says it is ready (or, with wait_for,
-    once the guest's output matches that regular expression), then end of input makes the shell exit and the machine
-    power off."""
+         wait_for=None, kill_after=None, keep_input=False):
+    """Boots once; commands go to the shell after the kernel says it is ready, then end of input
+    makes the shell exit and the machine power off.
+
+    wait_for="REGEX": the commands are sent only once the guest's output matches it.
+    kill_after="TEXT": QEMU is killed (a power cut: no sync, no poweroff) as soon as the guest
+    prints TEXT; the run's rc is then 137. Tests order by what the guest prints, never by host
+    sleeps. keep_input: standard input stays open (no end of file), so the shell keeps waiting
+    after the commands instead of powering off; use it with kill_after."""
     args = [sys.executable, str(ROOT / "tools/runqemu.py"), "--mem", str(mem), "--timeout", str(timeout)]
     if disk:
         args += ["--disk", str(disk)]
@@ -31,6 +36,16 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
         args += ["--kernel", str(BUILD / "kernel.elf"), "--append", cmdline]
     if icount:
         args += ["--icount"]
+    if kill_after:
+        args += ["--kill-on", kill_after]
+    if keep_input:
+        p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        p.stdin.write(commands.encode())
+        p.stdin.flush()
+        out = p.stdout.read()          # stdin stays open (no end of file) until QEMU is gone
+        p.stdin.close()
+        p.wait()
+        return Run(out.decode("utf-8", "replace"), p.returncode, disk)
     if wait_for is None:
         p = subprocess.run(args, input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         return Run(p.stdout.decode("utf-8", "replace"), p.returncode, disk)

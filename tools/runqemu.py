@@ -5,7 +5,7 @@ Standard input is held back until the kernel prints "console: ready" (GRUB would
 swallow it), then forwarded byte for byte; its end becomes ^D, end of file for the shell.
 Exit status: 0 when the kernel powered off cleanly, 1 when it powered off reporting a failure
 (a panic, an unusable disk), 2 when QEMU stopped any other way (a triple fault, a crash),
-124 on --timeout.
+124 on --timeout, 137 when --kill-on saw its text (a hard stop: a power cut, no sync).
 """
 import argparse, os, select, shutil, signal, subprocess, sys, termios, threading, time
 
@@ -48,6 +48,7 @@ def main():
     p.add_argument("--icount", action="store_true", help="exact guest time: -icount shift=0")
     p.add_argument("--gdb", type=int, help="wait for gdb on this TCP port")
     p.add_argument("--timeout", type=float, help="kill QEMU after this many seconds")
+    p.add_argument("--kill-on", help="kill QEMU (SIGKILL: a power cut) as soon as the guest prints this text")
     p.add_argument("extra", nargs="*", help="more QEMU arguments (after --)")
     a = p.parse_args()
 
@@ -68,14 +69,22 @@ def main():
 
     q = subprocess.Popen(qemu_command(a), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     ready = threading.Event()
+    killed = threading.Event()
+    kill_on = a.kill_on.encode() if a.kill_on else None
 
     def pump_output():
         seen = b""
+        tail = b""
         out = sys.stdout.buffer
         while True:
             data = q.stdout.read1(4096) if hasattr(q.stdout, "read1") else os.read(q.stdout.fileno(), 4096)
             if not data:
                 break
+            if kill_on and not killed.is_set():
+                tail = (tail + data)[-(len(kill_on) + 4096):]
+                if kill_on in tail:
+                    q.kill()            # first, so the guest runs no further than it must
+                    killed.set()
             out.write(data)
             out.flush()
             if not ready.is_set():
@@ -119,6 +128,9 @@ def main():
         if saved:
             termios.tcsetattr(0, termios.TCSANOW, saved)
     out_t.join(2)
+    if killed.is_set():
+        sys.stderr.write("\nrunqemu: killed QEMU on %r\n" % a.kill_on)
+        return 137
     if timed_out:
         sys.stderr.write("\nrunqemu: timed out after %g s\n" % a.timeout)
         return 124

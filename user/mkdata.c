@@ -1,8 +1,9 @@
-/* mkdata FILE BYTES [SEED]: writes BYTES (suffix K or M for 1024s) deterministic
+/* mkdata [-s] FILE BYTES [SEED]: writes BYTES (suffix K or M for 1024s) deterministic
  * pseudo-random bytes to FILE ("-" for stdout). The same size and seed always give the same
  * content, so a test can compare cksum output with a value computed on the host:
  * the bytes are successive xorshift32 states (x ^= x<<13; x ^= x>>17; x ^= x<<5; starting
- * from SEED, default 1, 0 meaning 1), each stored little-endian, cut to BYTES. */
+ * from SEED, default 1, 0 meaning 1), each stored little-endian, cut to BYTES. With -s the
+ * file is fsync'ed before it is closed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,14 @@ static int parse_size(const char *s, unsigned *out)
 int main(int argc, char **argv)
 {
   unsigned size, seed = 1;
+  int dosync = argc > 1 && strcmp(argv[1], "-s") == 0;
+  if (dosync) {
+    argv++;
+    argc--;
+  }
   if (argc < 3 || argc > 4 || parse_size(argv[2], &size) < 0 ||
       (argc == 4 && parse_size(argv[3], &seed) < 0)) {
-    fprintf(stderr, "usage: mkdata FILE BYTES[K|M] [SEED]\n");
+    fprintf(stderr, "usage: mkdata [-s] FILE BYTES[K|M] [SEED]\n");
     return 1;
   }
   if (seed == 0)
@@ -57,6 +63,10 @@ int main(int argc, char **argv)
       return 1;
     }
     size -= n;
+  }
+  if (dosync && fsync(fd) < 0) {
+    fprintf(stderr, "mkdata: fsync %s: %s\n", argv[1], strerror(errno));
+    return 1;
   }
   if (fd != 1 && close(fd) < 0) {
     fprintf(stderr, "mkdata: %s: %s\n", argv[1], strerror(errno));

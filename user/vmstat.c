@@ -1,15 +1,46 @@
 /* vmstat [NAME...]: prints the kernel counters, one "name value" per line; with names,
- * just the value of each. */
+ * just the value of each.
+ * vmstat -w NAME VALUE [SECONDS]: waits (default 60 s) until the counter has that value, then
+ * prints "NAME VALUE"; exit 1 on timeout. Lets a test wait for the cleaners by the guest's
+ * own account rather than a guess of how long they take. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <errno.h>
 #include <sys.h>
+#include <stdlib.h>
 
 static char buf[16384];
 
+static int wait_for(int argc, char **argv)
+{
+  if (argc < 4) {
+    fprintf(stderr, "usage: vmstat -w NAME VALUE [SECONDS]\n");
+    return 1;
+  }
+  long want = strtol(argv[3], 0, 10);
+  unsigned limit = argc > 4 ? (unsigned)strtol(argv[4], 0, 10) * 1000 : 60000;
+  unsigned t0 = uptime_ms();
+  long v;
+  while ((v = kstat_get(argv[2])) != want) {
+    if (v == -1) {
+      fprintf(stderr, "vmstat: %s: no such counter\n", argv[2]);
+      return 1;
+    }
+    if (uptime_ms() - t0 >= limit) {
+      printf("vmstat: %s is %ld after %u ms, not %ld\n", argv[2], v, limit, want);
+      return 1;
+    }
+    sleep_ms(50);
+  }
+  printf("%s %ld\n", argv[2], v);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc > 1 && strcmp(argv[1], "-w") == 0)
+    return wait_for(argc, argv);
   int n = kstat(buf, sizeof(buf) - 1);
   if (n < 0) {
     fprintf(stderr, "vmstat: %s\n", strerror(errno));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "kernel/uapi/stat.h"
 #include "kernel/proc.h"
+#include "kernel/sysctl.h"
 #include "kernel/sleeplock.h"
 #include "kernel/uapi/errno.h"
 #include "vm/coremap.h"
@@ -139,7 +140,66 @@ uint32_t cmdline_get_uint(const char *key, uint32_t def)
   return def;
 }
 
-static struct { const char *name; const uint32_t *value; } stats[64];
+const char *cmdline_get(const char *key, const char *def)
+{
+  static char val[64];
+  const char *s = getenv("KFS_CMDLINE");
+  size_t kl = strlen(key);
+  while (s && *s) {
+    while (*s == ' ')
+      s++;
+    if (strncmp(s, key, kl) == 0 && s[kl] == '=') {
+      size_t n = strcspn(s + kl + 1, " ");
+      snprintf(val, sizeof(val), "%.*s", (int)n, s + kl + 1);
+      return val;
+    }
+    s = strchr(s, ' ');
+  }
+  return def;
+}
+
+int parse_uint(const char *s, uint32_t *out)
+{
+  char *end;
+  if (!*s)
+    return -1;
+  unsigned long v = strtoul(s, &end, 0);
+  if (*end)
+    return -1;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+/* Settings: kfs_setting("fs.write_policy", "through") plays sysctl. */
+static const struct setting *settings[64];
+static int nsettings;
+void setting_register(const struct setting *s) { settings[nsettings++] = s; }
+int kfs_setting(const char *name, const char *value)
+{
+  for (int i = 0; i < nsettings; i++) {
+    const struct setting *s = settings[i];
+    if (strcmp(s->name, name) != 0)
+      continue;
+    if (s->set)
+      return s->set(value);
+    uint32_t v;
+    if (parse_uint(value, &v) < 0 || v < s->min || v > s->max)
+      return -EINVAL;
+    *s->value = v;
+    return 0;
+  }
+  return -ENOENT;
+}
+
+/* No scheduler: no kernel threads. The cache then writes everything itself on sync. */
+int kthread_create(const char *name, void (*fn)(void *), void *arg)
+{
+  (void)name; (void)fn; (void)arg;
+  return -1;
+}
+void sleep_ms(uint32_t ms) { (void)ms; panic("sleep_ms: the only process would sleep"); }
+
+static struct { const char *name; const uint32_t *value; } stats[128];
 static int nstats;
 void stat_register(const char *name, const uint32_t *value)
 {
@@ -243,12 +303,16 @@ void kfs_disk_open(const char *path)
 bool disk_present(void) { return disk_fd >= 0; }
 uint64_t disk_sectors(void) { return disk_bytes / SECTOR_SIZE; }
 
+uint32_t kfs_disk_flushes;
+
 int disk_rw(enum disk_op op, uint64_t sector, void *buf, uint32_t nbytes)
 {
   if (disk_fd < 0)
     return -EIO;
-  if (op == DISK_FLUSH)
+  if (op == DISK_FLUSH) {
+    kfs_disk_flushes++;
     return 0;
+  }
   if ((sector * SECTOR_SIZE + nbytes) > disk_bytes)
     panic("disk_rw: sector %llu beyond the disk", (unsigned long long)sector);
   if ((uint32_t)buf < 0xC0000000u)
@@ -354,3 +418,13 @@ int console_write(uint32_t usrc, uint32_t n)
   fwrite((void *)usrc, 1, n, stdout);
   return (int)n;
 }
+
+/* Requests complete at once: submit does the I/O, wait returns its status. */
+void disk_submit(struct disk_req *r)
+{
+  r->status = disk_rw(r->op, r->sector, r->buf, r->nbytes);
+  r->complete = 1;
+  if (r->done)
+    r->done(r);
+}
+int disk_wait(struct disk_req *r) { return r->status; }

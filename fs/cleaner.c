@@ -1,0 +1,81 @@
+/* The write-back daemon and the block cleaners (Sprite thesis 3.5).
+ *
+ * The daemon wakes every fs.scan_interval seconds and schedules every dirty block not
+ * modified for fs.writeback_delay seconds (descriptor blocks: fs.desc_delay, so the
+ * descriptors of one directory, allocated side by side, go out together and soon). The
+ * files with scheduled blocks wait on the cache's dirty-file queue; a small pool of
+ * cleaner threads takes them one at a time, each file to one cleaner, and writes its
+ * scheduled blocks with several requests in flight (fs/cache.c, clean_file).
+ *
+ * All three times are run-time settings (sysctl) and boot keys (the kernel command line).
+ */
+#include "fs/cache.h"
+#include "kernel/klib.h"
+#include "kernel/proc.h"
+#include "kernel/time.h"
+#include "kernel/cmdline.h"
+#include "kernel/sysctl.h"
+
+#define NCLEANERS 3
+
+static uint32_t writeback_delay = 30;   /* seconds */
+static uint32_t desc_delay = 5;
+static uint32_t scan_interval = 5;
+
+static const struct setting settings[] = {
+  { "fs.writeback_delay", "seconds a dirty data or indirect block waits unmodified before write-back",
+    &writeback_delay, 0, 3600, 0, 0 },
+  { "fs.desc_delay", "seconds a dirty descriptor block waits unmodified before write-back",
+    &desc_delay, 0, 3600, 0, 0 },
+  { "fs.scan_interval", "seconds between two scans of the write-back daemon",
+    &scan_interval, 1, 3600, 0, 0 },
+};
+
+static void daemon_main(void *arg)
+{
+  (void)arg;
+  for (;;) {
+    /* Sleep in short steps so that a shorter interval set meanwhile takes effect soon. */
+    uint32_t start = uptime_ms();
+    while (uptime_ms() - start < scan_interval * 1000u)
+      sleep_ms(MIN(100u, scan_interval * 1000u));
+    cache_schedule_old(writeback_delay * 1000u, desc_delay * 1000u);
+  }
+}
+
+static void cleaner_main(void *arg)
+{
+  (void)arg;
+  for (;;)
+    cache_clean_next();
+}
+
+static uint32_t boot_value(const char *key, uint32_t def, uint32_t lo, uint32_t hi)
+{
+  uint32_t v = cmdline_get_uint(key, def);
+  if (v < lo || v > hi) {
+    kprintf("fs: %s=%u is out of range [%u, %u]; using %u\n", key, v, lo, hi, def);
+    v = def;
+  }
+  return v;
+}
+
+void cleaner_init(void)
+{
+  writeback_delay = boot_value("fs.writeback_delay", 30, 0, 3600);
+  desc_delay = boot_value("fs.desc_delay", 5, 0, 3600);
+  scan_interval = boot_value("fs.scan_interval", 5, 1, 3600);
+  for (uint32_t i = 0; i < NELEM(settings); i++)
+    setting_register(&settings[i]);
+}
+
+void cleaner_start(void)
+{
+  if (kthread_create("fsflushd", daemon_main, 0) < 0)
+    return;                   /* no threads (the host harness): syncs write everything */
+  int n = 0;
+  for (int i = 0; i < NCLEANERS; i++)
+    if (kthread_create("fscleaner", cleaner_main, 0) >= 0)
+      n++;
+  cache_have_cleaners = n > 0;
+}

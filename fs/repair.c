@@ -1,0 +1,442 @@
+/* The repairing mount: after a crash (the superblock lacks its clean mark) the cleaners may
+ * have written any mix of old and new blocks. Before anything is allocated, this pass makes
+ * the disk consistent again, working on raw descriptors through the cache:
+ *
+ *   A. every allocated descriptor: pointers out of range, beyond the file's size, or to a
+ *      block already claimed by another file are cleared; its block count is recounted;
+ *   B. the tree from the root: entries naming free, damaged or out-of-range descriptors, or
+ *      a directory already reached (a second path), or a directory without its "." block,
+ *      are cleared; "." and ".." are set right; directory entries are counted per file;
+ *   C. descriptors no entry names (orphans: unlinked while open, or created and never
+ *      named on disk) are freed, and every other one gets the link count just counted;
+ *   D. the free bitmap is rebuilt from the blocks claimed in A, and the free counts taken.
+ *
+ * What a crash can leave behind with this kernel's write ordering (fs/inode.c: new pointer
+ * blocks and directory blocks reach the disk before anything points at them) is thereby
+ * always repaired; fsck then finds nothing. The file system's users see a file's contents as
+ * of its last write-back, so only fsync'ed data is promised.
+ */
+#include "fs/internal.h"
+#include "fs/fs.h"
+#include "kernel/klib.h"
+#include "vm/coremap.h"
+
+#define PAGE 4096u
+
+#define MAXPAGES 1024
+
+/* A sparse byte array made of kernel pages, allocated (zeroed) when first touched. */
+struct parray {
+  uint8_t *pg[MAXPAGES];
+  bool oom;
+};
+
+static uint8_t *pa_at(struct parray *a, uint32_t byte)
+{
+  uint32_t p = byte / PAGE;
+  if (p >= MAXPAGES) {
+    a->oom = true;
+    return 0;
+  }
+  if (!a->pg[p] && !(a->pg[p] = kalloc_page())) {
+    a->oom = true;
+    return 0;
+  }
+  return a->pg[p] + byte % PAGE;
+}
+
+static void pa_free(struct parray *a)
+{
+  for (int i = 0; i < MAXPAGES; i++)
+    if (a->pg[i]) {
+      kfree_page(a->pg[i]);
+      a->pg[i] = 0;
+    }
+}
+
+static bool bit_get(struct parray *a, uint32_t i)
+{
+  uint8_t *p = pa_at(a, i / 8);
+  return p && (*p >> (i % 8)) & 1;
+}
+
+static void bit_set(struct parray *a, uint32_t i, bool v)
+{
+  uint8_t *p = pa_at(a, i / 8);
+  if (p)
+    *p = v ? *p | (uint8_t)(1u << (i % 8)) : *p & (uint8_t)~(1u << (i % 8));
+}
+
+static struct parray claimed;       /* per block: some file uses it */
+static struct parray refs;          /* per descriptor: uint16 count of entries naming it */
+static struct parray seen;          /* per descriptor: directory reached */
+static struct parray stack;         /* directories to walk: (dir, parent) pairs of uint32 */
+
+static struct {
+  uint32_t pointers, counts, entries, dots, orphans, links, sizes, bits;
+} fixed;
+
+static uint16_t refs_get(uint32_t inum)
+{
+  uint8_t *p = pa_at(&refs, 2 * inum);
+  return p ? *(uint16_t *)p : 0;
+}
+
+static void refs_inc(uint32_t inum)
+{
+  uint8_t *p = pa_at(&refs, 2 * inum);
+  if (p && *(uint16_t *)p < 0xFFFF)
+    (*(uint16_t *)p)++;
+}
+
+/* --- A: blocks ---------------------------------------------------------------------------- */
+
+static bool claim(uint32_t b)
+{
+  if (!fs_block_ok(&fs_sb, b) || bit_get(&claimed, b))
+    return false;
+  bit_set(&claimed, b, true);
+  return true;
+}
+
+/* Claims what indirect block ind maps (level 1: data pointers; 2: indirect pointers), the
+ * first of them being file block first; clears the pointers that may not stay. */
+static uint32_t claim_tree(uint32_t ind, int level, uint32_t first, uint32_t limit, bool unclaim)
+{
+  int err;
+  struct cblock *b = cache_read_dev(ind, &err);
+  if (!b)
+    return 0;                 /* unreadable: what it maps stays unclaimed (freed) */
+  uint32_t *slot = (uint32_t *)b->data, count = 0;
+  bool changed = false;
+  for (uint32_t i = 0; i < FS_NINDIRECT; i++) {
+    uint32_t v = slot[i];
+    if (!v)
+      continue;
+    uint32_t f = level == 1 ? first + i : first + i * FS_NINDIRECT;
+    if (unclaim) {
+      bit_set(&claimed, v, false);
+      if (level == 2)
+        claim_tree(v, 1, f, limit, true);
+      continue;
+    }
+    if (f >= limit || !claim(v)) {
+      slot[i] = 0;
+      changed = true;
+      fixed.pointers++;
+      continue;
+    }
+    count += 1 + (level == 2 ? claim_tree(v, 1, f, limit, false) : 0);
+  }
+  if (changed)
+    cache_dirty(b);
+  cache_release(b);
+  return count;
+}
+
+/* Claims (or, with unclaim, gives back) the blocks of descriptor d; true if d changed. */
+static bool claim_file(struct fs_desc *d, bool unclaim)
+{
+  uint32_t limit = fs_size_blocks(d->size), count = 0;
+  bool changed = false;
+  for (uint32_t i = 0; i < FS_NDIRECT; i++) {
+    if (!d->direct[i])
+      continue;
+    if (unclaim) {
+      bit_set(&claimed, d->direct[i], false);
+    } else if (i >= limit || !claim(d->direct[i])) {
+      d->direct[i] = 0;
+      changed = true;
+      fixed.pointers++;
+    } else {
+      count++;
+    }
+  }
+  uint32_t *top[2] = { &d->indirect, &d->dindirect };
+  uint32_t firsts[2] = { FS_NDIRECT, FS_NDIRECT + FS_NINDIRECT };
+  for (int l = 0; l < 2; l++) {
+    if (!*top[l])
+      continue;
+    if (unclaim) {
+      bit_set(&claimed, *top[l], false);
+      claim_tree(*top[l], l + 1, firsts[l], limit, true);
+    } else if (firsts[l] >= limit || !claim(*top[l])) {
+      *top[l] = 0;
+      changed = true;
+      fixed.pointers++;
+    } else {
+      count += 1 + claim_tree(*top[l], l + 1, firsts[l], limit, false);
+    }
+  }
+  if (!unclaim && d->blocks != count) {
+    d->blocks = count;
+    changed = true;
+    fixed.counts++;
+  }
+  return changed;
+}
+
+/* Runs fn on every allocated descriptor; writes back the ones it changed. */
+static void each_desc(bool (*fn)(uint32_t inum, struct fs_desc *d))
+{
+  for (uint32_t i = 0; i < fs_sb.desc_blocks; i++) {
+    int err;
+    struct cblock *b = cache_read_dev(fs_sb.desc_start + i, &err);
+    if (!b)
+      continue;
+    bool changed = false;
+    for (uint32_t j = 0; j < FS_DESCS_PER_BLOCK; j++) {
+      uint32_t inum = i * FS_DESCS_PER_BLOCK + j;
+      struct fs_desc *d = (struct fs_desc *)(b->data + j * FS_DESC_SIZE);
+      if (inum == 0 || d->type == FS_T_FREE)
+        continue;
+      if (fn(inum, d))
+        changed = true;
+    }
+    if (changed)
+      cache_dirty(b);
+    cache_release(b);
+  }
+}
+
+static bool pass_a(uint32_t inum, struct fs_desc *d)
+{
+  bool changed = false;
+  if (d->type == FS_T_DIR && d->size % FS_DIRENT_SIZE) {
+    d->size -= d->size % FS_DIRENT_SIZE;    /* a torn last entry */
+    changed = true;
+    fixed.sizes++;
+  }
+  const char *why;
+  if (d->blocks > fs_sb.nblocks - fs_sb.data_start)
+    d->blocks = 0;                          /* recounted just below */
+  if (fs_desc_check(&fs_sb, d, &why) < 0) {
+    if (d->type != FS_T_FILE && d->type != FS_T_DIR)
+      return false;                         /* not a file at all: pass C frees it */
+    for (uint32_t i = 0; i < FS_NDIRECT; i++)
+      if (d->direct[i] && !fs_block_ok(&fs_sb, d->direct[i]))
+        d->direct[i] = 0;
+    if (d->indirect && !fs_block_ok(&fs_sb, d->indirect))
+      d->indirect = 0;
+    if (d->dindirect && !fs_block_ok(&fs_sb, d->dindirect))
+      d->dindirect = 0;
+    if (d->size > FS_MAXFILE)
+      d->size = FS_MAXFILE;
+    fixed.pointers++;
+    changed = true;
+  }
+  return claim_file(d, false) || changed;
+}
+
+/* --- B: the tree -------------------------------------------------------------------------- */
+
+static bool read_desc(uint32_t inum, struct fs_desc *out)
+{
+  int err;
+  struct cblock *b = cache_read_dev(fs_desc_block(&fs_sb, inum), &err);
+  if (!b)
+    return false;
+  memcpy(out, b->data + fs_desc_offset(inum), sizeof(*out));
+  cache_release(b);
+  return true;
+}
+
+/* The disk block of file block lbn (pointers already checked in pass A), or 0. */
+static uint32_t map(const struct fs_desc *d, uint32_t lbn)
+{
+  struct fs_bpath p;
+  if (fs_bmap_path(lbn, &p) < 0)
+    return 0;
+  if (p.level == 0)
+    return d->direct[p.idx[0]];
+  uint32_t ind = p.level == 1 ? d->indirect : d->dindirect;
+  for (int l = 0; l < p.level && ind; l++) {
+    int err;
+    struct cblock *b = cache_read_dev(ind, &err);
+    if (!b)
+      return 0;
+    ind = ((uint32_t *)b->data)[p.idx[l]];
+    cache_release(b);
+  }
+  return ind;
+}
+
+/* A directory that can be walked: sound, with its first block (".", "..") in place. */
+static bool sound_dir(const struct fs_desc *d)
+{
+  const char *why;
+  return d->type == FS_T_DIR && fs_desc_check(&fs_sb, d, &why) == 0 &&
+         d->size >= 2 * FS_DIRENT_SIZE && d->direct[0];
+}
+
+static uint32_t nstack;
+
+static void push(uint32_t dir, uint32_t parent)
+{
+  uint8_t *p = pa_at(&stack, 8 * nstack);
+  if (!p)
+    return;
+  ((uint32_t *)p)[0] = dir;
+  ((uint32_t *)p)[1] = parent;
+  nstack++;
+}
+
+static void walk_dir(uint32_t dir, uint32_t parent)
+{
+  struct fs_desc d;
+  if (!read_desc(dir, &d))
+    return;
+  uint32_t nblk = fs_size_blocks(d.size);
+  for (uint32_t lbn = 0; lbn < nblk; lbn++) {
+    uint32_t addr = map(&d, lbn);
+    if (!addr)
+      continue;
+    struct cblock *b = cache_get(dir, lbn);
+    if (!(b->flags & CB_VALID) && cache_fill(b, addr) < 0) {
+      cache_release(b);
+      continue;
+    }
+    bool changed = false;
+    uint32_t n = MIN(FS_DIRENTS_PER_BLOCK, (d.size - lbn * FS_BSIZE) / FS_DIRENT_SIZE);
+    for (uint32_t k = 0; k < n; k++) {
+      struct fs_dirent *e = (struct fs_dirent *)(b->data + k * FS_DIRENT_SIZE);
+      uint32_t slot = lbn * FS_DIRENTS_PER_BLOCK + k;
+      if (slot < 2) {
+        /* Slot 0 is always ".", slot 1 "..": mkdir puts them there and nothing moves them. */
+        const char *name = slot == 0 ? "." : "..";
+        uint32_t want = slot == 0 ? dir : parent;
+        if (e->ino != want || !fs_dirent_name_ok(e) || !fs_dirent_is(e, name)) {
+          fs_dirent_set(e, want, name);
+          changed = true;
+          fixed.dots++;
+        }
+        refs_inc(want);
+        continue;
+      }
+      if (e->ino == 0)
+        continue;
+      struct fs_desc c;
+      bool ok = fs_dirent_name_ok(e) && !fs_dirent_is(e, ".") && !fs_dirent_is(e, "..") &&
+                e->ino > FS_ROOT_DESC && e->ino < fs_sb.ndesc && read_desc(e->ino, &c) &&
+                (c.type == FS_T_FILE || (c.type == FS_T_DIR && sound_dir(&c) &&
+                                         !bit_get(&seen, e->ino)));
+      if (!ok) {
+        memset(e, 0, sizeof(*e));
+        changed = true;
+        fixed.entries++;
+        continue;
+      }
+      refs_inc(e->ino);
+      if (c.type == FS_T_DIR) {
+        bit_set(&seen, e->ino, true);
+        push(e->ino, dir);
+      }
+    }
+    if (changed)
+      cache_dirty(b);
+    cache_release(b);
+  }
+}
+
+/* --- C: orphans and link counts ------------------------------------------------------------ */
+
+static bool pass_c(uint32_t inum, struct fs_desc *d)
+{
+  uint16_t n = refs_get(inum);
+  if (inum != FS_ROOT_DESC && (n == 0 || (d->type != FS_T_FILE && d->type != FS_T_DIR))) {
+    if (d->type == FS_T_FILE || d->type == FS_T_DIR)
+      claim_file(d, true);
+    /* Its cached data (a directory walked before it lost its last entry) goes too. */
+    for (uint32_t lbn = 0; lbn < FS_NDIRECT; lbn++)
+      cache_invalidate(inum, lbn);
+    memset(d, 0, sizeof(*d));
+    fixed.orphans++;
+    return true;
+  }
+  if (d->nlink != n) {
+    d->nlink = n;
+    fixed.links++;
+    return true;
+  }
+  return false;
+}
+
+/* --- D: the bitmap ------------------------------------------------------------------------ */
+
+static void pass_d(void)
+{
+  uint32_t free_blocks = 0;
+  for (uint32_t i = 0; i < fs_sb.bitmap_blocks; i++) {
+    int err;
+    struct cblock *b = cache_read_dev(fs_sb.bitmap_start + i, &err);
+    if (!b)
+      continue;
+    bool changed = false;
+    for (uint32_t bit = 0; bit < FS_BITS_PER_BLOCK; bit++) {
+      uint32_t blk = i * FS_BITS_PER_BLOCK + bit;
+      bool used = blk < fs_sb.data_start || blk >= fs_sb.nblocks || bit_get(&claimed, blk);
+      if (used != (fs_bit_get(b->data, bit) != 0)) {
+        if (used)
+          fs_bit_set(b->data, bit);
+        else
+          fs_bit_clear(b->data, bit);
+        changed = true;
+        fixed.bits++;
+      }
+      if (!used)
+        free_blocks++;
+    }
+    if (changed)
+      cache_dirty(b);
+    cache_release(b);
+  }
+  fs_sb.free_blocks = free_blocks;
+}
+
+static uint32_t free_descs;
+static bool count_desc(uint32_t inum, struct fs_desc *d)
+{
+  (void)inum;
+  (void)d;
+  free_descs--;
+  return false;
+}
+
+void fs_repair(void)
+{
+  memset(&fixed, 0, sizeof(fixed));
+  nstack = 0;
+  struct fs_desc root;
+  if (!read_desc(FS_ROOT_DESC, &root) || !sound_dir(&root)) {
+    kprintf("fs: repair: the root directory is damaged; not repairing\n");
+    return;
+  }
+  each_desc(pass_a);
+  bit_set(&seen, FS_ROOT_DESC, true);
+  push(FS_ROOT_DESC, FS_ROOT_DESC);
+  while (nstack > 0 && !stack.oom) {
+    nstack--;
+    uint32_t *p = (uint32_t *)pa_at(&stack, 8 * nstack);
+    walk_dir(p[0], p[1]);
+  }
+  if (claimed.oom || refs.oom || seen.oom || stack.oom) {
+    kprintf("fs: repair: out of memory; the disk is left as it is\n");
+  } else {
+    each_desc(pass_c);
+    pass_d();
+    free_descs = fs_sb.ndesc - 1;
+    each_desc(count_desc);
+    fs_sb.free_descs = free_descs;
+    kprintf("fs: repaired after an unclean shutdown: %u entries removed, %u '.'/'..' set, "
+            "%u orphans freed, %u link counts, %u pointers, %u block counts, %u sizes, "
+            "%u bitmap bits fixed\n", fixed.entries, fixed.dots, fixed.orphans, fixed.links,
+            fixed.pointers, fixed.counts, fixed.sizes, fixed.bits);
+    if (cache_sync_all() < 0 || cache_flush_disk() < 0)
+      kprintf("fs: repair: could not write everything back\n");
+  }
+  pa_free(&claimed);
+  pa_free(&refs);
+  pa_free(&seen);
+  pa_free(&stack);
+  claimed.oom = refs.oom = seen.oom = stack.oom = false;
+}
