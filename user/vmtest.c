@@ -20,9 +20,11 @@ int main(int argc, char **argv)
   int loops = argc > 2 ? atoi(argv[2]) : 20;
   int procs = mb / 2 > 0 ? mb / 2 : 1;
   long f0 = kstat_get("vm.faults"), i0 = kstat_get("vm.pageins"), o0 = kstat_get("vm.pageouts");
-  /* All children start sweeping together, as Irlam's long-running ones overlap. */
-  int go[2];
-  if (pipe(go) < 0) {
+  /* All children start sweeping together, as Irlam's long-running ones overlap: each says it
+   * is ready (its memory touched) on one pipe, and the parent lets them all go on another
+   * only when every one is ready; otherwise early children finish before late ones start. */
+  int go[2], ready[2];
+  if (pipe(go) < 0 || pipe(ready) < 0) {
     fprintf(stderr, "vmtest: pipe failed\n");
     return 1;
   }
@@ -34,6 +36,7 @@ int main(int argc, char **argv)
     }
     if (pid == 0) {
       close(go[1]);
+      close(ready[0]);
       volatile char *mem = sbrk(PROCESS_SIZE);
       if (mem == (void *)-1) {
         fprintf(stderr, "vmtest: out of memory\n");
@@ -41,27 +44,36 @@ int main(int argc, char **argv)
       }
       for (int i = 0; i < PROCESS_SIZE; i += 4096)
         mem[i] = 0;           /* all of it in use before any sweep starts */
-      char c;
+      char c = 'r';
+      write(ready[1], &c, 1);
       read(go[0], &c, 1);
+      close(go[0]);
       for (int c = 0; c < loops; c++)
         for (int i = 0; i < PROCESS_SIZE; i += 4096)
           if (mem[i] != (char)c)
             fprintf(stderr, "vmtest: page %d lost its byte\n", i / 4096);
           else
             mem[i] = (char)(c + 1);
+      write(ready[1], "d", 1);      /* done sweeping: the time stops here, not at exit */
       exit(0);
     }
   }
   close(go[0]);
+  close(ready[1]);
+  char c;
+  for (int p = 0; p < procs && read(ready[0], &c, 1) == 1; p++)
+    ;
   unsigned t0 = uptime_ms();
   for (int p = 0; p < procs; p++)
     write(go[1], "g", 1);     /* a byte each: every child goes */
   close(go[1]);
+  for (int p = 0; p < procs && read(ready[0], &c, 1) == 1; p++)
+    ;
+  unsigned ms = uptime_ms() - t0;
   int status, failed = 0;
   while (wait(&status) > 0)
     if (status != 0)
       failed++;
-  unsigned ms = uptime_ms() - t0;
   printf("vmtest: %d MB, %d procs, %d loops: %u ms, %ld faults, %ld pageins, %ld pageouts%s\n",
          mb, procs, loops, ms, kstat_get("vm.faults") - f0, kstat_get("vm.pageins") - i0,
          kstat_get("vm.pageouts") - o0, failed ? ", FAILED" : "");
