@@ -38,28 +38,27 @@ int argstr(int n, char *buf, uint32_t max)
   return copy_str_from_user(buf, argraw(n), max);
 }
 
+int user_memcpy(void *dst, const void *src, uint32_t n);   /* kernel/usercopy.S */
+
 int copy_to_user(uint32_t udst, const void *src, uint32_t n)
 {
   if (vm_check_user(udst, n, true) < 0)
     return -EFAULT;
-  memmove((void *)udst, src, n);
-  return 0;
+  return user_memcpy((void *)udst, src, n);
 }
 
 int copy_from_user(void *dst, uint32_t usrc, uint32_t n)
 {
   if (vm_check_user(usrc, n, false) < 0)
     return -EFAULT;
-  memmove(dst, (const void *)usrc, n);
-  return 0;
+  return user_memcpy(dst, (const void *)usrc, n);
 }
 
 int copy_str_from_user(char *dst, uint32_t usrc, uint32_t max)
 {
   for (uint32_t i = 0; i < max; i++) {
-    if (vm_check_user(usrc + i, 1, false) < 0)
+    if (vm_check_user(usrc + i, 1, false) < 0 || user_memcpy(&dst[i], (const void *)(usrc + i), 1) < 0)
       return -EFAULT;
-    dst[i] = *(const char *)(usrc + i);
     if (dst[i] == 0)
       return i;
   }

@@ -18,6 +18,7 @@ struct gatedesc {
 
 static struct gatedesc idt[256];
 extern uint32_t vectors[];
+extern char user_memcpy[], user_memcpy_fault[], user_memcpy_end[];   /* kernel/usercopy.S */
 
 #define MAXHANDLERS 4
 static struct {
@@ -130,6 +131,9 @@ void trap(struct trapframe *tf)
     /* handled: the page is now there */
   } else if (from_user) {
     user_exception(tf);
+  } else if (tf->trapno == T_PGFLT && rcr2() < KERNBASE &&
+             tf->eip >= (uint32_t)user_memcpy && tf->eip < (uint32_t)user_memcpy_end) {
+    tf->eip = (uint32_t)user_memcpy_fault;   /* the system call returns EFAULT */
   } else {
     kernel_exception(tf);
   }
