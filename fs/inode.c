@@ -21,6 +21,7 @@
 #include "kernel/power.h"
 #include "kernel/syscall.h"
 #include "drivers/disk.h"
+#include "vm/coremap.h"
 
 /* Blocks kept free for the VM's backing files (fs.backing_reserve); set at mount. */
 static uint32_t backing_reserve;
@@ -52,23 +53,24 @@ uint32_t fs_now(void) { return uptime_ms() / 1000; }
 
 /* --- the superblock ---------------------------------------------------------------------- */
 
+static char *sb_buf;           /* a kernel page for sb_write, taken at mount */
+
 static int sb_write(uint32_t clean)
 {
+  /* Straight to the disk from a buffer of its own, never through the cache: the clean mark
+   * is taken off on the way to writing other blocks (fs_dirtying), when the cache may have
+   * no block to spare until those very writes finish. */
   struct fs_super copy;
+  char *buf = sb_buf;
   acquiresleep(&alloc_lock);
   copy = fs_sb;
   releasesleep(&alloc_lock);
   copy.clean = clean;
   fs_super_seal(&copy);
-  int err;
-  struct cblock *b = cache_read_dev(FS_SUPER_BLOCK, &err);
-  if (!b)
-    return err;
-  memset(b->data, 0, FS_BSIZE);
-  memcpy(b->data, &copy, sizeof(copy));
-  err = cache_write_now(b);
-  cache_release(b);
-  return err;
+  memset(buf, 0, FS_BSIZE);
+  memcpy(buf, &copy, sizeof(copy));
+  int err = disk_rw(DISK_WRITE, (uint64_t)FS_SUPER_BLOCK * FS_SECTORS_PER_BLOCK, buf, FS_BSIZE);
+  return err < 0 ? -EIO : 0;
 }
 
 /* The disk says "cleanly unmounted" from a sync until the next block is written to it: the
@@ -156,6 +158,11 @@ void fs_init(void)
   struct fs_super sb;
   memcpy(&sb, b->data, sizeof(sb));
   cache_release(b);
+  cache_invalidate(CACHE_DEV, FS_SUPER_BLOCK);   /* from now on sb_write alone writes it */
+  if (!sb_buf && !(sb_buf = kalloc_page())) {
+    kprintf("fs: out of memory at mount\n");
+    machine_poweroff(1);
+  }
   char why[160];
   if (fs_super_check(&sb, disk_sectors() / FS_SECTORS_PER_BLOCK, why, sizeof(why)) < 0) {
     kprintf("fs: disk is not a Sprite file system: %s\n", why);

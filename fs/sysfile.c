@@ -4,6 +4,7 @@
 #include "fs/fs.h"
 #include "fs/file.h"
 #include "fs/internal.h"
+#include "fs/cache.h"
 #include "kernel/klib.h"
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
@@ -211,7 +212,12 @@ int sys_write(void)
   int n = argint(2);
   if (n < 0)
     return -EINVAL;
-  return filewrite(f, argraw(1), (uint32_t)n);
+  int r = filewrite(f, argraw(1), (uint32_t)n);
+  /* asap: the blocks were scheduled; give the cleaners the CPU now, or on one CPU they would
+   * wait for the writer's time slice to end and asap would be no different from delay. */
+  if (cache_policy == WP_ASAP)
+    yield();
+  return r;
 }
 
 int sys_lseek(void)

@@ -112,6 +112,7 @@ void sleep(void *chan, struct spinlock *lk)
   panic("sleep on %p: the only process would sleep forever", chan);
 }
 void wakeup(void *chan) { (void)chan; }
+void yield(void) { }              /* one process: nobody else to run */
 
 static uint32_t now_ms;
 uint32_t uptime_ms(void) { return now_ms += 1; }
