@@ -409,6 +409,13 @@ int as_sbrk(struct addrspace *as, int incr, uint32_t *oldbrk)
   } else if (incr < 0) {
     seg_free_range(h, PGROUNDUP(nbrk), PGROUNDUP(old));
     h->end = PGROUNDUP(nbrk);
+    /* Pages given back are gone: grown again they are zero-filled, not reloaded from the
+     * executable's initialised data. */
+    for (int i = 0; i < h->nload; i++) {
+      struct seg_load *l = &h->load[i];
+      if (l->va + l->filesz > h->end)
+        l->filesz = l->va < h->end ? h->end - l->va : 0;
+    }
   }
   as->brk = nbrk;
   *oldbrk = old;
