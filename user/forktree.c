@@ -1,6 +1,6 @@
 /* forktree: fork trees that check every byte they share, for COW-COR (issue 6).
  *
- *   forktree [-k KB] [-s KB] [-d DEPTH] [-w WIDTH] [-o] [-e] [-f] [-p]
+ *   forktree [-k KB] [-s KB] [-d DEPTH] [-w WIDTH] [-o] [-e] [-f] [-p] [-r]
  *
  * Every process owns a pattern (a function of its id and a generation). A process fills KB of
  * heap and an S KB array on its stack with its pattern, then forks WIDTH children (to DEPTH
@@ -13,8 +13,12 @@
  *   -o  parents do not wait: they exit before their children (clean-up hands pages over)
  *   -e  the leaves check what they inherited, then exec `forktree -c ID FD` at once
  *   -f  every child forks once more before touching anything
- *   -p  after forking, each parent pushes every process's pages to backing store
- *       (sysctl vm.pageout=0), so COR faults read from the master's backing file
+ *   -p  each new child and each parent after forking wait a little (for the VM daemon to
+ *       reserve backing store of forked segments), then push every process's pages to
+ *       backing store (sysctl vm.pageout=0), so COR faults read from the masters' files
+ *   -r  every fill and check goes through the kernel: a pipe of the process's own, write()
+ *       from the memory checked and read() into the memory filled, so the kernel's own
+ *       copies meet COW and COR pages (they must take the same path as a user access)
  *
  * Each process sends "id bad checksum" to the first process through a pipe; that one prints
  * them sorted by id, then "forktree: N processes, M bad": the same output in every fork mode.
@@ -31,7 +35,10 @@
 static unsigned heapw, stkw;       /* words of heap and of each stack array */
 static unsigned *heap;
 static unsigned *frames[MAXD + 1];
-static int maxdepth = 2, width = 3, orphans, execleaves, eager, pushout;
+static int maxdepth = 2, width = 3, orphans, execleaves, eager, pushout, viakernel;
+static int kfd[2] = { -1, -1 };
+#define KCHUNK 256          /* words per pipe trip: less than a pipe holds */
+static unsigned tmp[KCHUNK];
 static int outfd = -1;
 static unsigned heapkb = 64, stkkb = 16;
 
@@ -50,10 +57,49 @@ static unsigned pat(unsigned id, unsigned gen, unsigned i)
   return x;
 }
 
+/* A pipe of this process's own for -r (a pipe inherited from the parent is shared). */
+static void kpipe(void)
+{
+  if (kfd[0] >= 0) {
+    close(kfd[0]);
+    close(kfd[1]);
+  }
+  if (pipe(kfd) < 0) {
+    printf("forktree: pipe failed\n");
+    exit(1);
+  }
+}
+
+/* Moves n bytes from src to dst through the kernel: write() reads src, read() writes dst. */
+static void kcopy(void *dst, const void *src, unsigned n)
+{
+  if (write(kfd[1], src, n) != (int)n) {
+    printf("forktree: write to pipe failed\n");
+    exit(1);
+  }
+  for (unsigned got = 0; got < n;) {
+    int m = read(kfd[0], (char *)dst + got, n - got);
+    if (m <= 0) {
+      printf("forktree: read from pipe failed\n");
+      exit(1);
+    }
+    got += m;
+  }
+}
+
 static void fill(unsigned *p, unsigned n, unsigned id, unsigned gen)
 {
-  for (unsigned i = 0; i < n; i++)
-    p[i] = pat(id, gen, i);
+  if (!viakernel) {
+    for (unsigned i = 0; i < n; i++)
+      p[i] = pat(id, gen, i);
+    return;
+  }
+  for (unsigned b = 0; b < n; b += KCHUNK) {
+    unsigned m = n - b < KCHUNK ? n - b : KCHUNK;
+    for (unsigned i = 0; i < m; i++)
+      tmp[i] = pat(id, gen, b + i);
+    kcopy(p + b, tmp, m * 4);
+  }
 }
 
 /* Mismatching words; the checksum of what was read goes into *sum. */
@@ -62,12 +108,15 @@ static int check(unsigned *p, unsigned n, unsigned id, unsigned gen, unsigned *s
 {
   int bad = 0;
   for (unsigned i = 0; i < n; i++) {
+    if (viakernel && i % KCHUNK == 0)
+      kcopy(tmp, p + i, (n - i < KCHUNK ? n - i : KCHUNK) * 4);
+    unsigned got = viakernel ? tmp[i % KCHUNK] : p[i];
     unsigned want = pat(id, gen, i);
-    *sum = *sum * 31 + p[i];
-    if (p[i] != want) {
+    *sum = *sum * 31 + got;
+    if (got != want) {
       if (bad == 0)
         printf("forktree: id %d: %s word %u is %08x, want %08x (id %u gen %u)\n", me, what, i,
-               p[i], want, id, gen);
+               got, want, id, gen);
       bad++;
     }
   }
@@ -107,12 +156,18 @@ static void node(int id, int parent, int depth);
 /* A new process at depth, a copy of parent (gen 0): check, take over, go on. */
 static void child(int id, int parent, int depth)
 {
+  if (pushout) {
+    sleep_ms(200);
+    push_everything_out();    /* what we inherited is read from the masters' backing files */
+  }
   if (eager) {
     /* Fork again before touching anything: both must see the parent's memory. */
     int pid = fork();
     if (pid == 0) {
       unsigned sum = 0;
       int me = id + 10000;
+      if (viakernel)
+        kpipe();
       int bad = check_all(depth, parent, 0, &sum, me);
       fill_all(depth, me, 0);
       bad += check_all(depth, me, 0, &sum, me);
@@ -130,6 +185,8 @@ static void node(int id, int parent, int depth)
   unsigned sum = 0;
   int bad = 0;
   frames[depth] = stk;
+  if (viakernel)
+    kpipe();
   if (parent >= 0)
     bad += check_all(depth, parent, 0, &sum, id);
   if (execleaves && depth == maxdepth) {
@@ -139,7 +196,7 @@ static void node(int id, int parent, int depth)
     snprintf(k, sizeof k, "%u", heapkb);
     snprintf(s, sizeof s, "%u", stkkb);
     report(id, bad, sum);
-    char *argv[] = { "forktree", "-k", k, "-s", s, "-c", a, b, 0 };
+    char *argv[] = { "forktree", "-k", k, "-s", s, "-c", a, b, viakernel ? "-r" : 0, 0 };
     exec("/bin/forktree", argv);
     printf("forktree: id %d: exec failed\n", id);
     exit(1);
@@ -159,8 +216,12 @@ static void node(int id, int parent, int depth)
         child(cid, id, depth + 1);
       kids++;
     }
-    if (pushout)
+    if (pushout) {
+      /* Pages of a forked segment can go out once its backing store is reserved (by the
+       * VM daemon, a tenth of a second after the fork): wait for that, then push. */
+      sleep_ms(300);
       push_everything_out();
+    }
   }
   /* Our own memory again, while the children may still read generation 0. */
   bad += check_all(depth + 1, id, 0, &sum, id);
@@ -180,6 +241,8 @@ static int execd(int id)
   unsigned sum = 0;
   frames[0] = stk;
   int me = id + 20000;
+  if (viakernel)
+    kpipe();
   fill_all(1, me, 0);
   int bad = check_all(1, me, 0, &sum, me);
   report(me, bad, sum);
@@ -193,7 +256,7 @@ static int cmp(const void *a, const void *b)
 
 static void usage(void)
 {
-  fprintf(stderr, "usage: forktree [-k KB] [-s KB] [-d DEPTH] [-w WIDTH] [-o] [-e] [-f] [-p]\n");
+  fprintf(stderr, "usage: forktree [-k KB] [-s KB] [-d DEPTH] [-w WIDTH] [-o] [-e] [-f] [-p] [-r]\n");
   exit(1);
 }
 
@@ -217,6 +280,8 @@ int main(int argc, char **argv)
       eager = 1;
     else if (strcmp(argv[i], "-p") == 0)
       pushout = 1;
+    else if (strcmp(argv[i], "-r") == 0)
+      viakernel = 1;
     else if (strcmp(argv[i], "-c") == 0 && i + 2 < argc) {
       cid = atoi(argv[++i]);
       outfd = atoi(argv[++i]);

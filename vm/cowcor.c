@@ -40,7 +40,9 @@
  *
  * Counters (Table 7-3): vm.cow.marked, vm.cor.marked, vm.cow.faults, vm.cor.faults,
  * vm.fork.copies (pages copied for fork: all of them in copy mode; by COR and COW faults and
- * clean-up under COW-COR), vm.fork.copies_saved, vm.cow.list_max.
+ * clean-up under COW-COR), vm.fork.copies_saved, vm.cow.list_max; and vm.cor.faults.backing
+ * (COR faults served from a master's backing file), vm.cow.remapped (COW frames handed to a
+ * dependant at clean-up), vm.cow.made_writable (pages a master got back writable).
  */
 #include "kernel/klib.h"
 #include "kernel/x86.h"
@@ -59,7 +61,7 @@ uint32_t vm_fork_mode = FORK_COWCOR;
 static struct sleeplock cow_lock;
 
 static uint32_t st_cow_marked, st_cor_marked, st_cow_faults, st_cor_faults, st_list_max;
-static uint32_t st_cowcor_copies, st_remaps, st_writable;
+static uint32_t st_cowcor_copies, st_remaps, st_writable, st_cor_backing;
 uint32_t st_fork_copies;
 
 void cowcor_lock(void) { acquiresleep(&cow_lock); }
@@ -254,6 +256,7 @@ int cor_fault(struct segment *s, uint32_t va)
         return -1;
       }
       st_vm_pageins++;
+      st_cor_backing++;
     }
     f->flags |= FRAME_DIRTY;  /* exists in no backing file of s */
     vm_map_frame(s, va, f, PTE_U | PTE_W);
@@ -591,6 +594,7 @@ void cowcor_init(void)
   stat_register("vm.cor.marked", &st_cor_marked);
   stat_register("vm.cow.faults", &st_cow_faults);
   stat_register("vm.cor.faults", &st_cor_faults);
+  stat_register("vm.cor.faults.backing", &st_cor_backing);
   stat_register("vm.fork.copies", &st_fork_copies);
   stat_register_fn("vm.fork.copies_saved", copies_saved);
   stat_register("vm.cow.list_max", &st_list_max);

@@ -144,23 +144,24 @@ static pte_t restored(pte_t old, pte_t cur)
 }
 
 /* Pages one victim out; 1 when a frame went back to the free pool, 0 when every candidate
- * is busy (try again soon), -1 when the VM holds nothing that could be taken. */
+ * is busy (try again soon), 2 when the only pages left wait for the VM daemon to reserve
+ * their backing store (forked segments), -1 when the VM holds nothing that could be taken. */
 static int evict(void)
 {
   acquire(&vm_lock);
   int32_t v = policy->choose();
   if (v < 0) {
-    bool busy = false;
+    bool busy = false, unbacked = false;
     for (uint32_t i = 0; i < nframes && !busy; i++) {
       struct frame *f = &coremap[i];
       if (f->pool != POOL_VM || !f->owner)
         continue;
       busy = f->flags & FRAME_BUSY;
       if (!busy && frame_unbacked(f) && !((struct segment *)f->owner)->noswap)
-        busy = vm_reserve_wanted = true;    /* the daemon reserves it; wait for that */
+        unbacked = vm_reserve_wanted = true;    /* the daemon reserves it; wait for that */
     }
     release(&vm_lock);
-    return busy ? 0 : -1;
+    return busy ? 0 : unbacked ? 2 : -1;
   }
   struct frame *f = &coremap[v];
   struct segment *s = f->owner;
@@ -205,6 +206,7 @@ static int evict(void)
 
 struct frame *vm_getframe(struct segment *s, uint32_t va)
 {
+  uint32_t waited = 0;
   for (int tries = 0; tries < 1000; tries++) {
     if (frame_count(POOL_FREE) > vm_reserve) {
       struct frame *f = frame_alloc(POOL_VM, false);
@@ -223,6 +225,11 @@ struct frame *vm_getframe(struct segment *s, uint32_t va)
       break;
     if (r == 0)
       sleep_ms(1);          /* every candidate is under I/O: let it finish */
+    if (r == 2 && waited < 30000) {
+      sleep_ms(10);         /* the daemon is reserving backing store: not a failed try */
+      waited += 10;
+      tries--;
+    }
   }
   st_oom++;
   return 0;
@@ -393,7 +400,6 @@ void vm_init(void)
   if (vm_cluster_size == 0)
     vm_cluster_size = 1;
   vm_audit_every_fault = cmdline_get_uint("vm.audit", 0);
-  cowcor_init();
   setting_register(&set_policy);
   setting_register(&set_pageout);
   setting_register(&set_cluster);
@@ -412,6 +418,7 @@ void vm_init(void)
   stat_register("vm.oom", &st_oom);
   stat_register_fn("vm.oldest_ms", oldest_age);
   stat_register("vm.swap.blocks", &bypass_swap_blocks);
+  cowcor_init();
 }
 
 void vm_start(void)
