@@ -5,6 +5,9 @@
  *   not present, entry 0        zero fill, or load from the executable (code, initialised data)
  *   not present, PTE_ONDISK     read back from the segment's backing file
  *   not present, PTE_INTRANS    someone is doing I/O on it: wait for the frame, look again
+ *   not present, PTE_COR        copy-on-reference: copy from the master (vm/cowcor.c)
+ *   present, PTE_COW, a write   copy-on-write (vm/cowcor.c); a COW page on backing store is
+ *                               paged in here first (still COW), then the write faults again
  *   below the stack             grow the stack (reserving backing store) up to vm.stack_max
  */
 #include "kernel/klib.h"
@@ -75,11 +78,19 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
         f->flags &= ~FRAME_BUSY;
         frame_free(f);
       }
-      if (write && !(e & PTE_W)) {
+      if (write && !(e & (PTE_W | PTE_COW))) {
         vm_fault_reason = 0;
         return -1;
       }
-      return 0;             /* someone else brought it in */
+      return 0;             /* someone else brought it in (a COW write: the caller goes on) */
+    }
+    if (pte_is_cor(e)) {
+      release(&vm_lock);
+      if (f) {
+        f->flags &= ~FRAME_BUSY;
+        frame_free(f);
+      }
+      return 0;             /* became copy-on-reference: the caller looks again */
     }
     if (e & PTE_INTRANS) {
       sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
@@ -95,7 +106,8 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
       return -1;
     }
   }
-  *pte = frame_pa(f) | PTE_INTRANS;
+  *pte = frame_pa(f) | PTE_INTRANS | (e & PTE_COW);
+  s->resident++;            /* an entry in transit counts as resident (the audit's rule) */
   release(&vm_lock);
 
   st_vm_faults++;
@@ -120,8 +132,9 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
   }
 
   acquire(&vm_lock);
+  s->resident--;            /* vm_map_frame counts it again */
   if (!ok) {
-    *pte = e;
+    *pte = (e & ~PTE_COW) | (*pte & PTE_COW);
     f->flags &= ~FRAME_BUSY;
     wakeup(f);
     release(&vm_lock);
@@ -129,7 +142,9 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
     vm_fault_reason = "I/O error paging in";
     return -1;
   }
-  vm_map_frame(s, va, f, PTE_U | (s->type == SEG_CODE ? 0 : PTE_W));
+  /* A COW page stays read-only; COW-COR may have made it writable while we read it. */
+  pte_t perm = s->type == SEG_CODE ? 0 : (*pte & PTE_COW) ? PTE_COW : PTE_W;
+  vm_map_frame(s, va, f, PTE_U | perm);
   release(&vm_lock);
   if (vm_audit_every_fault && vm_audit(false) != 0)
     panic("vm: audit failed after a fault at 0x%x", va);
@@ -169,7 +184,25 @@ int vm_fault(uint32_t va, uint32_t err, bool from_user)
     return -1;
   if (write && s->type == SEG_CODE)
     return -1;
-  return pagein(as, s, va, write);
+  /* Each pass handles one state; a write to a COW page on backing store takes two (7.4.4). */
+  for (int pass = 0; pass < 8; pass++) {
+    acquire(&vm_lock);
+    pte_t *pte = seg_walk(s, va, false);
+    pte_t e = pte ? *pte : 0;
+    release(&vm_lock);
+    int r;
+    if ((e & PTE_P) && (!write || (e & PTE_W)))
+      return pass == 0 ? pagein(as, s, va, write) : 0;   /* pagein links a shared table */
+    if (pte_is_cor(e))
+      r = cor_fault(s, va);
+    else if ((e & PTE_P) && (e & PTE_COW))
+      r = cow_fault(s, va);
+    else
+      r = pagein(as, s, va, write);
+    if (r < 0)
+      return r;
+  }
+  return 0;
 }
 
 int vm_check_user(uint32_t va, uint32_t len, bool write)

@@ -58,10 +58,21 @@ uint32_t pol_now(void) { return uptime_ms(); }
 uint32_t pol_lastref(uint32_t f) { return coremap[f].lastref; }
 uint32_t *pol_word(uint32_t f) { return &coremap[f].pword; }
 
+/* A page that has no backing block yet (a forked segment whose backing store the daemon has
+ * not reserved) cannot go out; nor can a page of a segment being torn down. */
+static bool frame_unbacked(struct frame *f)
+{
+  struct segment *s = f->owner;
+  return s->type != SEG_CODE && seg_block(s, frame_vaddr(f)) >= s->swapblocks;
+}
+
 bool pol_candidate(uint32_t i)
 {
   struct frame *f = &coremap[i];
   if (f->pool != POOL_VM || (f->flags & (FRAME_BUSY | FRAME_WIRED)) || !f->owner)
+    return false;
+  struct segment *s = f->owner;
+  if (s->refs <= 0 || frame_unbacked(f))
     return false;
   pte_t *pte = frame_pte(f);
   return pte && (*pte & PTE_P);
@@ -115,18 +126,42 @@ void vm_map_frame(struct segment *s, uint32_t va, struct frame *f, pte_t perm)
   wakeup(f);
 }
 
+/* Whether paging out the page in f (entry old) must write it: dirty, or a COW page whose
+ * backing file does not hold it (slaves will read it from there; it must not become "0"). */
+static bool must_write(struct segment *s, struct frame *f, pte_t old)
+{
+  if (s->type == SEG_CODE)
+    return false;
+  return (f->flags & FRAME_DIRTY) || ((old & PTE_COW) && !(f->flags & FRAME_BACKED));
+}
+
+/* The entry of a page whose page-out failed: present again, COW if it still is (COW-COR may
+ * have made it writable meanwhile; cur is the in-transit entry). */
+static pte_t restored(pte_t old, pte_t cur)
+{
+  pte_t perm = (cur & PTE_COW) ? PTE_COW : (old & (PTE_W | PTE_COW)) ? PTE_W : 0;
+  return PTE_ADDR(old) | (old & PTE_U) | PTE_P | perm;
+}
+
 /* Pages one victim out; 1 when a frame went back to the free pool, 0 when every candidate
- * is busy (try again soon), -1 when the VM holds nothing that could be taken. */
+ * is busy (try again soon), 2 when the only pages left wait for the VM daemon to reserve
+ * their backing store (forked segments), -1 when the VM holds nothing that could be taken. */
 static int evict(void)
 {
   acquire(&vm_lock);
   int32_t v = policy->choose();
   if (v < 0) {
-    bool busy = false;
-    for (uint32_t i = 0; i < nframes && !busy; i++)
-      busy = coremap[i].pool == POOL_VM && (coremap[i].flags & FRAME_BUSY);
+    bool busy = false, unbacked = false;
+    for (uint32_t i = 0; i < nframes && !busy; i++) {
+      struct frame *f = &coremap[i];
+      if (f->pool != POOL_VM || !f->owner)
+        continue;
+      busy = f->flags & FRAME_BUSY;
+      if (!busy && frame_unbacked(f) && !((struct segment *)f->owner)->noswap)
+        unbacked = vm_reserve_wanted = true;    /* the daemon reserves it; wait for that */
+    }
     release(&vm_lock);
-    return busy ? 0 : -1;
+    return busy ? 0 : unbacked ? 2 : -1;
   }
   struct frame *f = &coremap[v];
   struct segment *s = f->owner;
@@ -135,11 +170,11 @@ static int evict(void)
   pte_t old = *pte;
   f->flags |= FRAME_BUSY;
   s->refs++;                                /* the segment outlives our write */
-  *pte = PTE_ADDR(old) | PTE_INTRANS;
+  *pte = PTE_ADDR(old) | PTE_INTRANS | (old & PTE_COW);
   invlpg(va);
   if (old & PTE_D)
     f->flags |= FRAME_DIRTY;
-  bool write = s->type != SEG_CODE && (f->flags & FRAME_DIRTY);
+  bool write = must_write(s, f, old);
   release(&vm_lock);
 
   int err = write ? bypass_rw(s->swap, seg_block(s, va), frame_va(f), true) : 0;
@@ -149,7 +184,7 @@ static int evict(void)
   if (err < 0) {
     /* Not written: the page stays. */
     kprintf("vm: cannot write a page of segment %u to backing store\n", (uint32_t)(s - segtab));
-    *pte = PTE_ADDR(old) | (old & (PTE_W | PTE_U)) | PTE_P;
+    *pte = restored(old, *pte);
     f->flags &= ~FRAME_BUSY;
     wakeup(f);
     release(&vm_lock);
@@ -159,7 +194,7 @@ static int evict(void)
   if (write)
     st_vm_pageouts++;
   bool ondisk = s->type != SEG_CODE && (write || (f->flags & FRAME_BACKED));
-  *pte = ondisk ? PTE_ONDISK : 0;
+  *pte = (ondisk ? PTE_ONDISK : 0) | (*pte & PTE_COW);
   s->resident--;
   f->flags &= ~FRAME_BUSY;
   wakeup(f);
@@ -171,6 +206,7 @@ static int evict(void)
 
 struct frame *vm_getframe(struct segment *s, uint32_t va)
 {
+  uint32_t waited = 0;
   for (int tries = 0; tries < 1000; tries++) {
     if (frame_count(POOL_FREE) > vm_reserve) {
       struct frame *f = frame_alloc(POOL_VM, false);
@@ -189,6 +225,11 @@ struct frame *vm_getframe(struct segment *s, uint32_t va)
       break;
     if (r == 0)
       sleep_ms(1);          /* every candidate is under I/O: let it finish */
+    if (r == 2 && waited < 30000) {
+      sleep_ms(10);         /* the daemon is reserving backing store: not a failed try */
+      waited += 10;
+      tries--;
+    }
   }
   st_oom++;
   return 0;
@@ -203,27 +244,27 @@ static int pageout_page(struct segment *s, uint32_t va)
   if (!pte || !(*pte & PTE_P))
     return 0;
   struct frame *f = pa_to_frame(PTE_ADDR(*pte));
-  if (f->flags & (FRAME_BUSY | FRAME_WIRED))
+  if (f->flags & (FRAME_BUSY | FRAME_WIRED) || frame_unbacked(f))
     return 0;
   pte_t old = *pte;
   f->flags |= FRAME_BUSY;
-  *pte = PTE_ADDR(old) | PTE_INTRANS;
+  *pte = PTE_ADDR(old) | PTE_INTRANS | (old & PTE_COW);
   invlpg(va);
   if (old & PTE_D)
     f->flags |= FRAME_DIRTY;
-  bool write = f->flags & FRAME_DIRTY;
+  bool write = must_write(s, f, old);
   release(&vm_lock);
   int err = write ? bypass_rw(s->swap, seg_block(s, va), frame_va(f), true) : 0;
   acquire(&vm_lock);
   if (err < 0) {
-    *pte = PTE_ADDR(old) | (old & (PTE_W | PTE_U)) | PTE_P;
+    *pte = restored(old, *pte);
     f->flags &= ~FRAME_BUSY;
     wakeup(f);
     return 0;
   }
   if (write)
     st_vm_pageouts++;
-  *pte = (write || (f->flags & FRAME_BACKED)) ? PTE_ONDISK : 0;
+  *pte = ((write || (f->flags & FRAME_BACKED)) ? PTE_ONDISK : 0) | (*pte & PTE_COW);
   s->resident--;
   f->flags &= ~FRAME_BUSY;
   wakeup(f);
@@ -273,7 +314,10 @@ static void vm_daemon(void *arg)
     }
     if (policy->tick)
       policy->tick();
+    bool all = vm_reserve_wanted;
+    vm_reserve_wanted = false;
     release(&vm_lock);
+    seg_reserve_lazy(all);
   }
 }
 
@@ -374,6 +418,7 @@ void vm_init(void)
   stat_register("vm.oom", &st_oom);
   stat_register_fn("vm.oldest_ms", oldest_age);
   stat_register("vm.swap.blocks", &bypass_swap_blocks);
+  cowcor_init();
 }
 
 void vm_start(void)
@@ -430,6 +475,8 @@ int vm_audit(bool quiet)
             BAD("segment %u va 0x%x maps frame 0x%x it does not own\n", k, va, PTE_ADDR(e));
           if ((e & PTE_INTRANS) && !(f->flags & FRAME_BUSY))
             BAD("segment %u va 0x%x in transit but its frame is not busy\n", k, va);
+        } else if (pte_is_cor(e)) {
+          /* checked by cowcor_audit */
         } else if (e & PTE_ONDISK) {
           ondisk++;
           if (seg_block(s, va) + 1 > maxblock)
@@ -437,19 +484,24 @@ int vm_audit(bool quiet)
         } else if (e) {
           BAD("segment %u va 0x%x has a strange entry 0x%x\n", k, va, e);
         }
-        if ((e & (PTE_P | PTE_ONDISK | PTE_INTRANS)) && (va < s->start || va >= s->end))
+        if ((e & PTE_P) && (e & PTE_COR))
+          BAD("segment %u va 0x%x: present entry with the COR bit 0x%x\n", k, va, e);
+        if ((e & PTE_ONDISK) && (e & PTE_COR))
+          BAD("segment %u va 0x%x: COR entry with the on-disk bit 0x%x\n", k, va, e);
+        if (e && (va < s->start || va >= s->end))
           BAD("segment %u has a page at 0x%x outside [0x%x, 0x%x)\n", k, va, s->start, s->end);
       }
     }
     if (resident != s->resident)
       BAD("segment %u counts %u resident pages but maps %u\n", k, s->resident, resident);
-    if (s->type != SEG_CODE && s->refs > 0 && s->swapblocks < seg_npages(s))
-      BAD("segment %u has %u pages but %u backing blocks\n", k, seg_npages(s), s->swapblocks);
+    if (s->type != SEG_CODE && s->refs > 0 && !s->lazy && s->swapblocks < seg_npages(s))
+      BAD("segment %u has %u pages but %u backing blocks (type %d, [0x%x, 0x%x), refs %d)\n", k, seg_npages(s), s->swapblocks, s->type, s->start, s->end, s->refs);
     if (ondisk && (!s->swap || maxblock > s->swapblocks))
       BAD("segment %u has pages on backing store beyond its %u blocks\n", k, s->swapblocks);
   }
   if (vmframes != frame_count(POOL_VM))
     BAD("%u VM frames, the core map counts %u\n", vmframes, frame_count(POOL_VM));
+  bad += cowcor_audit(quiet);
   release(&vm_lock);
   return bad;
 }

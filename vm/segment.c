@@ -4,6 +4,8 @@
 #include "kernel/proc.h"
 #include "kernel/spinlock.h"
 #include "kernel/syscall.h"
+#include "kernel/sleeplock.h"
+#include "kernel/time.h"
 #include "fs/fs.h"
 #include "vm/vm.h"
 #include "vm/coremap.h"
@@ -13,6 +15,10 @@ struct segment segtab[NSEGMENT];
 uint32_t nsegtab = NSEGMENT;
 static struct addrspace astab[NPROC];
 struct spinlock vm_lock;
+/* Serialises reserving backing store: a segment's owner (exec, sbrk, stack growth) and the
+ * VM daemon (forked segments) may reserve for the same segment at once. */
+static struct sleeplock reserve_lock;
+volatile bool vm_reserve_wanted;
 
 extern pde_t boot_pgdir[];
 
@@ -62,6 +68,11 @@ struct segment *seg_create(struct addrspace *as, enum seg_type type)
   s->swap = 0;
   s->swapblocks = 0;
   s->as = (type == SEG_CODE) ? 0 : as;
+  s->cow_next = s->cow_prev = s;
+  s->cor_refs = 0;
+  s->lazy = type != SEG_CODE;    /* until seg_reserve has reserved its backing store */
+  s->noswap = false;
+  s->born = uptime_ms();
   return s;
 }
 
@@ -95,32 +106,87 @@ static void swapname(struct segment *s, char *buf, int len)
   snprintf(buf, len, "seg%u", (uint32_t)(s - segtab));
 }
 
-int seg_reserve(struct segment *s)
+static int seg_reserve_locked(struct segment *s)
 {
   if (s->type == SEG_CODE)
     return 0;
   uint32_t want = seg_npages(s);
-  if (want <= s->swapblocks)
+  if (want <= s->swapblocks) {
+    s->lazy = false;
     return 0;
+  }
   if (!s->swap) {
     char name[16];
     int err;
     swapname(s, name, sizeof name);
-    s->swap = bypass_create(name, &err);
-    if (!s->swap)
+    struct inode *ip = bypass_create(name, &err);
+    if (!ip)
       return err == -ENOSPC ? -ENOMEM : err;
+    acquire(&vm_lock);
+    s->swap = ip;
+    release(&vm_lock);
   }
   int err = bypass_reserve(s->swap, s->swapblocks, want);
   if (err < 0)
     return err;
-  s->swapblocks = want;
+  acquire(&vm_lock);
+  s->swapblocks = want;     /* pages below it may go out from now on */
+  s->lazy = want < seg_npages(s);   /* grown meanwhile: its owner is waiting to reserve more */
+  release(&vm_lock);
   return 0;
+}
+
+int seg_reserve(struct segment *s)
+{
+  if (!reserve_lock.name)
+    initsleeplock(&reserve_lock, "reserve");
+  /* Marked lazy until the blocks are reserved: the segment already has its new size (stack
+   * growth, sbrk), and the audit must not count the blocks yet. */
+  acquire(&vm_lock);
+  bool was = s->lazy;
+  s->lazy = s->type != SEG_CODE;
+  release(&vm_lock);
+  acquiresleep(&reserve_lock);
+  int err = seg_reserve_locked(s);
+  if (err < 0)
+    s->lazy = was;
+  releasesleep(&reserve_lock);
+  return err;
+}
+
+/* A forked segment gets its backing store here, from the VM daemon, once it has lived a tick
+ * (most children exec or exit before that, and fork stays free of file-system work), or at
+ * once when the pager has nothing else to take. A failure kills the process: it cannot be
+ * paged out, as a stack that cannot grow cannot run. */
+void seg_reserve_lazy(bool all)
+{
+  uint32_t now = uptime_ms();
+  for (uint32_t i = 0; i < NSEGMENT; i++) {
+    struct segment *s = &segtab[i];
+    acquire(&vm_lock);
+    if (!s->used || s->refs <= 0 || !s->lazy || s->noswap || (!all && now - s->born < 100)) {
+      release(&vm_lock);
+      continue;
+    }
+    s->refs++;
+    int pid = s->as ? s->as->pid : 0;
+    release(&vm_lock);
+    int err = seg_reserve(s);
+    if (err < 0) {
+      s->noswap = true;
+      kprintf("vm: no backing store for pid %d (error %d): killed\n", pid, -err);
+      if (pid)
+        kill_proc(pid);
+    }
+    seg_put(s);
+  }
 }
 
 /* The last reference: every frame back to the core map, the page tables freed, the backing
  * file removed. Nobody else can reach the segment now, so no entry is in transit. */
 static void seg_free(struct segment *s)
 {
+  cowcor_delete(s);         /* COW pages to a dependant, COR entries dropped, off the list */
   acquire(&vm_lock);
   for (uint32_t i = 0; i < (s->hi - s->lo) / PTSPAN; i++) {
     pte_t *pt = s->pts[i];
@@ -232,6 +298,7 @@ int seg_alloc_range(struct segment *s, uint32_t va, uint32_t len, uint32_t perm)
 /* Frees the pages of [lo, hi) in a private segment (sbrk shrinking). */
 static void seg_free_range(struct segment *s, uint32_t lo, uint32_t hi)
 {
+  cowcor_release_range(s, lo, hi);
   acquire(&vm_lock);
   for (uint32_t a = PGROUNDUP(lo); a < hi; a += PGSIZE) {
     pte_t *pte = seg_walk(s, a, false);
@@ -296,13 +363,20 @@ void as_destroy(struct addrspace *as)
 }
 
 /* Copies page va of parent segment ps into child segment s. The parent is in fork, so its
- * pages change only by the pager: a resident page is pinned (busy) while copied. */
+ * pages change only by the pager: a resident page is pinned (busy) while copied. A page the
+ * parent has copy-on-reference is read from its master (cow_lock held: it stays there). */
 static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
 {
   for (;;) {
     acquire(&vm_lock);
     pte_t *ppte = seg_walk(ps, va, false);
     pte_t e = ppte ? *ppte : 0;
+    struct segment *src = ps;
+    if (pte_is_cor(e)) {
+      src = &segtab[e >> PGSHIFT];
+      ppte = seg_walk(src, va, false);
+      e = ppte ? *ppte : 0;
+    }
     if (e & PTE_INTRANS) {
       sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
       release(&vm_lock);
@@ -323,13 +397,14 @@ static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
     if (f && pf)
       memmove(frame_va(f), frame_va(pf), PGSIZE);
     else if (f)
-      err = bypass_rw(ps->swap, seg_block(ps, va), frame_va(f), false);
+      err = bypass_rw(src->swap, seg_block(src, va), frame_va(f), false);
     acquire(&vm_lock);
     if (pf) {
       pf->flags &= ~FRAME_BUSY;
       wakeup(pf);
     }
     if (f && err == 0) {
+      st_fork_copies++;
       f->flags |= FRAME_DIRTY;
       seg_walk(s, va, true);
       vm_map_frame(s, va, f, PTE_U | PTE_W);
@@ -344,9 +419,10 @@ static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
   }
 }
 
-/* Fork by copying: the code segment is shared (it is read-only); heap and stack are copied
- * page by page, pages on backing store read back for the child. Issue 6 replaces the copy
- * with copy-on-write / copy-on-reference. */
+/* Fork: the code segment is shared (it is read-only). Heap and stack: by COW-COR
+ * (vm.fork=cowcor, vm/cowcor.c), or copied page by page, pages on backing store read back
+ * for the child (vm.fork=copy). Either way the child's backing store is reserved later, by
+ * the VM daemon (seg_reserve_lazy): fork does no file-system work. */
 int as_fork(struct addrspace *parent, struct addrspace **childp)
 {
   struct addrspace *as = as_create();
@@ -374,11 +450,18 @@ int as_fork(struct addrspace *parent, struct addrspace **childp)
     memmove(s->load, ps->load, sizeof s->load);
     if (ps->ip)
       s->ip = idup(ps->ip);
-    if (seg_reserve(s) < 0)
-      goto fail;
-    for (uint32_t a = ps->start; a < ps->end; a += PGSIZE)
-      if (copy_page(ps, s, a) < 0)
+    if (vm_fork_mode == FORK_COWCOR) {
+      if (cowcor_fork(ps, s) < 0)
         goto fail;
+      continue;
+    }
+    int err = 0;
+    cowcor_lock();
+    for (uint32_t a = ps->start; a < ps->end && err == 0; a += PGSIZE)
+      err = copy_page(ps, s, a);
+    cowcor_unlock();
+    if (err < 0)
+      goto fail;
   }
   *childp = as;
   return 0;

@@ -16,8 +16,10 @@
  *   PTE_ONDISK              on the segment's backing file, at block seg_block(s, va)
  *   frame | PTE_INTRANS     its frame is busy under I/O (being paged in or out): sleep on
  *                           the frame and look again
- * Issue 6 adds a copy-on-reference kind whose bits 12..31 name the master segment (the
- * index of a struct segment in the segment table).
+ *   master << 12 | PTE_COR  copy-on-reference (vm/cowcor.c): the page is the one the master
+ *                           segment (index in segtab) holds copy-on-write at the same address
+ * PTE_COW marks a master's copy-on-write page, in a present entry (then read-only) and in an
+ * on-disk or in-transit one alike: paging a COW page out and in keeps it COW.
  */
 #ifndef VM_VM_H
 #define VM_VM_H
@@ -30,6 +32,9 @@ struct frame;
 
 #define PTE_ONDISK  0x200     /* non-present: on the backing file */
 #define PTE_INTRANS 0x400     /* non-present: the frame in bits 12..31 is under I/O */
+#define PTE_COW     0x800     /* any state: a COW master's page (present: read-only) */
+#define PTE_COR     0x100     /* non-present: copy-on-reference, master index in bits 12..31 */
+static inline bool pte_is_cor(pte_t e) { return !(e & PTE_P) && (e & PTE_COR); }
 
 enum seg_type { SEG_CODE, SEG_HEAP, SEG_STACK };
 
@@ -53,6 +58,12 @@ struct segment {
   struct inode *swap;       /* heap, stack: the backing file */
   uint32_t swapblocks;      /* blocks reserved in it: pages [0, swapblocks) by seg_block */
   struct addrspace *as;     /* heap and stack: the one address space using it */
+  /* COW-COR (vm/cowcor.c) */
+  struct segment *cow_next, *cow_prev;  /* the family's list (a ring); itself when alone */
+  uint32_t cor_refs;        /* copy-on-reference entries, anywhere, naming this master */
+  bool lazy;                /* backing store not reserved yet (forked: the vm daemon does it) */
+  bool noswap;              /* reserving its backing store failed */
+  uint32_t born;            /* ms since boot when made (lazy reservation waits a while) */
 };
 
 struct addrspace {
@@ -120,6 +131,30 @@ int vm_audit(bool quiet);
 extern uint32_t vm_audit_every_fault;
 extern uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins,
     st_vm_pageouts;
+
+/* vm/segment.c: reserves backing store for forked segments that have lived a while (or all of
+ * them when all); run by the VM daemon. */
+void seg_reserve_lazy(bool all);
+extern volatile bool vm_reserve_wanted;   /* the pager is waiting for lazy reservations */
+
+/* vm/cowcor.c: copy-on-write / copy-on-reference fork (thesis 7.4). */
+enum { FORK_COWCOR, FORK_COPY };
+extern uint32_t vm_fork_mode;
+void cowcor_init(void);
+void cowcor_lock(void);
+void cowcor_unlock(void);
+/* Makes child segment s a COR slave of ps (pages COW in ps, COR in s): 0 or -ENOMEM. */
+int cowcor_fork(struct segment *ps, struct segment *s);
+int cow_fault(struct segment *s, uint32_t va);   /* write to a present COW page: 0 or -1 */
+int cor_fault(struct segment *s, uint32_t va);   /* touch of a COR entry: 0 or -1 */
+/* A segment dies, or [lo, hi) of it goes away (sbrk): its COW pages move to a dependant,
+ * its COR entries are dropped. cowcor_delete also takes it off its list. */
+void cowcor_delete(struct segment *s);
+void cowcor_release_range(struct segment *s, uint32_t lo, uint32_t hi);
+/* Copies page va of ps, which may be COR (read through its master), into dst (copy mode). */
+int cowcor_read_page(struct segment *ps, uint32_t va, void *dst, pte_t e);
+int cowcor_audit(bool quiet);               /* vm_lock held */
+extern uint32_t st_fork_copies;
 
 /* Replaces the current process's program; argv is a kernel array of kernel strings. */
 int exec(const char *path, char *const argv[]);

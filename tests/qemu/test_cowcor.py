@@ -1,0 +1,113 @@
+"""COW-COR fork (issue 6) in a small machine (MEM=16). forktree makes fork trees in which every
+process writes and checks its own pattern in its heap and on its stack, so a page shared by
+mistake shows as a wrong word; the audit (after every fault where it says so) checks the
+COW-COR lists and entries; frames and backing blocks must come back to where they were once
+every process of the tree has exited; both fork modes must print the same."""
+import re
+import pytest
+from conftest import boot
+
+MEM = 16
+
+TREES = ("forktree\n"
+         "forktree -o -f\n"                      # parents exit first; children fork at once
+         "forktree -e -d 3 -w 2\n"               # leaves exec at once
+         "forktree -r -o -f -e -k 32\n")         # the kernel's own copies meet COW and COR
+
+
+def snapshots(out):
+    """Every vmstat in the output, as dicts (a snapshot starts at vm.faults)."""
+    snaps, cur = [], None
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and "." in parts[0]:
+            if parts[0] == "vm.faults":
+                cur = {}
+                snaps.append(cur)
+            if cur is not None:
+                cur[parts[0]] = int(parts[1])
+    return snaps
+
+
+def tree_lines(out):
+    return [l for l in out.splitlines() if l.startswith("forktree:")]
+
+
+def audited(r):
+    assert "audit: ok" in r.out, r
+    assert "audit:" not in r.out.replace("audit: ok", ""), r
+    assert "panic" not in r.out and "killed" not in r.out, r
+
+
+def back_to_baseline(r):
+    first, last = snapshots(r.out)[0], snapshots(r.out)[-1]
+    assert last["vm.swap.blocks"] == first["vm.swap.blocks"], r
+    free = lambda c: c["mem.frames.free"] + c["mem.frames.cache"]
+    assert abs(free(last) - free(first)) <= 8, (free(first), free(last), r)
+    assert abs(last["vm.frames"] - first["vm.frames"]) <= 8, r
+
+
+def run_trees(disk, mode, extra="", audit=True):
+    cmdline = "vm.fork=%s%s" % (mode, " vm.audit=1" if audit else "")
+    return boot("vmstat\n" + TREES + extra + "sleep 1\nvmstat\naudit\n", disk=disk, mem=MEM,
+                cmdline=cmdline, timeout=400)
+
+
+def test_fork_trees_check_every_word_and_both_modes_print_the_same(make_disk):
+    cow = run_trees(make_disk(name="a.img"), "cowcor")
+    copy = run_trees(make_disk(name="b.img"), "copy", audit=False)
+    for r in (cow, copy):
+        assert r.rc == 0, r
+        audited(r)
+        back_to_baseline(r)
+        sums = [l for l in tree_lines(r.out) if "processes" in l]
+        assert sums == ["forktree: 13 processes, 0 bad", "forktree: 25 processes, 0 bad",
+                        "forktree: 23 processes, 0 bad", "forktree: 34 processes, 0 bad"], r
+    assert tree_lines(cow.out) == tree_lines(copy.out)
+    c = snapshots(cow.out)[-1]
+    assert c["vm.cow.marked"] > 0 and c["vm.cor.marked"] >= c["vm.cow.marked"], cow
+    assert c["vm.cor.faults"] > 0 and c["vm.cow.faults"] > 0, cow
+    assert c["vm.cow.remapped"] > 0, cow                  # parents died before their children
+    assert c["vm.cow.list_max"] >= 4, cow                 # one list for a tree, not a tree
+    assert c["vm.fork.copies_saved"] > 0, cow
+    assert c["vm.fork.copies"] >= c["vm.cor.faults"], cow
+    k = snapshots(copy.out)[-1]
+    assert k["vm.cow.marked"] == 0 and k["vm.cor.marked"] == 0, copy
+    assert k["vm.fork.copies"] > c["vm.fork.copies"], (k, c)
+
+
+def test_fork_trees_under_memory_pressure(disk):
+    """Trees much larger than memory: COW pages go to the masters' backing files and come back,
+    to the masters and to COR faults of their slaves."""
+    r = boot("vmstat\nforktree -k 2048 -f\nforktree -k 1024 -d 3 -w 2 -o -e -p -r\n"
+             "sleep 1\nvmstat\naudit\n", disk=disk, mem=MEM, timeout=400)
+    assert r.rc == 0, r
+    assert "forktree: 25 processes, 0 bad" in r.out, r
+    assert "forktree: 23 processes, 0 bad" in r.out, r
+    c = snapshots(r.out)[-1]
+    assert c["vm.pageouts"] > 1000 and c["vm.pageins"] > 500, r
+    assert c["vm.cor.faults.backing"] > 0, r
+    audited(r)
+    back_to_baseline(r)
+
+
+def test_paged_out_cow_pages_keep_their_dependants_under_each_policy(disk):
+    r = boot("sysctl vm.policy=fifo\nforktree -k 256 -d 2 -w 3 -p\nsysctl vm.policy=random\n"
+             "forktree -k 256 -o -p -r\nsysctl vm.policy=clock\nvmstat\naudit\n",
+             disk=disk, mem=MEM, cmdline="vm.audit=1", timeout=400)
+    assert r.rc == 0, r
+    assert r.out.count("forktree: 13 processes, 0 bad") == 2, r
+    assert snapshots(r.out)[-1]["vm.cor.faults.backing"] > 0, r
+    audited(r)
+
+
+def test_vm_fork_setting(disk):
+    r = boot("sysctl vm.fork\nforkbench -n 2 64\nsysctl vm.fork=copy\nforkbench -n 2 64\n"
+             "sysctl vm.fork=nosuch\nsysctl vm.fork\naudit\n", disk=disk, mem=MEM)
+    assert r.rc == 0, r
+    assert "vm.fork = cowcor" in r.out, r
+    assert re.search(r"^fork 64 cowcor/resident \d+", r.out, re.M), r
+    assert re.search(r"^fork 64 copy/resident \d+", r.out, re.M), r
+    assert "sysctl: vm.fork:" in r.out and r.out.rstrip().count("vm.fork = copy") >= 2, r
+    r2 = boot("sysctl vm.fork\n", disk=disk, mem=MEM, cmdline="vm.fork=copy")
+    assert "vm.fork = copy" in r2.out, r2
