@@ -62,9 +62,14 @@ static int sb_write(uint32_t clean)
    * no block to spare until those very writes finish. */
   struct fs_super copy;
   char *buf = sb_buf;
-  acquiresleep(&alloc_lock);
+  /* The free counts matter only beside the clean mark (an unclean mount recounts them).
+   * Taking the mark off happens on the way to a write, perhaps inside balloc with
+   * alloc_lock held, so that path must not take it again. */
+  if (clean)
+    acquiresleep(&alloc_lock);
   copy = fs_sb;
-  releasesleep(&alloc_lock);
+  if (clean)
+    releasesleep(&alloc_lock);
   copy.clean = clean;
   fs_super_seal(&copy);
   memset(buf, 0, FS_BSIZE);
