@@ -65,6 +65,20 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     return Run(out.decode("utf-8", "replace"), p.returncode, disk)
 
 
+def vmstat_snapshots(out):
+    """Every full `vmstat` printed in out, as a list of dicts (a snapshot starts at vm.faults)."""
+    snaps, cur = [], None
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and "." in parts[0]:
+            if parts[0] == "vm.faults":
+                cur = {}
+                snaps.append(cur)
+            if cur is not None:
+                cur[parts[0]] = int(parts[1])
+    return snaps
+
+
 def fsck(disk, *args):
     """Runs the host-side fsck on an image; returns (status, output)."""
     p = subprocess.run([str(BUILD / "fsck"), str(disk)] + list(args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

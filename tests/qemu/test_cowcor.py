@@ -5,7 +5,7 @@ COW-COR lists and entries; frames and backing blocks must come back to where the
 every process of the tree has exited; both fork modes must print the same."""
 import re
 import pytest
-from conftest import boot
+from conftest import boot, vmstat_snapshots
 
 MEM = 16
 
@@ -15,18 +15,6 @@ TREES = ("forktree\n"
          "forktree -r -o -f -e -k 32\n")         # the kernel's own copies meet COW and COR
 
 
-def snapshots(out):
-    """Every vmstat in the output, as dicts (a snapshot starts at vm.faults)."""
-    snaps, cur = [], None
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and "." in parts[0]:
-            if parts[0] == "vm.faults":
-                cur = {}
-                snaps.append(cur)
-            if cur is not None:
-                cur[parts[0]] = int(parts[1])
-    return snaps
 
 
 def tree_lines(out):
@@ -40,7 +28,7 @@ def audited(r):
 
 
 def back_to_baseline(r):
-    first, last = snapshots(r.out)[0], snapshots(r.out)[-1]
+    first, last = vmstat_snapshots(r.out)[0], vmstat_snapshots(r.out)[-1]
     assert last["vm.swap.blocks"] == first["vm.swap.blocks"], r
     free = lambda c: c["mem.frames.free"] + c["mem.frames.cache"]
     assert abs(free(last) - free(first)) <= 8, (free(first), free(last), r)
@@ -64,14 +52,14 @@ def test_fork_trees_check_every_word_and_both_modes_print_the_same(make_disk):
         assert sums == ["forktree: 13 processes, 0 bad", "forktree: 25 processes, 0 bad",
                         "forktree: 23 processes, 0 bad", "forktree: 34 processes, 0 bad"], r
     assert tree_lines(cow.out) == tree_lines(copy.out)
-    c = snapshots(cow.out)[-1]
+    c = vmstat_snapshots(cow.out)[-1]
     assert c["vm.cow.marked"] > 0 and c["vm.cor.marked"] >= c["vm.cow.marked"], cow
     assert c["vm.cor.faults"] > 0 and c["vm.cow.faults"] > 0, cow
     assert c["vm.cow.remapped"] > 0, cow                  # parents died before their children
     assert c["vm.cow.list_max"] >= 4, cow                 # one list for a tree, not a tree
     assert c["vm.fork.copies_saved"] > 0, cow
     assert c["vm.fork.copies"] >= c["vm.cor.faults"], cow
-    k = snapshots(copy.out)[-1]
+    k = vmstat_snapshots(copy.out)[-1]
     assert k["vm.cow.marked"] == 0 and k["vm.cor.marked"] == 0, copy
     assert k["vm.fork.copies"] > c["vm.fork.copies"], (k, c)
 
@@ -84,7 +72,7 @@ def test_fork_trees_under_memory_pressure(disk):
     assert r.rc == 0, r
     assert "forktree: 25 processes, 0 bad" in r.out, r
     assert "forktree: 23 processes, 0 bad" in r.out, r
-    c = snapshots(r.out)[-1]
+    c = vmstat_snapshots(r.out)[-1]
     assert c["vm.pageouts"] > 1000 and c["vm.pageins"] > 500, r
     assert c["vm.cor.faults.backing"] > 0, r
     audited(r)
@@ -97,7 +85,7 @@ def test_paged_out_cow_pages_keep_their_dependants_under_each_policy(disk):
              disk=disk, mem=MEM, cmdline="vm.audit=1", timeout=400)
     assert r.rc == 0, r
     assert r.out.count("forktree: 13 processes, 0 bad") == 2, r
-    assert snapshots(r.out)[-1]["vm.cor.faults.backing"] > 0, r
+    assert vmstat_snapshots(r.out)[-1]["vm.cor.faults.backing"] > 0, r
     audited(r)
 
 

@@ -4,24 +4,12 @@ policy switching under load. The audit runs after every workload, so a wrong imp
 cannot pass by printing the right output."""
 import re
 import pytest
-from conftest import boot
+from conftest import boot, vmstat_snapshots
 
 MEM = 16
 POLICIES = ["clock", "fifo", "lru", "clusterlru", "random"]
 
 
-def counters(out):
-    """Every vmstat snapshot in the output, as a list of dicts."""
-    snaps, cur = [], None
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and "." in parts[0]:
-            if parts[0] == "vm.faults":
-                cur = {}
-                snaps.append(cur)
-            if cur is not None:
-                cur[parts[0]] = int(parts[1])
-    return snaps
 
 
 def audited(r):
@@ -35,7 +23,7 @@ def test_twice_memory_comes_back_under_each_policy(disk, policy):
              timeout=400)
     assert r.rc == 0, r
     assert "memhog: 32 MB ok" in r.out, r
-    c = counters(r.out)[-1]
+    c = vmstat_snapshots(r.out)[-1]
     assert c["vm.pageouts"] >= 4096, r          # at least half of it went out
     assert c["vm.pageins"] >= 4096, r           # and came back
     assert c["vm.faults.zero"] >= 8192, r
@@ -69,7 +57,7 @@ def test_pageout_sysctl_pushes_pages_out_and_they_come_back(disk):
     m = re.search(r"vm.pageout = (\d+)", r.out)
     assert m and int(m.group(1)) > 0, r
     assert "\nstill here" in r.out and "memhog: 4 MB ok" in r.out, r
-    before, after = counters(r.out)[-2:]
+    before, after = vmstat_snapshots(r.out)[-2:]
     assert after["vm.pageins"] > before["vm.pageins"], r
     assert before["vm.clock.checks"] >= 0
     audited(r)
@@ -96,7 +84,7 @@ def test_out_of_backing_store_kills_or_fails_only_that_process(make_disk):
     killed = [l for l in r.out.splitlines() if "killed:" in l and "(memhog)" in l]
     assert len(killed) == 1 and "backing store" in killed[0], r
     assert "\nsurvived" in r.out and "memhog: 8 MB ok" in r.out, r
-    first, last = counters(r.out)[0], counters(r.out)[-1]
+    first, last = vmstat_snapshots(r.out)[0], vmstat_snapshots(r.out)[-1]
     assert last["vm.swap.blocks"] == first["vm.swap.blocks"], r
     free = lambda c: c["mem.frames.free"] + c["mem.frames.cache"]
     assert abs(free(last) - free(first)) <= 4, r
