@@ -1647,6 +1647,31 @@ static void test_fsync(void)
   OK(unlink("f"));
 }
 
+/* Each write policy, switched on just after a sync, in one process: the first write after a
+ * sync takes the clean mark off the disk, here while new blocks are being allocated. */
+static void test_policies(void)
+{
+  static const char *pol[] = {"through", "asap", "delay"};
+  static char big[8192];
+  char out[64];
+  memset(big, 'p', sizeof big);
+  for (int i = 0; i < 3; i++) {
+    int fd = OK(open("new", O_CREAT | O_RDWR | O_TRUNC));
+    CHECK(write(fd, "x", 1) == 1, "first write");
+    sync();
+    OK(sysctl("fs.write_policy", pol[i], out, sizeof out));
+    /* The first disk write after the sync: a new block, so from inside the allocator. */
+    OK(lseek(fd, 0, SEEK_END));
+    for (int k = 0; k < 8; k++)
+      CHECK(write(fd, big, sizeof big) == (int)sizeof big, "write under %s", pol[i]);
+    struct stat st;
+    OK(fstat(fd, &st));
+    CHECK(st.size == 1 + 8 * sizeof big, "size %u under %s", st.size, pol[i]);
+    OK(close(fd));
+    OK(unlink("new"));
+  }
+}
+
 /* ---- the driver ---- */
 
 struct test {
@@ -1693,6 +1718,7 @@ static struct test tests[] = {
   {"ps", test_ps, 60000},
   {"sleep", test_sleep, 60000},
   {"fsync", test_fsync, 60000},
+  {"policies", test_policies, 60000},
   {"bigfile", test_bigfile, 900000},
 };
 #define NTESTS ((int)(sizeof(tests) / sizeof(tests[0])))
