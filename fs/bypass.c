@@ -17,81 +17,38 @@
  * can tell backing store from leaks. */
 uint32_t bypass_swap_blocks;
 
-/* The entry name in the root directory: a new directory or file, locked and referenced
- * (dp locked by the caller, ns_lock held). */
-static struct inode *make(struct inode *dp, const char *name, int type, int *err)
-{
-  struct inode *ip = ialloc(type, dp->inum, err);
-  if (!ip)
-    return 0;
-  ilock(ip);
-  if (type == T_DIR) {
-    ip->d.nlink = 2;
-    if ((*err = dirlink(ip, ".", ip->inum)) < 0 || (*err = dirlink(ip, "..", dp->inum)) < 0)
-      goto undo;
-    dp->d.nlink++;
-    if ((*err = iupdate(dp)) < 0) {
-      dp->d.nlink--;
-      goto undo;
-    }
-  } else {
-    ip->d.nlink = 1;
-    if ((*err = iupdate(ip)) < 0)
-      goto undo;
-  }
-  if ((*err = dirlink(dp, name, ip->inum)) < 0)
-    goto undo;
-  return ip;
-undo:
-  ip->d.nlink = 0;
-  iunlockput(ip);
-  return 0;
-}
-
-/* /swap, made when missing; referenced and locked. ns_lock held. */
+/* /swap, referenced and locked; made when missing (mkfs makes it, an older image may lack
+ * it). ns_lock held. */
 static struct inode *swapdir(int *err)
 {
-  struct inode *root = namei("/", err);
-  if (!root)
-    return 0;
-  ilock(root);
-  struct inode *dp = dirlookup(root, SWAPDIR, 0, err);
+  struct inode *dp = namei("/" SWAPDIR, err);
   if (dp) {
-    iunlockput(root);
     ilock(dp);
     return dp;
   }
-  if (*err == -ENOENT)
-    dp = make(root, SWAPDIR, T_DIR, err);
-  iunlockput(root);
-  return dp;
+  return *err == -ENOENT ? create("/" SWAPDIR, T_DIR, true, err) : 0;
 }
 
 struct inode *bypass_create(const char *name, int *err)
 {
+  char path[FS_NAME_MAX + 8];
+  snprintf(path, sizeof path, "/%s/%s", SWAPDIR, name);
   acquiresleep(&ns_lock);
-  struct inode *dp = swapdir(err);
-  if (!dp) {
-    releasesleep(&ns_lock);
+  struct inode *ip = 0, *dp = swapdir(err);
+  if (dp) {
+    iunlockput(dp);
+    ip = create(path, T_FILE, false, err);
+  }
+  releasesleep(&ns_lock);
+  if (!ip)
+    return 0;
+  *err = itrunc(ip);          /* one left by an earlier boot starts empty */
+  if (*err < 0) {
+    iunlockput(ip);
     return 0;
   }
-  struct inode *ip = dirlookup(dp, name, 0, err);
-  if (ip) {
-    ilock(ip);
-    *err = itrunc(ip);        /* left by an earlier boot: start empty */
-    if (*err < 0) {
-      iunlockput(ip);
-      ip = 0;
-    }
-  } else if (*err == -ENOENT) {
-    ip = make(dp, name, T_FILE, err);
-  }
-  iunlockput(dp);
-  releasesleep(&ns_lock);
-  if (ip) {
-    ip->backing = true;
-    iunlock(ip);
-  }
+  ip->backing = true;
+  iunlock(ip);
   return ip;
 }
 

@@ -76,4 +76,7 @@ int dir_isempty(struct inode *dp);
 /* The parent directory of path's last element (referenced, unlocked), with that element in
  * name; 0 with *err set on failure (-EBUSY when the path has no last element, like "/"). */
 struct inode *nameiparent(const char *path, char *name, int *err);
+/* sysfile.c: makes path (ns_lock held), returned locked; an existing file as it is unless
+ * excl, then -EEXIST. */
+struct inode *create(const char *path, int type, bool excl, int *err);
 #endif
