@@ -103,31 +103,41 @@ static int cmp_str(const void *a, const void *b)
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void copy_path(uint32_t dir, const char *name, const char *hostpath, int depth);
-
-/* Copies the folder's entries in name order, so that images are reproducible. */
-static void copy_folder(uint32_t dir, const char *hostpath, int depth)
+/* The entries of a host folder but "." and "..", sorted by name so that images are
+ * reproducible; *n gets their number. The caller frees each name and the array. */
+static char **sorted_names(const char *hostpath, size_t *n)
 {
   DIR *d = opendir(hostpath);
   if (!d)
     die("%s: %s", hostpath, strerror(errno));
   char **names = 0;
-  size_t n = 0, cap = 0;
+  size_t cap = 0;
   struct dirent *e;
+  *n = 0;
   while ((e = readdir(d)) != 0) {
     if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
       continue;
-    if (n == cap) {
+    if (*n == cap) {
       cap = cap ? cap * 2 : 16;
       names = realloc(names, cap * sizeof(*names));
       if (!names)
         die("out of memory");
     }
-    if (!(names[n++] = strdup(e->d_name)))
+    if (!(names[(*n)++] = strdup(e->d_name)))
       die("out of memory");
   }
   closedir(d);
-  qsort(names, n, sizeof(*names), cmp_str);
+  qsort(names, *n, sizeof(*names), cmp_str);
+  return names;
+}
+
+static void copy_path(uint32_t dir, const char *name, const char *hostpath, int depth);
+
+/* Copies the folder's entries in name order. */
+static void copy_folder(uint32_t dir, const char *hostpath, int depth)
+{
+  size_t n;
+  char **names = sorted_names(hostpath, &n);
   for (size_t i = 0; i < n; i++) {
     size_t len = strlen(hostpath) + strlen(names[i]) + 2;
     char *child = malloc(len);
@@ -163,26 +173,8 @@ static void copy_path(uint32_t dir, const char *name, const char *hostpath, int 
 
 static void copy_bindir(uint32_t bin, const char *bindir)
 {
-  DIR *d = opendir(bindir);
-  if (!d)
-    die("%s: %s", bindir, strerror(errno));
-  char **names = 0;
-  size_t n = 0, cap = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != 0) {
-    if (e->d_name[0] == '.' && (e->d_name[1] == 0 || (e->d_name[1] == '.' && e->d_name[2] == 0)))
-      continue;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 16;
-      names = realloc(names, cap * sizeof(*names));
-      if (!names)
-        die("out of memory");
-    }
-    if (!(names[n++] = strdup(e->d_name)))
-      die("out of memory");
-  }
-  closedir(d);
-  qsort(names, n, sizeof(*names), cmp_str);
+  size_t n;
+  char **names = sorted_names(bindir, &n);
   for (size_t i = 0; i < n; i++) {
     size_t len = strlen(bindir) + strlen(names[i]) + 2;
     char *p = malloc(len);
