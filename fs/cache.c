@@ -11,6 +11,7 @@
 #include "kernel/uapi/errno.h"
 #include "vm/coremap.h"
 #include "drivers/disk.h"
+#include "fs/ordering.h"
 
 #define NHASH   4096u               /* a power of two, as many chains as the most blocks */
 #define NCFILE  256                 /* files with dirty blocks (or a name or error) at once */
@@ -44,6 +45,9 @@ static uint32_t disk_nblocks;       /* the disk's size, for a last range check *
 static uint32_t desc_lo, desc_hi;   /* descriptor blocks */
 static uint32_t dirtyseq;
 static int waiters;                 /* processes waiting for a block to become free */
+static struct sleeplock flush_lock; /* one flush at a time (fs/ordering.c's bookkeeping) */
+static uint32_t durable_seq = 1;    /* every change dirtied before this is on stable storage */
+static uint32_t writes_at_flush;    /* st_writes when the last flush began */
 bool cache_have_cleaners;
 uint32_t cache_policy = WP_DELAY;
 
@@ -313,19 +317,35 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
     superblock |= v[i]->fileid == CACHE_DEV && v[i]->blockno == FS_SUPER_BLOCK;
   if (!superblock)
     fs_dirtying();          /* the clean mark goes before the disk changes */
+  uint8_t *copy[NBATCH];
   for (int i = 0; i < n; i++) {
     struct cblock *b = v[i];
     memset(&reqs[i], 0, sizeof(reqs[i]));
+    copy[i] = 0;
     if (b->diskaddr == 0 || b->diskaddr >= disk_nblocks) {
       kprintf("fs: write of block %u, outside the disk\n", b->diskaddr);
       reqs[i].status = -EIO;
       reqs[i].complete = 1;
       continue;
     }
+    /* A pointer to a block whose contents are not yet durable goes out cleared
+     * (fs/ordering.c, rule 1); the block then stays dirty. */
+    if (b->fileid == CACHE_DEV && order_holds_pointers(b->diskaddr)) {
+      copy[i] = kalloc_page();
+      if (!copy[i]) {
+        reqs[i].status = -ENOMEM;     /* not written now; kept dirty, tried again later */
+        reqs[i].complete = 1;
+        continue;
+      }
+      if (!order_filter(b->diskaddr, b->data, copy[i])) {
+        kfree_page(copy[i]);
+        copy[i] = 0;
+      }
+    }
     frame_set_busy(b->frame);
     reqs[i].op = DISK_WRITE;
     reqs[i].sector = (uint64_t)b->diskaddr * FS_SECTORS_PER_BLOCK;
-    reqs[i].buf = b->data;
+    reqs[i].buf = copy[i] ? copy[i] : b->data;
     reqs[i].nbytes = FS_BSIZE;
     disk_submit(&reqs[i]);
   }
@@ -350,7 +370,20 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
         st_writes_data++;
     }
     b->flags &= ~CB_WRITING;
-    if (reqs[i].status == 0) {
+    if (copy[i])
+      kfree_page(copy[i]);
+    if (reqs[i].status == 0)
+      order_written(b->diskaddr);
+    if (reqs[i].status == -ENOMEM || (reqs[i].status == 0 && copy[i])) {
+      /* Written without some new pointer (or not at all): dirty again, as old as it was,
+       * so the write-back after the next flush puts the whole block out. */
+      b->flags &= ~CB_RECYCLE;
+      uint32_t modified = b->modified;
+      if (b->hashed && dirty_add(b) == 0)
+        b->modified = modified;
+      if (reqs[i].status < 0)
+        ret = -EIO;
+    } else if (reqs[i].status == 0) {
       if (b->flags & CB_RECYCLE)
         st_wb_recycled++;
       else if (cls == WB_FSYNC)
@@ -462,7 +495,7 @@ static int set_policy(const char *v)
     if (strcmp(v, policy_names[i]) == 0) {
       cache_policy = i;
       if (i != WP_DELAY)
-        cache_schedule_old(0, 0);   /* what waits now goes out as the new policy would */
+        cache_schedule_old(0, 0, SCHED_ALL);   /* what waits now goes out as the new policy would */
       return 0;
     }
   return -EINVAL;
@@ -510,6 +543,7 @@ static const struct setting limit_setting = {
 void cache_init(void)
 {
   initlock(&cache_lock, "cache");
+  initsleeplock(&flush_lock, "diskflush");
   list_init(&lru);
   list_init(&freelist);
   list_init(&spare);
@@ -574,16 +608,30 @@ struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
     b = cache_alloc_block();
     if (!b) {
       /* No clean block anywhere: write the least recently used dirty one ourselves. */
-      struct cblock *v = 0;
+      /* Data before pointer blocks: a pointer block may go out only in part until the
+       * data it names is written and flushed (fs/ordering.c). */
+      struct cblock *v = 0, *ptrs = 0;
       for (struct cblock *c = lru.next; c != &lru && !v; c = c->next)
-        if (c->refcnt == 0 && (c->flags & CB_DIRTY) && !(c->flags & CB_WRITING))
-          v = c;
+        if (c->refcnt == 0 && (c->flags & CB_DIRTY) && !(c->flags & CB_WRITING)) {
+          if (c->fileid != CACHE_DEV || !order_holds_pointers(c->blockno))
+            v = c;
+          else if (!ptrs)
+            ptrs = c;
+        }
+      if (!v)
+        v = ptrs;
       if (v) {
         take_for_write(v);
         v->flags |= CB_RECYCLE;
         release(&cache_lock);
         write_batch(&v, 1, WB_RECYCLED, true);
         acquire(&cache_lock);
+        if (v->flags & CB_DIRTY) {
+          /* Held back for a pointer to a block not yet durable: a flush lets it go. */
+          release(&cache_lock);
+          cache_flush_disk();
+          acquire(&cache_lock);
+        }
         continue;
       }
       /* Every block is held or being written: wait for a release. */
@@ -637,8 +685,13 @@ void cache_assign(struct cblock *b, uint32_t diskaddr)
 int cache_dirty(struct cblock *b)
 {
   KASSERT(holdingsleep(&b->lock) && (b->flags & CB_VALID));
-  if (cache_policy == WP_THROUGH)
-    return write_locked(b, WB_FSYNC);
+  if (cache_policy == WP_THROUGH) {
+    /* On the disk's stable storage, so the pointers that follow may name it at once. */
+    int err = write_locked(b, WB_FSYNC);
+    if (err == 0)
+      err = cache_flush_disk();
+    return err;
+  }
   acquire(&cache_lock);
   if (!b->hashed) {
     release(&cache_lock);
@@ -724,6 +777,18 @@ void cache_invalidate(uint32_t fileid, uint32_t blockno)
   release(&cache_lock);
 }
 
+/* Waits for the writes of fileid's blocks already under way outside any cleaner (a block
+ * recycled by an allocating process, a write-through): taken off the dirty list, they are
+ * no sync's to write, but a sync is not done before they are. cache_lock held. */
+static void wait_writes(uint32_t fileid)
+{
+  for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++) {
+    struct cblock *b = &blocks[i];
+    while ((b->flags & CB_WRITING) && b->fileid == fileid)
+      sleep(b, &cache_lock);
+  }
+}
+
 /* Syncs one file entry; cache_lock held. */
 static int sync_cf(struct cfile *cf, uint32_t maxseq)
 {
@@ -738,20 +803,29 @@ static int sync_cf(struct cfile *cf, uint32_t maxseq)
   return err;
 }
 
+/* ALL_FILES but the device's: every file's data and directories. */
+#define DATA_FILES 0xFFFFFFFEu
+
+int cache_sync_data(void)
+{
+  return cache_sync_file(DATA_FILES);
+}
+
 int cache_sync_file(uint32_t fileid)
 {
   int err = 0;
   acquire(&cache_lock);
   uint32_t maxseq = dirtyseq;
-  if (fileid != ALL_FILES) {
+  if (fileid != ALL_FILES && fileid != DATA_FILES) {
     struct cfile *cf = cf_find(fileid, false);
     if (cf && cf->ndirty > 0)
       err = sync_cf(cf, maxseq);
+    wait_writes(fileid);
     release(&cache_lock);
     return err;
   }
-  /* Data first, then the metadata that points at it. */
-  for (int pass = 0; pass < 2; pass++) {
+  /* Data first, then (after a flush, by the caller) the metadata that points at it. */
+  for (int pass = 0; pass < (fileid == DATA_FILES ? 1 : 2); pass++) {
     for (int i = 0; i < NCFILE; i++) {
       struct cfile *cf = &cfiles[i];
       if (!cf->used || cf->ndirty == 0 || (cf->fileid == CACHE_DEV) != (pass == 1))
@@ -760,13 +834,24 @@ int cache_sync_file(uint32_t fileid)
         err = -EIO;
     }
   }
+  for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++)
+    while ((blocks[i].flags & CB_WRITING) && (fileid == ALL_FILES || blocks[i].fileid != CACHE_DEV))
+      sleep(&blocks[i], &cache_lock);
   release(&cache_lock);
   return err;
 }
 
+/* Everything dirty now, in the order rule 1 of fs/ordering.c needs: file data and
+ * directories, a flush, then descriptors, indirect blocks and the bitmap. The caller
+ * flushes at the end. */
 int cache_sync_all(void)
 {
-  return cache_sync_file(ALL_FILES);
+  int err = cache_sync_data();
+  if (cache_flush_disk() < 0)
+    err = -EIO;
+  if (cache_sync_file(CACHE_DEV) < 0)
+    err = -EIO;
+  return err;
 }
 
 /* The VM copies a cached code or data block instead of reading the disk, and the block then
@@ -791,12 +876,54 @@ bool cache_copy_out_oldest(uint32_t fileid, uint32_t blockno, void *dst)
   return hit;
 }
 
+/* The oldest change not yet written: the least dirtyseq of the blocks dirty or under a
+ * write. cache_lock held. */
+static uint32_t oldest_unwritten(void)
+{
+  uint32_t oldest = dirtyseq + 1;
+  for (int i = 0; i < NCFILE; i++)
+    if (cfiles[i].used && cfiles[i].dhead && (int32_t)(cfiles[i].dhead->dirtyseq - oldest) < 0)
+      oldest = cfiles[i].dhead->dirtyseq;
+  for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++)
+    if ((blocks[i].flags & CB_WRITING) && (int32_t)(blocks[i].dirtyseq - oldest) < 0)
+      oldest = blocks[i].dirtyseq;
+  return oldest;
+}
+
+/* A flush makes stable every write completed before it was issued: the new blocks written
+ * so far stop being new, and every change older than the oldest unwritten one is durable. */
 int cache_flush_disk(void)
 {
+  acquiresleep(&flush_lock);
   acquire(&cache_lock);
   st_flushes++;
+  writes_at_flush = st_writes;
+  uint32_t oldest = oldest_unwritten();
+  order_flush_begin();
   release(&cache_lock);
-  return disk_rw(DISK_FLUSH, 0, 0, 0);
+  int r = disk_rw(DISK_FLUSH, 0, 0, 0);
+  acquire(&cache_lock);
+  order_flush_end(r == 0);
+  if (r == 0 && (int32_t)(oldest - durable_seq) > 0)
+    durable_seq = oldest;
+  release(&cache_lock);
+  releasesleep(&flush_lock);
+  return r;
+}
+
+uint32_t cache_seq_now(void)
+{
+  return dirtyseq;
+}
+
+uint32_t cache_durable_seq(void)
+{
+  return durable_seq;
+}
+
+bool cache_unflushed(void)
+{
+  return st_writes != writes_at_flush;
 }
 
 uint32_t cache_ndirty(void)
@@ -828,13 +955,18 @@ int cache_take_error(uint32_t fileid)
   return err;
 }
 
-void cache_schedule_old(uint32_t delay_ms, uint32_t desc_delay_ms)
+static bool in_class(struct cfile *cf, enum sched_class which)
+{
+  return which == SCHED_ALL || (cf->fileid == CACHE_DEV) == (which == SCHED_META);
+}
+
+void cache_schedule_old(uint32_t delay_ms, uint32_t desc_delay_ms, enum sched_class which)
 {
   acquire(&cache_lock);
   uint32_t now = uptime_ms();
   for (int i = 0; i < NCFILE; i++) {
     struct cfile *cf = &cfiles[i];
-    if (!cf->used || cf->ndirty == 0)
+    if (!cf->used || cf->ndirty == 0 || !in_class(cf, which))
       continue;
     for (struct cblock *b = cf->dhead; b; b = b->dnext) {
       if (b->flags & CB_SCHED)
@@ -846,6 +978,24 @@ void cache_schedule_old(uint32_t delay_ms, uint32_t desc_delay_ms)
     enqueue(cf);              /* also files whose scheduled blocks were held last time */
   }
   release(&cache_lock);
+}
+
+void cache_wait_scheduled(enum sched_class which, uint32_t timeout_ms)
+{
+  uint32_t start = uptime_ms();
+  for (;;) {
+    bool busy = false;
+    acquire(&cache_lock);
+    for (int i = 0; i < NCFILE && !busy; i++) {
+      struct cfile *cf = &cfiles[i];
+      busy = cf->used && in_class(cf, which) && (cf->nsched > 0 || cf->cleaning);
+    }
+    release(&cache_lock);
+    /* A scheduled block someone holds waits for its holder: never for ever. */
+    if (!busy || uptime_ms() - start >= timeout_ms)
+      return;
+    sleep_ms(10);
+  }
 }
 
 int cache_clean_next(void)

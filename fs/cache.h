@@ -108,10 +108,17 @@ bool cache_copy_out_oldest(uint32_t fileid, uint32_t blockno, void *dst);
 /* Writes every block of the file (CACHE_DEV: device blocks) that was dirty when called,
  * or of all files, and waits. 0, or -EIO when some write failed. */
 int cache_sync_file(uint32_t fileid);
+int cache_sync_data(void);          /* every file's blocks, not the device's */
+/* All of it, data before metadata with a flush between (fs/ordering.c); flush after it. */
 int cache_sync_all(void);
 /* Asks the disk to put what it has been given on stable storage (virtio flush). */
 int cache_flush_disk(void);
 uint32_t cache_ndirty(void);
+/* Dirty sequence numbers: the latest handed out, and the oldest not yet durable (every
+ * change dirtied before it is on stable storage). For fs/inode.c's pending frees. */
+uint32_t cache_seq_now(void);
+uint32_t cache_durable_seq(void);
+bool cache_unflushed(void);         /* some write completed since the last flush began */
 
 /* The file's name for messages about it (a failed write-back names it on the console). */
 void cache_set_name(uint32_t fileid, const char *name);
@@ -119,7 +126,10 @@ void cache_set_name(uint32_t fileid, const char *name);
 int cache_take_error(uint32_t fileid);
 
 /* For the cleaner daemon and threads (fs/cleaner.c). */
-void cache_schedule_old(uint32_t delay_ms, uint32_t desc_delay_ms);
+enum sched_class { SCHED_DATA, SCHED_META, SCHED_ALL };   /* files' blocks, device blocks */
+void cache_schedule_old(uint32_t delay_ms, uint32_t desc_delay_ms, enum sched_class which);
+/* Waits (polling) until no file of the class has blocks scheduled or being written. */
+void cache_wait_scheduled(enum sched_class which, uint32_t timeout_ms);
 /* Waits for a file with scheduled blocks and writes them; returns blocks written. */
 int cache_clean_next(void);
 extern bool cache_have_cleaners;

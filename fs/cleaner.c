@@ -7,9 +7,14 @@
  * cleaner threads takes them one at a time, each file to one cleaner, and writes its
  * scheduled blocks with several requests in flight (fs/cache.c, clean_file).
  *
+ * Each scan writes data before the metadata that names it, with a flush between and after
+ * (see scan() below and fs/ordering.c), and then lets go of the blocks and descriptors
+ * freed long enough ago (fs/inode.c, pending frees).
+ *
  * All three times are run-time settings (sysctl) and boot keys (the kernel command line).
  */
 #include "fs/cache.h"
+#include "fs/internal.h"
 #include "kernel/klib.h"
 #include "kernel/proc.h"
 #include "kernel/time.h"
@@ -31,6 +36,25 @@ static const struct setting settings[] = {
     &scan_interval, 1, 3600, 0, 0 },
 };
 
+/* One scan, in the order a power cut needs (fs/ordering.c): the old data blocks, a flush,
+ * then the old descriptor, indirect and bitmap blocks -- among them those held back for a
+ * pointer to data that this very flush made durable -- and a flush. What was modified
+ * fs.writeback_delay ago is thus on stable storage by the end of the scan that follows. */
+static void scan(void)
+{
+  fs_pending_cut();
+  uint32_t wait = scan_interval * 1000u;
+  cache_schedule_old(writeback_delay * 1000u, desc_delay * 1000u, SCHED_DATA);
+  cache_wait_scheduled(SCHED_DATA, wait);
+  if (cache_unflushed())
+    cache_flush_disk();
+  cache_schedule_old(writeback_delay * 1000u, desc_delay * 1000u, SCHED_META);
+  cache_wait_scheduled(SCHED_META, wait);
+  if (cache_unflushed())
+    cache_flush_disk();
+  fs_pending_release();
+}
+
 static void daemon_main(void *arg)
 {
   (void)arg;
@@ -39,7 +63,7 @@ static void daemon_main(void *arg)
     uint32_t start = uptime_ms();
     while (uptime_ms() - start < scan_interval * 1000u)
       sleep_ms(MIN(100u, scan_interval * 1000u));
-    cache_schedule_old(writeback_delay * 1000u, desc_delay * 1000u);
+    scan();
   }
 }
 

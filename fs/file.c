@@ -128,14 +128,21 @@ int filewrite(struct file *f, uint32_t addr, uint32_t n)
   case FD_PIPE:
     return pipewrite(f->pipe, addr, n);
   case FD_INODE: {
-    ilock(f->ip);
-    if (f->append)
-      f->off = f->ip->d.size;
-    int r = writei(f->ip, true, addr, f->off, n);
-    if (r > 0)
-      f->off += (uint32_t)r;
-    iunlock(f->ip);
-    return r;
+    int r;
+    for (int tries = 0; ; tries++) {
+      ilock(f->ip);
+      if (f->append)
+        f->off = f->ip->d.size;
+      r = writei(f->ip, true, addr, f->off, n);
+      if (r > 0)
+        f->off += (uint32_t)r;
+      iunlock(f->ip);
+      /* Full, but blocks freed lately wait to be reusable (fs/inode.c, pending frees): a
+       * sync makes them so at once. */
+      if (r != -ENOSPC || tries > 0 || fs_pending_blocks() == 0)
+        return r;
+      fs_sync();
+    }
   }
   default:
     return -EBADF;

@@ -2,11 +2,12 @@
  * writing file contents. Locking rules are at the top of fs/internal.h.
  *
  * Changes go into cache blocks that the cleaners write back later (fs/cache.h), in no
- * particular order; a crash can therefore leave any mix of old and new blocks. Two rules
- * keep that mix repairable: a new indirect block is written (zeroed) before anything can
- * point at it, so a pointer on disk never leads into stale pointers; and the superblock
- * says "not clean" on disk before the first change after a sync, so the next mount knows
- * to repair (fs/repair.c: bitmap rebuilt, link counts, sizes and block counts fixed).
+ * particular order, and a power cut may lose any write not followed by a completed flush.
+ * fs/ordering.c explains the two rules that keep what a crash leaves repairable and honest;
+ * this file holds rule 2, the pending frees: a freed block or descriptor is not handed out
+ * again until the change that let go of it (a cleared pointer, a removed directory entry)
+ * is on stable storage. The superblock says "not clean" on disk before the first change
+ * after a sync, so the next mount knows to repair (fs/repair.c).
  */
 #include "fs/internal.h"
 #include "fs/fs.h"
@@ -22,6 +23,8 @@
 #include "kernel/syscall.h"
 #include "drivers/disk.h"
 #include "vm/coremap.h"
+#include "fs/ordering.h"
+#include "fs/bitset.h"
 
 /* Blocks kept free for the VM's backing files (fs.backing_reserve); set at mount. */
 static uint32_t backing_reserve;
@@ -53,6 +56,8 @@ uint32_t fs_now(void) { return uptime_ms() / 1000; }
 
 /* --- the superblock ---------------------------------------------------------------------- */
 
+static void pending_init(void);
+static uint32_t st_pending_blocks, st_pending_descs;    /* freed, not yet reusable */
 static char *sb_buf;           /* a kernel page for sb_write, taken at mount */
 
 static int sb_write(uint32_t clean)
@@ -112,9 +117,15 @@ void fs_sync(void)
 {
   if (fs_sb.magic != FS_MAGIC)
     return;                     /* never mounted */
+  fs_pending_cut();
   int err = cache_sync_all();
   if (cache_flush_disk() < 0)
     err = -EIO;
+  if (fs_pending_release() > 0) {
+    /* The bitmap blocks that release just changed, so the clean mark can follow. */
+    if (cache_sync_file(CACHE_DEV) < 0 || cache_flush_disk() < 0)
+      err = -EIO;
+  }
   acquiresleep(&sb_lock);
   if (err == 0 && cache_ndirty() == 0 && !sb_clean_on_disk && !have_orphans()) {
     if (sb_write(1) == 0 && cache_flush_disk() == 0)
@@ -125,6 +136,8 @@ void fs_sync(void)
   releasesleep(&sb_lock);
 }
 
+/* The file's data and its directory's entries, a flush, then the descriptors, indirect
+ * blocks and bitmap that name them, and a flush (fs/ordering.c, rule 1). */
 int fs_fsync(struct inode *ip)
 {
   int err = cache_sync_file(ip->inum);
@@ -132,12 +145,15 @@ int fs_fsync(struct inode *ip)
   uint32_t parent = ip->parent;
   if (parent && (e = cache_sync_file(parent)) < 0)
     err = e;
+  if ((e = cache_flush_disk()) < 0)
+    err = e;
   if ((e = cache_sync_file(CACHE_DEV)) < 0)
     err = e;
   if ((e = cache_flush_disk()) < 0)
     err = e;
   if ((e = cache_take_error(ip->inum)) < 0)
     err = e;
+  fs_pending_release();
   return err;
 }
 
@@ -175,6 +191,8 @@ void fs_init(void)
   }
   fs_sb = sb;
   cache_set_desc_range(fs_sb.desc_start, fs_sb.desc_start + fs_sb.desc_blocks);
+  order_init(&fs_sb);
+  pending_init();
   if (!fs_sb.clean) {
     kprintf("fs: the disk was not cleanly unmounted; repairing it\n");
     fs_repair();
@@ -199,6 +217,8 @@ void fs_init(void)
   stat_register("fs.disk.blocks.free", &fs_sb.free_blocks);
   stat_register("fs.disk.blocks.total", &st_data_blocks);
   stat_register("fs.disk.descriptors.free", &fs_sb.free_descs);
+  stat_register("fs.disk.blocks.pending", &st_pending_blocks);
+  stat_register("fs.disk.descriptors.pending", &st_pending_descs);
   cleaner_start();
   kprintf("fs: mounted %u MB: %u of %u blocks free, %u descriptors free\n",
           fs_sb.nblocks / (1024 * 1024 / FS_BSIZE), fs_sb.free_blocks, st_data_blocks,
@@ -261,6 +281,8 @@ static int balloc(uint32_t hint, uint32_t *addr, bool backing)
       cache_release(b);
       fs_sb.free_blocks--;
       brotor = blk + 1;
+      if (!backing)
+        order_new(blk);       /* a backing file's contents mean nothing after a crash */
       releasesleep(&alloc_lock);
       *addr = blk;
       return 0;
@@ -274,35 +296,154 @@ static int balloc(uint32_t hint, uint32_t *addr, bool backing)
   return -ENOSPC;
 }
 
-static int bfree(uint32_t addr)
+/* --- pending frees (fs/ordering.c, rule 2) -------------------------------------------------
+ * A block or descriptor let go of is not handed out again until the change that let go of
+ * it is on stable storage: were it reused first, a power cut could leave the old file's
+ * pointer or name on disk beside the new owner's, and the repair could give the new owner's
+ * data to the old file. Frees collect in the young generation; a cut (each daemon scan, each
+ * sync) makes it old, stamped with the latest dirty sequence number (merging into an old
+ * generation still waiting, with the newer stamp); once every change dirtied up to the stamp
+ * is durable (cache_durable_seq, moved on by each flush) the old generation is freed for
+ * real: bitmap bits cleared, free counts raised. Backing files are exempt: the repair
+ * empties /swap, so their stale names and pointers never count. */
+
+struct generation {
+  struct bitset blocks, descs;
+  uint32_t nblocks, ndescs;
+  uint32_t seq;                   /* every change it waits for was dirtied by then */
+};
+static struct generation young, old;
+static bool pending_ok;           /* memory for the generations (else frees are immediate) */
+
+static void pending_init(void)
 {
-  if (!fs_block_ok(&fs_sb, addr)) {
-    kprintf("fs: freeing block %u, outside the data area\n", addr);
-    return -EIO;
-  }
-  /* Its cached copy (if it held pointers) goes first: once the bit is clear the block may
-   * be handed out again and get a new identity. */
-  cache_invalidate(CACHE_DEV, addr);
+  pending_ok = bitset_init(&young.blocks, fs_sb.nblocks) && bitset_init(&old.blocks, fs_sb.nblocks) &&
+               bitset_init(&young.descs, fs_sb.ndesc) && bitset_init(&old.descs, fs_sb.ndesc);
+  if (!pending_ok)
+    kprintf("fs: no memory for pending frees: a power cut may mix files\n");
+}
+
+static bool pending_desc(uint32_t inum)
+{
+  return pending_ok && (bitset_get(&young.descs, inum) || bitset_get(&old.descs, inum));
+}
+
+uint32_t fs_pending_blocks(void)
+{
+  return st_pending_blocks;
+}
+
+uint32_t fs_pending_descs(void)
+{
+  return st_pending_descs;
+}
+
+void fs_pending_cut(void)
+{
+  if (!pending_ok)
+    return;
   acquiresleep(&alloc_lock);
+  if (young.nblocks + young.ndescs > 0) {
+    for (uint32_t w = 0; w < bitset_words(&young.blocks); w++) {
+      *bitset_word(&old.blocks, w) |= *bitset_word(&young.blocks, w);
+      *bitset_word(&young.blocks, w) = 0;
+    }
+    for (uint32_t w = 0; w < bitset_words(&young.descs); w++) {
+      *bitset_word(&old.descs, w) |= *bitset_word(&young.descs, w);
+      *bitset_word(&young.descs, w) = 0;
+    }
+    old.nblocks += young.nblocks;
+    old.ndescs += young.ndescs;
+    young.nblocks = young.ndescs = 0;
+    old.seq = cache_seq_now();
+  }
+  releasesleep(&alloc_lock);
+}
+
+/* Clears the bitmap bit of block addr (alloc_lock held): 0 or -EIO. */
+static int bitmap_clear(uint32_t addr)
+{
   int err;
   struct cblock *b = cache_read_dev(fs_bitmap_block(&fs_sb, addr), &err);
-  if (!b) {
-    releasesleep(&alloc_lock);
+  if (!b)
     return err;
-  }
   uint32_t bit = fs_bitmap_bit(addr);
   if (!fs_bit_get(b->data, bit)) {
     kprintf("fs: freeing block %u, which is already free\n", addr);
     cache_release(b);
-    releasesleep(&alloc_lock);
     return -EIO;
   }
   fs_bit_clear(b->data, bit);
   err = cache_dirty(b);       /* on failure the block stays dirty and is retried */
   cache_release(b);
   fs_sb.free_blocks++;
+  return err;
+}
+
+int fs_pending_release(void)
+{
+  if (!pending_ok)
+    return 0;
+  acquiresleep(&alloc_lock);
+  int n = 0;
+  if (old.nblocks + old.ndescs > 0 && (int32_t)(cache_durable_seq() - old.seq) > 0) {
+    for (uint32_t w = 0; w < bitset_words(&old.blocks); w++) {
+      uint32_t bits = *bitset_word(&old.blocks, w);
+      for (uint32_t i = 0; bits && i < 32; i++)
+        if (bits & (1u << i))
+          bitmap_clear(w * 32 + i);
+      *bitset_word(&old.blocks, w) = 0;
+    }
+    for (uint32_t w = 0; w < bitset_words(&old.descs); w++)
+      *bitset_word(&old.descs, w) = 0;
+    fs_sb.free_descs += old.ndescs;
+    n = (int)(old.nblocks + old.ndescs);
+    st_pending_blocks -= old.nblocks;
+    st_pending_descs -= old.ndescs;
+    old.nblocks = old.ndescs = 0;
+  }
+  releasesleep(&alloc_lock);
+  return n;
+}
+
+static int bfree(uint32_t addr, bool backing)
+{
+  if (!fs_block_ok(&fs_sb, addr)) {
+    kprintf("fs: freeing block %u, outside the data area\n", addr);
+    return -EIO;
+  }
+  /* Its cached copy (if it held pointers) goes first: once free it may be handed out again
+   * and get a new identity. */
+  cache_invalidate(CACHE_DEV, addr);
+  order_forget(addr);
+  acquiresleep(&alloc_lock);
+  int err = 0;
+  if (backing || !pending_ok) {
+    err = bitmap_clear(addr);
+  } else if (bitset_get(&young.blocks, addr) || bitset_get(&old.blocks, addr)) {
+    kprintf("fs: freeing block %u, which is already being freed\n", addr);
+    err = -EIO;
+  } else {
+    bitset_set(&young.blocks, addr, true);
+    young.nblocks++;
+    st_pending_blocks++;
+  }
   releasesleep(&alloc_lock);
   return err;
+}
+
+/* A descriptor freed by iput: pending like a block (its name may still be on disk). */
+static void dfree(uint32_t inum, bool backing)
+{
+  acquiresleep(&alloc_lock);
+  if (backing || !pending_ok) {
+    fs_sb.free_descs++;
+  } else {
+    bitset_set(&young.descs, inum, true);
+    young.ndescs++;
+    st_pending_descs++;
+  }
+  releasesleep(&alloc_lock);
 }
 
 /* A newly allocated block for ip, next to the one it was given last (thesis 3.4); zeroed on
@@ -321,7 +462,7 @@ static int newblock(struct inode *ip, bool zero, uint32_t *addr)
     err = cache_write_now(b);
     cache_release(b);
     if (err < 0) {
-      bfree(*addr);
+      bfree(*addr, ip->backing);
       return err;
     }
   }
@@ -475,7 +616,7 @@ struct inode *ialloc(int type, uint32_t near, int *errp)
     for (uint32_t j = 0; j < FS_DESCS_PER_BLOCK; j++) {
       uint32_t inum = bi * FS_DESCS_PER_BLOCK + j;
       struct fs_desc *d = (struct fs_desc *)(b->data + j * FS_DESC_SIZE);
-      if (inum <= FS_ROOT_DESC || d->type != FS_T_FREE)
+      if (inum <= FS_ROOT_DESC || d->type != FS_T_FREE || pending_desc(inum))
         continue;
       bool inuse = false;
       struct inode *ip = iget_common(inum, true, &inuse);
@@ -529,11 +670,8 @@ void iput(struct inode *ip)
       memset(&ip->d, 0, sizeof(ip->d));
       int err = iupdate(ip);
       ip->valid = false;
-      if (err == 0) {
-        acquiresleep(&alloc_lock);
-        fs_sb.free_descs++;
-        releasesleep(&alloc_lock);
-      }
+      if (err == 0)
+        dfree(ip->inum, ip->backing);
     }
   }
   releasesleep(&ip->lock);
@@ -639,7 +777,7 @@ static int slot_get(struct inode *ip, uint32_t ind, uint32_t idx, bool alloc, bo
     cache_release(b);
   }
   if (err < 0) {
-    bfree(v);
+    bfree(v, ip->backing);
     ip->d.blocks--;
     return err;
   }
@@ -828,13 +966,13 @@ static int free_tree(struct inode *ip, uint32_t ind, int level, uint32_t first)
       err = free_tree(ip, v, 1, first + i * FS_NINDIRECT);
     } else {
       cache_invalidate(ip->inum, first + i);
-      err = bfree(v);
+      err = bfree(v, ip->backing);
     }
     if (err < 0)
       ret = err;
   }
   cache_release(b);
-  err = bfree(ind);
+  err = bfree(ind, ip->backing);
   return err < 0 ? err : ret;
 }
 
@@ -859,7 +997,7 @@ int itrunc(struct inode *ip)
     if (!old.direct[i])
       continue;
     cache_invalidate(ip->inum, i);
-    if ((err = bfree(old.direct[i])) < 0)
+    if ((err = bfree(old.direct[i], ip->backing)) < 0)
       ret = err;
   }
   if (old.indirect && (err = free_tree(ip, old.indirect, 1, FS_NDIRECT)) < 0)

@@ -60,6 +60,13 @@ uint32_t fs_now(void);                      /* seconds since boot, for mtime */
 /* The disk block of logical block lbn (0 for a hole unless alloc): 0 or -errno. */
 int inode_bmap(struct inode *ip, uint32_t lbn, bool alloc, uint32_t *addr);
 
+/* Pending frees (inode.c; fs/ordering.c rule 2): a cut starts waiting for what was freed
+ * so far; a release (after a flush) frees what has waited long enough, returning how many. */
+void fs_pending_cut(void);
+int fs_pending_release(void);
+uint32_t fs_pending_blocks(void);
+uint32_t fs_pending_descs(void);
+
 /* repair.c: makes a disk left by a crash consistent (at mount, before any allocation). */
 void fs_repair(void);
 

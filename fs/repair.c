@@ -1,20 +1,31 @@
-/* The repairing mount: after a crash (the superblock lacks its clean mark) the cleaners may
- * have written any mix of old and new blocks. Before anything is allocated, this pass makes
- * the disk consistent again, working on raw descriptors through the cache:
+/* The repairing mount: after a crash (the superblock lacks its clean mark) the disk holds
+ * whatever mix of old and new blocks the cleaners had written. Before anything is
+ * allocated, this pass makes it consistent again, working on raw descriptors through the
+ * cache:
  *
- *   A. every allocated descriptor: pointers out of range, beyond the file's size, or to a
- *      block already claimed by another file are cleared; its block count is recounted;
+ *   A. every allocated descriptor: pointers out of range are cleared and a torn directory
+ *      size is cut to whole entries (nothing is claimed yet);
  *   B. the tree from the root: entries naming free, damaged or out-of-range descriptors, or
  *      a directory already reached (a second path), or a directory without its "." block,
- *      are cleared; "." and ".." are set right; directory entries are counted per file;
- *   C. descriptors no entry names (orphans: unlinked while open, or created and never
- *      named on disk) are freed, and every other one gets the link count just counted;
- *   D. the free bitmap is rebuilt from the blocks claimed in A, and the free counts taken.
+ *      are cleared, and so is every backing file in /swap; "." and ".." are set right;
+ *      directory entries are counted per file;
+ *   C. the blocks of the descriptors some entry reaches -- directories first, then files --
+ *      are claimed: a pointer beyond the file's size, or to a block already claimed, is
+ *      cleared and block counts are recounted;
+ *   D. descriptors no entry names (orphans: unlinked while open, deleted in memory but not
+ *      yet on disk, or created and never named on disk) are freed, and every other one gets
+ *      the link count just counted;
+ *   E. the free bitmap is rebuilt from the blocks claimed in C, and the free counts taken.
  *
- * What a crash can leave behind with this kernel's write ordering (fs/inode.c: new pointer
- * blocks and directory blocks reach the disk before anything points at them) is thereby
- * always repaired; fsck then finds nothing. The file system's users see a file's contents as
- * of its last write-back, so only fsync'ed data is promised.
+ * Why only reachable descriptors claim blocks: an orphan's descriptor on disk can be stale,
+ * still naming blocks that were freed in memory and given to another file since. Were it
+ * allowed to claim first (a lower descriptor number), the live file would lose them. The
+ * kernel never reuses a block or a descriptor before the change that let go of it is on
+ * stable storage (fs/inode.c, "pending frees"), so two reachable files never name one
+ * block after a crash; the orphans are the only stale claimants.
+ *
+ * The file system's users see a file's contents as of its last write-back, so only
+ * fsync'ed data is promised.
  */
 #include "fs/internal.h"
 #include "fs/fs.h"
@@ -101,7 +112,7 @@ static bool claim(uint32_t b)
 
 /* Claims what indirect block ind maps (level 1: data pointers; 2: indirect pointers), the
  * first of them being file block first; clears the pointers that may not stay. */
-static uint32_t claim_tree(uint32_t ind, int level, uint32_t first, uint32_t limit, bool unclaim)
+static uint32_t claim_tree(uint32_t ind, int level, uint32_t first, uint32_t limit)
 {
   int err;
   struct cblock *b = cache_read_dev(ind, &err);
@@ -114,19 +125,13 @@ static uint32_t claim_tree(uint32_t ind, int level, uint32_t first, uint32_t lim
     if (!v)
       continue;
     uint32_t f = level == 1 ? first + i : first + i * FS_NINDIRECT;
-    if (unclaim) {
-      bit_set(&claimed, v, false);
-      if (level == 2)
-        claim_tree(v, 1, f, limit, true);
-      continue;
-    }
     if (f >= limit || !claim(v)) {
       slot[i] = 0;
       changed = true;
       fixed.pointers++;
       continue;
     }
-    count += 1 + (level == 2 ? claim_tree(v, 1, f, limit, false) : 0);
+    count += 1 + (level == 2 ? claim_tree(v, 1, f, limit) : 0);
   }
   if (changed)
     cache_dirty(b);
@@ -134,17 +139,15 @@ static uint32_t claim_tree(uint32_t ind, int level, uint32_t first, uint32_t lim
   return count;
 }
 
-/* Claims (or, with unclaim, gives back) the blocks of descriptor d; true if d changed. */
-static bool claim_file(struct fs_desc *d, bool unclaim)
+/* Claims the blocks of descriptor d; true if d changed. */
+static bool claim_file(struct fs_desc *d)
 {
   uint32_t limit = fs_size_blocks(d->size), count = 0;
   bool changed = false;
   for (uint32_t i = 0; i < FS_NDIRECT; i++) {
     if (!d->direct[i])
       continue;
-    if (unclaim) {
-      bit_set(&claimed, d->direct[i], false);
-    } else if (i >= limit || !claim(d->direct[i])) {
+    if (i >= limit || !claim(d->direct[i])) {
       d->direct[i] = 0;
       changed = true;
       fixed.pointers++;
@@ -157,18 +160,15 @@ static bool claim_file(struct fs_desc *d, bool unclaim)
   for (int l = 0; l < 2; l++) {
     if (!*top[l])
       continue;
-    if (unclaim) {
-      bit_set(&claimed, *top[l], false);
-      claim_tree(*top[l], l + 1, firsts[l], limit, true);
-    } else if (firsts[l] >= limit || !claim(*top[l])) {
+    if (firsts[l] >= limit || !claim(*top[l])) {
       *top[l] = 0;
       changed = true;
       fixed.pointers++;
     } else {
-      count += 1 + claim_tree(*top[l], l + 1, firsts[l], limit, false);
+      count += 1 + claim_tree(*top[l], l + 1, firsts[l], limit);
     }
   }
-  if (!unclaim && d->blocks != count) {
+  if (d->blocks != count) {
     d->blocks = count;
     changed = true;
     fixed.counts++;
@@ -225,7 +225,20 @@ static bool pass_a(uint32_t inum, struct fs_desc *d)
     fixed.pointers++;
     changed = true;
   }
-  return claim_file(d, false) || changed;
+  return changed;
+}
+
+/* --- C: blocks of what the tree reaches -------------------------------------------------- */
+
+static bool claim_dirs;         /* the first round claims for directories, the second for files */
+
+static bool pass_claim(uint32_t inum, struct fs_desc *d)
+{
+  if ((inum != FS_ROOT_DESC && refs_get(inum) == 0) || (d->type == FS_T_DIR) != claim_dirs)
+    return false;
+  if (d->type != FS_T_FILE && d->type != FS_T_DIR)
+    return false;
+  return claim_file(d);
 }
 
 /* --- B: the tree -------------------------------------------------------------------------- */
@@ -270,6 +283,7 @@ static bool sound_dir(const struct fs_desc *d)
 }
 
 static uint32_t nstack;
+static uint32_t swap_dir;           /* /swap, the backing files' directory, once reached */
 
 static void push(uint32_t dir, uint32_t parent)
 {
@@ -315,6 +329,14 @@ static void walk_dir(uint32_t dir, uint32_t parent)
       }
       if (e->ino == 0)
         continue;
+      if (dir == swap_dir) {
+        /* Backing files mean nothing after a crash, and may name blocks and descriptors
+         * already reused (fs/inode.c frees theirs at once): /swap starts empty. */
+        memset(e, 0, sizeof(*e));
+        changed = true;
+        fixed.entries++;
+        continue;
+      }
       struct fs_desc c;
       bool ok = fs_dirent_name_ok(e) && !fs_dirent_is(e, ".") && !fs_dirent_is(e, "..") &&
                 e->ino > FS_ROOT_DESC && e->ino < fs_sb.ndesc && read_desc(e->ino, &c) &&
@@ -328,6 +350,8 @@ static void walk_dir(uint32_t dir, uint32_t parent)
       }
       refs_inc(e->ino);
       if (c.type == FS_T_DIR) {
+        if (dir == FS_ROOT_DESC && fs_dirent_is(e, "swap"))
+          swap_dir = e->ino;
         bit_set(&seen, e->ino, true);
         push(e->ino, dir);
       }
@@ -338,14 +362,13 @@ static void walk_dir(uint32_t dir, uint32_t parent)
   }
 }
 
-/* --- C: orphans and link counts ------------------------------------------------------------ */
+/* --- D: orphans and link counts ------------------------------------------------------------ */
 
 static bool pass_c(uint32_t inum, struct fs_desc *d)
 {
   uint16_t n = refs_get(inum);
   if (inum != FS_ROOT_DESC && (n == 0 || (d->type != FS_T_FILE && d->type != FS_T_DIR))) {
-    if (d->type == FS_T_FILE || d->type == FS_T_DIR)
-      claim_file(d, true);
+    /* It claimed nothing (only what the tree reaches does), so its blocks are free. */
     /* Its cached data (a directory walked before it lost its last entry) goes too. */
     for (uint32_t lbn = 0; lbn < FS_NDIRECT; lbn++)
       cache_invalidate(inum, lbn);
@@ -361,7 +384,7 @@ static bool pass_c(uint32_t inum, struct fs_desc *d)
   return false;
 }
 
-/* --- D: the bitmap ------------------------------------------------------------------------ */
+/* --- E: the bitmap ------------------------------------------------------------------------ */
 
 static void pass_d(void)
 {
@@ -406,6 +429,7 @@ void fs_repair(void)
 {
   memset(&fixed, 0, sizeof(fixed));
   nstack = 0;
+  swap_dir = 0;
   struct fs_desc root;
   if (!read_desc(FS_ROOT_DESC, &root) || !sound_dir(&root)) {
     kprintf("fs: repair: the root directory is damaged; not repairing\n");
@@ -418,6 +442,12 @@ void fs_repair(void)
     nstack--;
     uint32_t *p = (uint32_t *)pa_at(&stack, 8 * nstack);
     walk_dir(p[0], p[1]);
+  }
+  if (!(claimed.oom || refs.oom || seen.oom || stack.oom)) {
+    claim_dirs = true;
+    each_desc(pass_claim);
+    claim_dirs = false;
+    each_desc(pass_claim);
   }
   if (claimed.oom || refs.oom || seen.oom || stack.oom) {
     kprintf("fs: repair: out of memory; the disk is left as it is\n");

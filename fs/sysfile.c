@@ -112,6 +112,21 @@ undo:
 
 /* --- descriptors ------------------------------------------------------------------------- */
 
+/* create() under ns_lock; when the disk is full only because of blocks and descriptors
+ * freed lately (they wait to be reusable: fs/inode.c, pending frees), a sync makes them
+ * reusable and it tries once more. */
+static struct inode *create_retry(const char *path, int type, bool excl, int *err)
+{
+  for (int tries = 0; ; tries++) {
+    acquiresleep(&ns_lock);
+    struct inode *ip = create(path, type, excl, err);
+    releasesleep(&ns_lock);
+    if (ip || *err != -ENOSPC || tries > 0 || fs_pending_blocks() + fs_pending_descs() == 0)
+      return ip;
+    fs_sync();
+  }
+}
+
 int sys_open(void)
 {
   char path[FS_MAXPATH];
@@ -125,10 +140,7 @@ int sys_open(void)
   bool writable = acc != O_RDONLY;
   struct inode *ip;
   if (flags & O_CREAT) {
-    acquiresleep(&ns_lock);
-    ip = create(path, T_FILE, flags & O_EXCL, &err);
-    releasesleep(&ns_lock);
-    if (!ip)
+    if (!(ip = create_retry(path, T_FILE, flags & O_EXCL, &err)))
       return err;
   } else {
     if (!(ip = namei(path, &err)))
@@ -361,9 +373,7 @@ int sys_mkdir(void)
   int err = argstr(0, path, sizeof(path));
   if (err < 0)
     return err;
-  acquiresleep(&ns_lock);
-  struct inode *ip = create(path, T_DIR, true, &err);
-  releasesleep(&ns_lock);
+  struct inode *ip = create_retry(path, T_DIR, true, &err);
   if (!ip)
     return err;
   iunlockput(ip);
