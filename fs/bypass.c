@@ -77,7 +77,7 @@ void bypass_remove(struct inode *ip, const char *name)
   iput(ip);                   /* the last reference frees the blocks */
 }
 
-int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to)
+static int reserve(struct inode *ip, uint32_t from, uint32_t to)
 {
   int err = 0;
   ilock(ip);
@@ -93,6 +93,18 @@ int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to)
   if (err == -ENOSPC || err == -EFBIG)
     return -ENOMEM;
   return err < 0 ? err : uerr;
+}
+
+int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to)
+{
+  int err = reserve(ip, from, to);
+  if (err == -ENOMEM && fs_pending_blocks() > 0) {
+    /* Blocks freed lately wait to be reusable (fs/inode.c, pending frees): a sync makes
+     * them so at once. */
+    fs_sync();
+    err = reserve(ip, from, to);
+  }
+  return err;
 }
 
 /* The block under lbn of ip, without the inode lock: the file does not change shape while

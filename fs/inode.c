@@ -157,6 +157,9 @@ int fs_fsync(struct inode *ip)
   return err;
 }
 
+static uint32_t shown_free_blocks(void) { return fs_sb.free_blocks + st_pending_blocks; }
+static uint32_t shown_free_descs(void) { return fs_sb.free_descs + st_pending_descs; }
+
 void fs_init(void)
 {
   initsleeplock(&ns_lock, "namespace");
@@ -214,9 +217,11 @@ void fs_init(void)
   st_data_blocks = fs_sb.nblocks - fs_sb.data_start;
   backing_reserve = cmdline_get_uint("fs.backing_reserve", MIN(MAX(128u, st_data_blocks / 32), 2048u));
   setting_register(&backing_reserve_setting);
-  stat_register("fs.disk.blocks.free", &fs_sb.free_blocks);
+  /* Free as a user counts it (df): blocks waiting to be reusable are free already. */
+  stat_register_fn("fs.disk.blocks.free", shown_free_blocks);
+  stat_register("fs.disk.blocks.reusable", &fs_sb.free_blocks);
   stat_register("fs.disk.blocks.total", &st_data_blocks);
-  stat_register("fs.disk.descriptors.free", &fs_sb.free_descs);
+  stat_register_fn("fs.disk.descriptors.free", shown_free_descs);
   stat_register("fs.disk.blocks.pending", &st_pending_blocks);
   stat_register("fs.disk.descriptors.pending", &st_pending_descs);
   cleaner_start();

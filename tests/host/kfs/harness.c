@@ -98,15 +98,8 @@ static uint32_t blocks_for(uint32_t size)
   return n;
 }
 
-/* Freed blocks wait to be reusable (fs/inode.c, pending frees) but are free all the same. */
-static uint32_t fs_free(void)
-{
-  return kfs_stat("fs.disk.blocks.free") + kfs_stat("fs.disk.blocks.pending");
-}
-static uint32_t fs_free_descs(void)
-{
-  return kfs_stat("fs.disk.descriptors.free") + kfs_stat("fs.disk.descriptors.pending");
-}
+static uint32_t fs_free(void) { return kfs_stat("fs.disk.blocks.free"); }
+static uint32_t fs_free_descs(void) { return kfs_stat("fs.disk.descriptors.free"); }
 
 static int write_pattern(const char *path, uint32_t size, uint32_t seed, uint32_t chunk)
 {

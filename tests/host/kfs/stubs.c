@@ -200,7 +200,7 @@ int kthread_create(const char *name, void (*fn)(void *), void *arg)
 }
 void sleep_ms(uint32_t ms) { (void)ms; panic("sleep_ms: the only process would sleep"); }
 
-static struct { const char *name; const uint32_t *value; } stats[128];
+static struct { const char *name; const uint32_t *value; uint32_t (*get)(void); } stats[128];
 static int nstats;
 void stat_register(const char *name, const uint32_t *value)
 {
@@ -208,11 +208,17 @@ void stat_register(const char *name, const uint32_t *value)
   stats[nstats].value = value;
   nstats++;
 }
+void stat_register_fn(const char *name, uint32_t (*get)(void))
+{
+  stats[nstats].name = name;
+  stats[nstats].get = get;
+  nstats++;
+}
 uint32_t kfs_stat(const char *name)
 {
   for (int i = 0; i < nstats; i++)
     if (strcmp(stats[i].name, name) == 0)
-      return *stats[i].value;
+      return stats[i].get ? stats[i].get() : *stats[i].value;
   panic("no counter %s", name);
   return 0;
 }
