@@ -13,7 +13,6 @@
 #include "fs/file.h"
 #include "kernel/klib.h"
 #include "kernel/sysctl.h"
-#include "kernel/cmdline.h"
 #include "kernel/spinlock.h"
 #include "kernel/proc.h"
 #include "kernel/time.h"
@@ -194,7 +193,7 @@ void fs_init(void)
   }
   iunlockput(root);
   st_data_blocks = fs_sb.nblocks - fs_sb.data_start;
-  backing_reserve = cmdline_get_uint("fs.backing_reserve", MIN(MAX(128u, st_data_blocks / 32), 2048u));
+  backing_reserve = MIN(MAX(128u, st_data_blocks / 32), 2048u);
   setting_register(&backing_reserve_setting);
   stat_register("fs.disk.blocks.free", &fs_sb.free_blocks);
   stat_register("fs.disk.blocks.total", &st_data_blocks);

@@ -141,8 +141,9 @@ int sys_sysctl(void)
   if (set && (n = argstr(1, value, sizeof value)) < 0)
     return n;
   char out[256];
+  out[0] = 0;
   int err = sysctl(name, set ? value : 0, out, sizeof out);
-  if (err < 0)
+  if (err < 0 && !out[0])
     return err;
   uint32_t outlen = argraw(3);
   int len = strlen(out) + 1;
@@ -150,8 +151,9 @@ int sys_sysctl(void)
     if ((uint32_t)len > outlen)
       len = outlen;
     out[len - 1] = 0;
-    if ((err = copy_to_user(argraw(2), out, len)) < 0)
-      return err;
+    int cerr = copy_to_user(argraw(2), out, len);
+    if (cerr < 0)
+      return cerr;
   }
-  return 0;
+  return err;
 }

@@ -35,7 +35,8 @@
 #define SYS_sync     29   /* () */
 #define SYS_getcwd   30   /* (char *buf, unsigned len) */
 #define SYS_dup2     31   /* (int fd, int newfd) */
-#define SYS_sysctl   32   /* (const char *name, const char *value or 0, char *out, unsigned outlen) */
+#define SYS_sysctl   32   /* (const char *name, const char *value or 0, char *out, unsigned outlen):
+                             out gets the value, or why a value was refused */
 #define SYS_setpgid  33   /* (int pid, int pgid): pid 0 = the caller, pgid 0 = pid's own */
 #define SYS_setfg    34   /* (int pgid): the console's foreground group, killed by ^C; 0 = none */
 
