@@ -5,7 +5,6 @@
 #include "kernel/spinlock.h"
 #include "kernel/proc.h"
 #include "kernel/time.h"
-#include "kernel/cmdline.h"
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
 #include "kernel/uapi/errno.h"
@@ -503,11 +502,12 @@ static int set_policy(const char *v)
 
 static void get_limit(char *out, int len) { snprintf(out, len, "%u", cache_limit); }
 
-/* Lowering the limit gives frames back: clean blocks at once, dirty ones once written. */
+/* Lowering the limit gives frames back: clean blocks at once, dirty ones once written.
+ * The value has been range-checked against the setting's bounds (kernel/sysctl.c). */
 static int set_limit(const char *v)
 {
   uint32_t n;
-  if (parse_uint(v, &n) < 0 || n < CACHE_MIN_BLOCKS || n > CACHE_MAX_BLOCKS)
+  if (parse_uint(v, &n) < 0)
     return -EINVAL;
   acquire(&cache_lock);
   cache_limit = n;
@@ -551,16 +551,7 @@ void cache_init(void)
     initsleeplock(&blocks[i].lock, "cblock");
     list_append(&spare, &blocks[i]);
   }
-  cache_limit = cmdline_get_uint("fs.cache_blocks", CACHE_DEFAULT_BLOCKS);
-  if (cache_limit < CACHE_MIN_BLOCKS || cache_limit > CACHE_MAX_BLOCKS) {
-    uint32_t want = cache_limit;
-    cache_limit = MAX(CACHE_MIN_BLOCKS, MIN(cache_limit, CACHE_MAX_BLOCKS));
-    kprintf("fs: fs.cache_blocks=%u is out of range [%u, %u]; using %u\n", want,
-            CACHE_MIN_BLOCKS, CACHE_MAX_BLOCKS, cache_limit);
-  }
-  const char *pol = cmdline_get("fs.write_policy", "delay");
-  if (set_policy(pol) < 0)
-    kprintf("fs: fs.write_policy=%s is not one of delay, through, asap; using delay\n", pol);
+  cache_limit = CACHE_DEFAULT_BLOCKS;
   uint64_t nb = disk_present() ? disk_sectors() / FS_SECTORS_PER_BLOCK : 0;
   disk_nblocks = nb > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)nb;
   setting_register(&limit_setting);

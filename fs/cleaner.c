@@ -18,7 +18,6 @@
 #include "kernel/klib.h"
 #include "kernel/proc.h"
 #include "kernel/time.h"
-#include "kernel/cmdline.h"
 #include "kernel/sysctl.h"
 
 #define NCLEANERS 3
@@ -74,21 +73,8 @@ static void cleaner_main(void *arg)
     cache_clean_next();
 }
 
-static uint32_t boot_value(const char *key, uint32_t def, uint32_t lo, uint32_t hi)
-{
-  uint32_t v = cmdline_get_uint(key, def);
-  if (v < lo || v > hi) {
-    kprintf("fs: %s=%u is out of range [%u, %u]; using %u\n", key, v, lo, hi, def);
-    v = def;
-  }
-  return v;
-}
-
 void cleaner_init(void)
 {
-  writeback_delay = boot_value("fs.writeback_delay", 30, 0, 3600);
-  desc_delay = boot_value("fs.desc_delay", 5, 0, 3600);
-  scan_interval = boot_value("fs.scan_interval", 5, 1, 3600);
   for (uint32_t i = 0; i < NELEM(settings); i++)
     setting_register(&settings[i]);
 }

@@ -14,7 +14,6 @@
 #include "fs/file.h"
 #include "kernel/klib.h"
 #include "kernel/sysctl.h"
-#include "kernel/cmdline.h"
 #include "kernel/spinlock.h"
 #include "kernel/proc.h"
 #include "kernel/time.h"
@@ -215,7 +214,7 @@ void fs_init(void)
   }
   iunlockput(root);
   st_data_blocks = fs_sb.nblocks - fs_sb.data_start;
-  backing_reserve = cmdline_get_uint("fs.backing_reserve", MIN(MAX(128u, st_data_blocks / 32), 2048u));
+  backing_reserve = MIN(MAX(128u, st_data_blocks / 32), 2048u);
   setting_register(&backing_reserve_setting);
   /* Free as a user counts it (df): blocks waiting to be reusable are free already. */
   stat_register_fn("fs.disk.blocks.free", shown_free_blocks);

@@ -1,5 +1,7 @@
-/* The kernel command line: "key=value" words. Modules ask for the keys they know; words
- * nobody asked for are reported once boot is done, so a typo is seen but not fatal. */
+/* The kernel command line: "key=value" words. Every setting (kernel/sysctl.c) takes its boot
+ * value from here when it is registered; a few boot parameters that are not settings (init,
+ * disktest) are asked for directly. Words nobody asked for are reported once boot is done, so
+ * a typo is seen but not fatal. */
 #include "kernel/cmdline.h"
 #include "kernel/klib.h"
 
@@ -50,19 +52,6 @@ const char *cmdline_get(const char *key, const char *def)
     }
   }
   return v;
-}
-
-uint32_t cmdline_get_uint(const char *key, uint32_t def)
-{
-  const char *v = cmdline_get(key, 0);
-  uint32_t n;
-  if (!v)
-    return def;
-  if (parse_uint(v, &n) < 0) {
-    kprintf("cmdline: %s=%s is not a number; using %u\n", key, v, def);
-    return def;
-  }
-  return n;
 }
 
 void cmdline_report_unknown(void)

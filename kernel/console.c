@@ -1,5 +1,11 @@
 /* The console: output goes to the serial line and the VGA screen; input comes from the serial
- * line and the keyboard, line by line, with echo, backspace, ^U (kill line) and ^D (end of file).
+ * line and the keyboard, line by line, with echo, backspace, ^U (kill line), ^D (end of file)
+ * and ^C (interrupt).
+ *
+ * ^C discards the line being edited and kills the foreground process group, which the shell
+ * names (SYS_setfg) while a job runs. With no foreground group (the shell at its prompt) it
+ * ends the line instead, empty, so the reader sees a blank line and prompts again. Lines
+ * already ended (typed ahead) are kept.
  *
  * Echo is deferred while nobody is reading: bytes piped in ahead of time are echoed when a
  * program reads them, so a transcript shows each command just before its output. A user at
@@ -23,6 +29,7 @@ static struct {
   uint32_t e;        /* end of the line being edited */
   uint32_t x;        /* bytes before this are echoed */
   int readers;       /* processes waiting in console_read */
+  int fg;            /* foreground process group, killed by ^C; 0: none */
 } in;
 
 static void (*space_callback)(void);
@@ -57,12 +64,36 @@ bool console_input_room(void)
   return in.e - in.r < INPUT_BUF;
 }
 
+void console_setfg(int pgid)
+{
+  acquire(&in.lock);
+  in.fg = pgid;
+  release(&in.lock);
+}
+
 bool console_input(int c)
 {
   bool ok = true;
   acquire(&in.lock);
   if (c == '\r')
     c = '\n';
+  if (c == CTRL('C')) {
+    in.e = in.w;
+    if (in.x > in.e)
+      in.x = in.e;
+    if (in.fg > 0 && group_exists(in.fg, false)) {
+      console_putc('^'); console_putc('C'); console_putc('\n');
+      kill_group(in.fg, 128 + 2, "interrupted (^C)");
+      release(&in.lock);
+      return true;
+    }
+    /* Nobody to interrupt: an empty line. Shown as ^C only if the echo has caught up, or
+     * it would land among lines typed ahead and not yet echoed. */
+    if (in.x == in.e) {
+      console_putc('^'); console_putc('C');
+    }
+    c = '\n';
+  }
   if (c == '\b' || c == 0x7F) {
     if (in.e != in.w) {
       in.e--;
@@ -83,7 +114,9 @@ bool console_input(int c)
     ok = false;
   } else {
     in.buf[in.e++ % INPUT_BUF] = c;
-    if (in.readers > 0 && in.x == in.e - 1) {
+    /* Echo at once only for a reader waiting on this very line: one woken for an ended line
+     * may not have run yet, and its output would come between these bytes. */
+    if (in.readers > 0 && in.r == in.w && in.x == in.e - 1) {
       echo(c);
       in.x = in.e;
     }

@@ -11,6 +11,8 @@ bool console_input(int c);
 bool console_input_room(void);   /* would console_input accept a byte now? */
 /* Register a callback the console calls when input space frees up (UART restarts reading). */
 void console_set_space_callback(void (*fn)(void));
+/* Names the process group ^C kills (0: none; ^C then ends the line being typed, empty). */
+void console_setfg(int pgid);
 int console_read(uint32_t udst, uint32_t n);        /* to user memory; 0 at end of file */
 int console_write(uint32_t usrc, uint32_t n);       /* from user memory */
 #endif

@@ -53,6 +53,7 @@ static struct proc *allocproc(void)
   }
   p->state = EMBRYO;
   p->pid = nextpid++;
+  p->pgid = p->pid;
   release(&ptable_lock);
 
   p->kstack = kstacks[p - ptable];
@@ -83,6 +84,7 @@ static void freeproc(struct proc *p)
 {
   p->state = UNUSED;
   p->pid = 0;
+  p->pgid = 0;
   p->parent = 0;
   p->name[0] = 0;
   p->killed = 0;
@@ -190,6 +192,7 @@ int fork(void)
   }
   safestrcpy(np->name, p->name, sizeof p->name);
   np->parent = p;
+  np->pgid = p->pgid;
   int pid = np->pid;
   acquire(&ptable_lock);
   np->state = RUNNABLE;
@@ -285,6 +288,16 @@ int wait(uint32_t ustatus)
   return -ECHILD;
 }
 
+/* Marks p killed; it exits with status when it next leaves the kernel or wakes. */
+static void kill_one(struct proc *p, int status)
+{
+  p->killed = 1;
+  if (!p->xstate)
+    p->xstate = status;
+  if (p->state == SLEEPING)
+    p->state = RUNNABLE;
+}
+
 int kill_proc(int pid)
 {
   acquire(&ptable_lock);
@@ -295,17 +308,88 @@ int kill_proc(int pid)
         release(&ptable_lock);
         return -EPERM;
       }
-      p->killed = 1;
-      if (!p->xstate)
-        p->xstate = 128 + 9;       /* as a shell reports SIGKILL */
-      if (p->state == SLEEPING)
-        p->state = RUNNABLE;
+      kill_one(p, 128 + 9);        /* as a shell reports SIGKILL */
       release(&ptable_lock);
       return 0;
     }
   }
   release(&ptable_lock);
   return -ESRCH;
+}
+
+/* Called from the console's interrupt handler too: ptable_lock only turns interrupts off. */
+int kill_group(int pgid, int status, const char *why)
+{
+  int n = 0;
+  bool protected = false;
+  if (pgid <= 0)
+    return -ESRCH;
+  acquire(&ptable_lock);
+  for (int i = 0; i < NPROC; i++) {
+    struct proc *p = &ptable[i];
+    if (p->pgid != pgid || p->state == UNUSED || p->state == ZOMBIE || p->killed)
+      continue;
+    if (p == initproc || p->kthread) {
+      protected = true;
+      continue;
+    }
+    kill_one(p, status);
+    if (why)
+      kprintf("pid %d (%s) killed: %s\n", p->pid, p->name, why);
+    n++;
+  }
+  release(&ptable_lock);
+  return n > 0 ? n : protected ? -EPERM : -ESRCH;
+}
+
+/* A group exists while a process of it is alive, or unreaped when zombies count. */
+static bool group_exists_locked(int pgid, bool zombies)
+{
+  for (int i = 0; i < NPROC; i++)
+    if (pgid > 0 && ptable[i].pgid == pgid && ptable[i].state != UNUSED &&
+        (zombies || ptable[i].state != ZOMBIE))
+      return true;
+  return false;
+}
+
+bool group_exists(int pgid, bool zombies)
+{
+  acquire(&ptable_lock);
+  bool found = group_exists_locked(pgid, zombies);
+  release(&ptable_lock);
+  return found;
+}
+
+/* As in POSIX, but smaller: a process may move itself or a child, into a new group named
+ * after the process or into a group that already exists. */
+int setpgid(int pid, int pgid)
+{
+  struct proc *me = myproc(), *p = 0;
+  if (pid < 0 || pgid < 0)
+    return -EINVAL;
+  acquire(&ptable_lock);
+  if (pid == 0 || pid == me->pid) {
+    p = me;
+  } else {
+    for (int i = 0; i < NPROC; i++)
+      if (ptable[i].pid == pid && ptable[i].parent == me && ptable[i].state != UNUSED &&
+          ptable[i].state != ZOMBIE)
+        p = &ptable[i];
+  }
+  if (!p) {
+    release(&ptable_lock);
+    return -ESRCH;
+  }
+  if (pgid == 0)
+    pgid = p->pid;
+  /* A pipeline's first process may have exited already; its group is still the job's. */
+  if (pgid != p->pid && !group_exists_locked(pgid, true)) {
+    release(&ptable_lock);
+    return -EPERM;
+  }
+  p->pgid = pgid;
+  release(&ptable_lock);
+  return 0;
 }
 
 void sleep(void *chan, struct spinlock *lk)
@@ -383,6 +467,7 @@ int proc_list(struct procinfo *out, int max)
       continue;
     out[n].pid = p->pid;
     out[n].ppid = p->parent ? p->parent->pid : 0;
+    out[n].pgid = p->pgid;
     out[n].state = states[p->state];
     out[n].size = p->as ? as_size(p->as) : 0;
     safestrcpy(out[n].name, p->name, sizeof out[n].name);

@@ -24,6 +24,7 @@ enum procstate { UNUSED, EMBRYO, SLEEPING, RUNNABLE, RUNNING, ZOMBIE };
 struct proc {
   enum procstate state;
   int pid;
+  int pgid;                     /* process group: ^C kills the console's foreground group */
   struct proc *parent;
   char name[16];
   char *kstack;                 /* bottom of the kernel stack */
@@ -49,6 +50,13 @@ void yield(void);
 int kthread_create(const char *name, void (*fn)(void *), void *arg);
 void exit_proc(int status) __attribute__((noreturn));
 int kill_proc(int pid);
+/* Kills every process of group pgid (never init or a kernel thread) with exit status status;
+ * why, if not 0, is reported on the console for each. Returns how many, or -ESRCH. */
+int kill_group(int pgid, int status, const char *why);
+/* Puts process pid (0: the caller; itself or a child) into group pgid (0: its own pid). */
+int setpgid(int pid, int pgid);
+/* Has group pgid a live process (or, with zombies, one not yet reaped)? */
+bool group_exists(int pgid, bool zombies);
 int fork(void);
 int wait(uint32_t ustatus);       /* ustatus: user address for the exit status, or 0 */
 void userinit(void);

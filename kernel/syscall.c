@@ -94,6 +94,8 @@ int sys_kstat(void);
 int sys_shutdown(void);
 int sys_ps(void);
 int sys_sysctl(void);
+int sys_setpgid(void);
+int sys_setfg(void);
 int sys_vmaudit(void);
 
 static const syscall_fn syscalls[NSYSCALL] = {
@@ -107,7 +109,8 @@ static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_dup] = sys_dup,         [SYS_pipe] = sys_pipe,       [SYS_chdir] = sys_chdir,
   [SYS_fsync] = sys_fsync,     [SYS_kstat] = sys_kstat,     [SYS_shutdown] = sys_shutdown,
   [SYS_ps] = sys_ps,           [SYS_sync] = sys_sync,       [SYS_getcwd] = sys_getcwd,
-  [SYS_dup2] = sys_dup2,       [SYS_sysctl] = sys_sysctl,
+  [SYS_dup2] = sys_dup2,       [SYS_sysctl] = sys_sysctl,   [SYS_setpgid] = sys_setpgid,
+  [SYS_setfg] = sys_setfg,
   [SYS_vmaudit] = sys_vmaudit,
 };
 

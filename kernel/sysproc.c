@@ -1,6 +1,7 @@
 /* System calls about processes, time, counters and the machine. */
 #include "kernel/klib.h"
 #include "kernel/proc.h"
+#include "kernel/console.h"
 #include "kernel/syscall.h"
 #include "kernel/time.h"
 #include "kernel/stats.h"
@@ -13,7 +14,29 @@
 int sys_fork(void) { return fork(); }
 int sys_getpid(void) { return myproc()->pid; }
 int sys_wait(void) { return wait(argraw(0)); }
-int sys_kill(void) { return kill_proc(argint(0)); }
+int sys_setpgid(void) { return setpgid(argint(0), argint(1)); }
+
+int sys_kill(void)
+{
+  int pid = argint(0);
+  if (pid >= 0)
+    return kill_proc(pid);
+  if (pid == (int)0x80000000)      /* -pid would overflow */
+    return -ESRCH;
+  int n = kill_group(-pid, 128 + 9, 0);
+  return n < 0 ? n : 0;
+}
+
+int sys_setfg(void)
+{
+  int pgid = argint(0);
+  if (pgid < 0)
+    return -EINVAL;
+  if (pgid > 0 && !group_exists(pgid, true))
+    return -ESRCH;
+  console_setfg(pgid);
+  return 0;
+}
 int sys_uptime(void) { return uptime_ms(); }
 
 int sys_exit(void)
@@ -118,8 +141,9 @@ int sys_sysctl(void)
   if (set && (n = argstr(1, value, sizeof value)) < 0)
     return n;
   char out[256];
+  out[0] = 0;
   int err = sysctl(name, set ? value : 0, out, sizeof out);
-  if (err < 0)
+  if (err < 0 && !out[0])
     return err;
   uint32_t outlen = argraw(3);
   int len = strlen(out) + 1;
@@ -127,8 +151,9 @@ int sys_sysctl(void)
     if ((uint32_t)len > outlen)
       len = outlen;
     out[len - 1] = 0;
-    if ((err = copy_to_user(argraw(2), out, len)) < 0)
-      return err;
+    int cerr = copy_to_user(argraw(2), out, len);
+    if (cerr < 0)
+      return cerr;
   }
-  return 0;
+  return err;
 }

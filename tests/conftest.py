@@ -23,6 +23,8 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     makes the shell exit and the machine power off.
 
     wait_for="REGEX": the commands are sent only once the guest's output matches it.
+    wait_for=[(REGEX, TEXT), ...]: the commands are sent at once, then each TEXT once the
+    output since the previous sending matches its REGEX (input ordered by what the guest did).
     kill_after="TEXT": QEMU is killed (a power cut: no sync, no poweroff) as soon as the guest
     prints TEXT; the run's rc is then 137. Tests order by what the guest prints, never by host
     sleeps. keep_input: standard input stays open (no end of file), so the shell keeps waiting
@@ -49,18 +51,21 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     if wait_for is None:
         p = subprocess.run(args, input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         return Run(p.stdout.decode("utf-8", "replace"), p.returncode, disk)
+    steps = [(wait_for, commands)] if isinstance(wait_for, str) else [(None, commands)] + list(wait_for)
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     out = b""
-    sent = False
+    mark = 0
     while True:
+        while steps and (steps[0][0] is None or re.search(steps[0][0].encode(), out[mark:])):
+            p.stdin.write(steps.pop(0)[1].encode())
+            p.stdin.flush()
+            mark = len(out)
+            if not steps:
+                p.stdin.close()
         b = p.stdout.read1(4096)
         if not b:
             break
         out += b
-        if not sent and re.search(wait_for.encode(), out):
-            p.stdin.write(commands.encode())
-            p.stdin.close()
-            sent = True
     p.wait()
     return Run(out.decode("utf-8", "replace"), p.returncode, disk)
 

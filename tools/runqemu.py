@@ -3,14 +3,19 @@
 
 Standard input is held back until the kernel prints "console: ready" (GRUB would otherwise
 swallow it), then forwarded byte for byte; its end becomes ^D, end of file for the shell.
+On a terminal every key goes to the guest, Ctrl-C too (the guest's shell interrupts its
+foreground job); QEMU's escape is ours, since its serial mux never sees the terminal:
+Ctrl-A X quits, Ctrl-A Ctrl-A types a literal ^A.
 Exit status: 0 when the kernel powered off cleanly, 1 when it powered off reporting a failure
 (a panic, an unusable disk), 2 when QEMU stopped any other way (a triple fault, a crash),
-124 on --timeout, 137 when --kill-on saw its text (a hard stop: a power cut, no sync).
+124 on --timeout, 137 when --kill-on saw its text (a hard stop: a power cut, no sync), 130
+when quit with Ctrl-A X (no sync either).
 """
 import argparse, os, select, shutil, signal, subprocess, sys, termios, threading, time
 
 READY = b"console: ready"
 EOT = b"\x04"
+ESC = 0x01          # Ctrl-A, as in QEMU's mux
 
 
 def qemu_command(a):
@@ -63,13 +68,16 @@ def main():
     if tty:
         saved = termios.tcgetattr(0)
         raw = termios.tcgetattr(0)
-        raw[3] &= ~(termios.ICANON | termios.ECHO)   # the kernel edits lines and echoes; ^C still quits
+        raw[3] &= ~(termios.ICANON | termios.ECHO | termios.ISIG)   # the kernel edits lines, echoes, takes ^C
         raw[6][termios.VMIN], raw[6][termios.VTIME] = 1, 0
         termios.tcsetattr(0, termios.TCSANOW, raw)
 
+    if tty:
+        sys.stderr.write("runqemu: Ctrl-C goes to the guest; Ctrl-A X quits QEMU\r\n")
     q = subprocess.Popen(qemu_command(a), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
     ready = threading.Event()
     killed = threading.Event()
+    quit_key = threading.Event()
     kill_on = a.kill_on.encode() if a.kill_on else None
 
     def pump_output():
@@ -93,6 +101,27 @@ def main():
                     ready.set()
         ready.set()
 
+    escaped = False
+
+    def from_terminal(data):
+        """The bytes to send for keys typed; Ctrl-A X quits (sets quit_key)."""
+        nonlocal escaped
+        out = bytearray()
+        for b in data:
+            if escaped:
+                escaped = False
+                if b in (ord("x"), ord("X")):
+                    quit_key.set()
+                    break
+                if b != ESC:
+                    out.append(ESC)     # not an escape after all: both keys go through
+                out.append(b)
+            elif b == ESC:
+                escaped = True
+            else:
+                out.append(b)
+        return bytes(out)
+
     def pump_input():
         ready.wait()
         try:
@@ -105,6 +134,11 @@ def main():
                     q.stdin.write(EOT)
                     q.stdin.flush()
                     return
+                if tty:
+                    data = from_terminal(data)
+                    if quit_key.is_set():
+                        q.terminate()
+                        return
                 q.stdin.write(data)
                 q.stdin.flush()
         except (BrokenPipeError, OSError):
@@ -128,6 +162,9 @@ def main():
         if saved:
             termios.tcsetattr(0, termios.TCSANOW, saved)
     out_t.join(2)
+    if quit_key.is_set():
+        sys.stderr.write("\nrunqemu: quit with Ctrl-A X (the guest's disk was not synced)\n")
+        return 130
     if killed.is_set():
         sys.stderr.write("\nrunqemu: killed QEMU on %r\n" % a.kill_on)
         return 137

@@ -1,4 +1,4 @@
-/* kill PID...: kills processes. */
+/* kill PID...: kills processes; -PGID kills every process of that group. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -31,11 +31,11 @@ int main(int argc, char **argv)
     fprintf(stderr, "ps: %s\n", strerror(errno));
     return 1;
   }
-  printf("  PID  PPID STATE        SIZE NAME\n");
+  printf("  PID  PPID  PGID STATE        SIZE NAME\n");
   for (int i = 0; i < n; i++) {
     struct procinfo *p = &procs[i];
     p->name[sizeof(p->name) - 1] = 0;
-    printf("%5d %5d %-8s %8u %s\n", p->pid, p->ppid, state_name(p->state), p->size, p->name);
+    printf("%5d %5d %5d %-8s %8u %s\n", p->pid, p->ppid, p->pgid, state_name(p->state), p->size, p->name);
   }
   return 0;
 }

@@ -13,6 +13,14 @@
  * looked up in /bin.
  *
  * Exit status: the last command's status for a script or -c; 0 at the end of stdin.
+ *
+ * Jobs (when reading commands from stdin with a prompt): each pipeline runs in a process
+ * group of its own, named after its first process. A foreground pipeline's group is the
+ * console's foreground group while the shell waits for it, so ^C kills the whole pipeline
+ * and nothing else; the shell sits in a group of its own and is never the foreground group,
+ * so ^C at the prompt only discards the line being typed. Background jobs keep their own
+ * groups and live on. A script or -c runs everything in the shell's group, as it is: ^C
+ * then ends the script with its command.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +70,7 @@ struct token {
 };
 
 static int last_status;
+static int interactive;         /* job control: see above */
 static int script_fd = -1;      /* the script being read, closed in children */
 static int bg_pids[MAXBG];      /* background processes not yet reaped */
 static int nbg;
@@ -466,6 +475,8 @@ static void run_pipeline(struct pipeline *pl)
   int pids[MAXCMDS];
   int prev_read = -1;   /* read end of the previous command's pipe */
   int started = 0;
+  int pgid = 0;         /* the job's group: its first process's pid */
+  int fg = 0;           /* the job is the console's foreground group */
   for (int i = 0; i < pl->ncmds; i++) {
     int p[2] = {-1, -1};
     if (i < pl->ncmds - 1 && pipe(p) < 0) {
@@ -482,6 +493,9 @@ static void run_pipeline(struct pipeline *pl)
       break;
     }
     if (pid == 0) {
+      /* Both child and shell set the group, so it is right whichever runs first. */
+      if (interactive)
+        setpgid(0, pgid);
       if (prev_read >= 0) {
         dup2(prev_read, 0);
         close(prev_read);
@@ -494,6 +508,13 @@ static void run_pipeline(struct pipeline *pl)
       exec_cmd(&pl->cmds[i]);
     }
     pids[started++] = pid;
+    if (interactive) {
+      if (pgid == 0)
+        pgid = pid;
+      setpgid(pid, pgid);
+      if (!pl->background && !fg)
+        fg = setfg(pgid) == 0;
+    }
     if (prev_read >= 0)
       close(prev_read);
     if (p[1] >= 0)
@@ -534,6 +555,8 @@ static void run_pipeline(struct pipeline *pl)
     if (!mine)
       forget_bg(pid);
   }
+  if (interactive)
+    setfg(0);
 }
 
 static void run_line(const char *line)
@@ -578,6 +601,9 @@ static void run_stream(int fd, int prompt)
 int main(int argc, char **argv)
 {
   if (argc == 1) {
+    interactive = 1;
+    setpgid(0, 0);
+    setfg(0);
     run_stream(0, 1);
     return 0;
   }

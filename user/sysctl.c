@@ -41,11 +41,12 @@ int main(int argc, char **argv)
   }
   char out[256];
   out[0] = 0;
+  out[sizeof(out) - 1] = 0;
   if (sysctl(name, value, out, sizeof(out)) < 0) {
     if (errno == ENOENT)
       fprintf(stderr, "sysctl: %s: no such setting (sysctl -a lists them)\n", name);
-    else if (errno == EINVAL && value)
-      fprintf(stderr, "sysctl: %s: invalid value '%s'; unchanged\n", name, value);
+    else if (value && out[0])
+      fprintf(stderr, "sysctl: %s\n", out);     /* what the kernel says at boot too */
     else
       fprintf(stderr, "sysctl: %s: %s\n", name, strerror(errno));
     return 1;

@@ -455,7 +455,8 @@ static void test_echild(void)
 static void test_esrch(void)
 {
   EXPECT_ERR(kill(99999), ESRCH);
-  EXPECT_ERR(kill(-5), ESRCH);
+  EXPECT_ERR(kill(-99999), ESRCH);          /* no such process group */
+  EXPECT_ERR(kill((int)0x80000000), ESRCH);  /* a group number that does not negate */
   /* A process that has exited and been reaped is gone. */
   int pid = xfork();
   if (pid == 0)
@@ -1623,6 +1624,60 @@ static void test_ps(void)
   CHECK(ps(procs, 1) == 1, "ps with room for one");
 }
 
+/* The process group of pid, from ps. */
+static int pgid_of(int pid)
+{
+  static struct procinfo procs[128];
+  int n = OK(ps(procs, 128));
+  for (int i = 0; i < n; i++)
+    if (procs[i].pid == pid)
+      return procs[i].pgid;
+  fail("ps does not list pid %d", pid);
+}
+
+static void test_pgrp(void)
+{
+  int me = getpid(), mine = pgid_of(me);
+  EXPECT_ERR(setpgid(-1, 0), EINVAL);
+  EXPECT_ERR(setpgid(0, -1), EINVAL);
+  EXPECT_ERR(setpgid(99999, 0), ESRCH);
+  EXPECT_ERR(setpgid(1, 0), ESRCH);          /* init is not my child */
+  EXPECT_ERR(setpgid(0, 99999), EPERM);      /* no such group to join */
+  EXPECT_ERR(setfg(-1), EINVAL);
+  EXPECT_ERR(setfg(99999), ESRCH);
+  if (mine != 1)
+    EXPECT_ERR(kill(-1), EPERM);             /* init's group: init cannot be killed */
+  CHECK(pgid_of(me) == mine, "a refused call changed my group");
+
+  /* A child in a new group with a grandchild: killing the group ends both, and me not. */
+  int p[2];
+  OK(pipe(p));
+  int pid = xfork();
+  if (pid == 0) {
+    close(p[0]);
+    if (setpgid(0, 0) < 0 || xfork() == 0 || write(p[1], "x", 1) != 1)
+      for (;;)
+        sleep_ms(1000);          /* the grandchild (and a failed child) wait to be killed */
+    for (;;)
+      sleep_ms(1000);
+  }
+  close(p[1]);
+  char c;
+  CHECK(read(p[0], &c, 1) == 1, "the child did not start its group");
+  close(p[0]);
+  CHECK(pgid_of(pid) == pid, "the child's group is %d, not its pid %d", pgid_of(pid), pid);
+  OK(setpgid(pid, pid));                     /* already so: allowed */
+  OK(setfg(pid));                            /* the console's foreground: a group that exists */
+  OK(setfg(mine));
+  OK(kill(-pid));
+  CHECK(xwait(pid) != 0, "the killed group leader exited with 0");
+  unsigned t0 = uptime_ms();
+  while (kill(-pid) == 0 && uptime_ms() - t0 < 10000)
+    sleep_ms(10);                            /* the grandchild, now init's, dies too */
+  EXPECT_ERR(kill(-pid), ESRCH);
+  EXPECT_ERR(setfg(pid), ESRCH);             /* a group with nobody left */
+}
+
 static void test_sleep(void)
 {
   unsigned t0 = uptime_ms();
@@ -1716,6 +1771,7 @@ static struct test tests[] = {
   {"readdir", test_readdir, 60000},
   {"kstat", test_kstat, 60000},
   {"ps", test_ps, 60000},
+  {"pgrp", test_pgrp, 60000},
   {"sleep", test_sleep, 60000},
   {"fsync", test_fsync, 60000},
   {"policies", test_policies, 60000},

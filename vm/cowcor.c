@@ -50,7 +50,6 @@
 #include "kernel/sleeplock.h"
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
-#include "kernel/cmdline.h"
 #include "kernel/syscall.h"
 #include "fs/fs.h"
 #include "vm/vm.h"
@@ -586,9 +585,6 @@ static const struct setting set_fork = {
 void cowcor_init(void)
 {
   initsleeplock(&cow_lock, "cowcor");
-  const char *m = cmdline_get("vm.fork", "cowcor");
-  if (fork_set(m) < 0)
-    kprintf("vm: no fork mode '%s'; using cowcor\n", m);
   setting_register(&set_fork);
   stat_register("vm.cow.marked", &st_cow_marked);
   stat_register("vm.cor.marked", &st_cor_marked);

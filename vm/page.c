@@ -16,7 +16,6 @@
 #include "kernel/time.h"
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
-#include "kernel/cmdline.h"
 #include "kernel/syscall.h"
 #include "fs/fs.h"
 #include "vm/vm.h"
@@ -291,7 +290,7 @@ int vm_pageout_pid(int pid)
     acquire(&vm_lock);
   }
   release(&vm_lock);
-  return found ? n : -ESRCH;
+  return found || pid == 0 ? n : -ESRCH;    /* "every process" may be none (at boot) */
 }
 
 /* --- the clock daemon ---------------------------------------------------------------------- */
@@ -391,15 +390,6 @@ void vm_init(void)
   boot_pgdir[0] = 0;        /* the identity map was only for turning paging on */
   lcr3(V2P(boot_pgdir));
   policy = vm_policies[0];
-  const char *name = cmdline_get("vm.policy", 0);
-  if (name && !(policy = vm_policy_find(name))) {
-    kprintf("vm: no policy '%s'; using %s\n", name, vm_policies[0]->name);
-    policy = vm_policies[0];
-  }
-  vm_cluster_size = cmdline_get_uint("vm.cluster", vm_cluster_size);
-  if (vm_cluster_size == 0)
-    vm_cluster_size = 1;
-  vm_audit_every_fault = cmdline_get_uint("vm.audit", 0);
   setting_register(&set_policy);
   setting_register(&set_pageout);
   setting_register(&set_cluster);

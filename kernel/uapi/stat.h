@@ -23,6 +23,7 @@ struct dirent {
 /* One row of SYS_ps. */
 struct procinfo {
   int pid, ppid;
+  int pgid;              /* process group */
   int state;             /* 1 sleeping, 2 runnable, 3 running, 4 zombie */
   unsigned int size;     /* bytes of user memory */
   char name[16];

@@ -9,7 +9,7 @@
 #define SYS_wait      3   /* (int *status) -> pid */
 #define SYS_exec      4   /* (const char *path, char **argv) */
 #define SYS_getpid    5
-#define SYS_kill      6   /* (int pid) */
+#define SYS_kill      6   /* (int pid): pid < 0 kills every process of group -pid */
 #define SYS_sbrk      7   /* (int increment) -> old break */
 #define SYS_sleep     8   /* (unsigned ms) */
 #define SYS_uptime    9   /* () -> ms since boot */
@@ -35,7 +35,10 @@
 #define SYS_sync     29   /* () */
 #define SYS_getcwd   30   /* (char *buf, unsigned len) */
 #define SYS_dup2     31   /* (int fd, int newfd) */
-#define SYS_sysctl   32   /* (const char *name, const char *value or 0, char *out, unsigned outlen) */
+#define SYS_sysctl   32   /* (const char *name, const char *value or 0, char *out, unsigned outlen):
+                             out gets the value, or why a value was refused */
+#define SYS_setpgid  33   /* (int pid, int pgid): pid 0 = the caller, pgid 0 = pid's own */
+#define SYS_setfg    34   /* (int pgid): the console's foreground group, killed by ^C; 0 = none */
 
 /* The VM (issue 5): 50 upward. */
 #define SYS_vmaudit  50   /* (int quiet) -> problems found (printed on the console unless quiet) */

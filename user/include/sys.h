@@ -12,8 +12,11 @@ int shutdown(void);
 /* Fills buf with up to max process rows; returns how many. */
 int ps(struct procinfo *buf, int max);
 /* Reads (value == 0) or sets a run-time setting; the current (new) value is written to out
- * as text. Returns >= 0 or -1 with errno. */
+ * as text, or for a refused value the reason. Returns >= 0 or -1 with errno. */
 int sysctl(const char *name, const char *value, char *out, unsigned outlen);
+/* Makes group pgid the console's foreground group, the one ^C kills; 0: none (^C then
+ * ends the line being typed, empty). */
+int setfg(int pgid);
 unsigned uptime_ms(void);
 int sleep_ms(unsigned ms);
 /* The VM's invariant checker (user/lib/vm.c): problems found (printed on the console unless

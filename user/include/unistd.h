@@ -15,7 +15,11 @@ int wait(int *status);
 int exec(const char *path, char **argv);
 int execv(const char *path, char **argv);  /* the same, under its POSIX name */
 int getpid(void);
+/* pid > 0: that process; pid < 0: every process of group -pid. */
 int kill(int pid);
+/* Moves process pid (0: the caller; else a child) into group pgid (0: a new group named
+ * after pid; else a group that exists). */
+int setpgid(int pid, int pgid);
 void *sbrk(int increment);   /* old break, or (void *)-1 on failure */
 int sleep_ms(unsigned ms);
 unsigned sleep(unsigned seconds);

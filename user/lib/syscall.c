@@ -63,6 +63,8 @@ int exec(const char *path, char **argv)
 int execv(const char *path, char **argv) { return exec(path, argv); }
 int getpid(void) { return SYS0(SYS_getpid); }
 int kill(int pid) { return SYS1(SYS_kill, pid); }
+int setpgid(int pid, int pgid) { return SYS2(SYS_setpgid, pid, pgid); }
+int setfg(int pgid) { return SYS1(SYS_setfg, pgid); }
 
 void *sbrk(int increment)
 {

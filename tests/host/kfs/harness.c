@@ -13,6 +13,7 @@
 #include "kernel/uapi/fcntl.h"
 #include "kernel/uapi/errno.h"
 #include "kernel/proc.h"
+#include "kernel/cmdline.h"
 #include "fs/fs.h"
 #include "fs/file.h"
 #include "fs/layout.h"
@@ -940,6 +941,7 @@ int main(int argc, char **argv)
     return 2;
   }
   kfs_memory_init();
+  cmdline_init(getenv("KFS_CMDLINE"));
   if (strcmp(argv[1], "--nodisk") != 0)
     kfs_disk_open(argv[1]);
   fs_init();                          /* powers off (exit 3) on a bad disk */

@@ -126,37 +126,11 @@ void machine_poweroff(int failure)
 
 /* --- settings and counters --------------------------------------------------------------- */
 
-/* KFS_CMDLINE="fs.cache_blocks=16 ..." plays the kernel command line. */
-uint32_t cmdline_get_uint(const char *key, uint32_t def)
+char *safestrcpy(char *dst, const char *src, size_t n)
 {
-  const char *s = getenv("KFS_CMDLINE");
-  size_t kl = strlen(key);
-  while (s && *s) {
-    while (*s == ' ')
-      s++;
-    if (strncmp(s, key, kl) == 0 && s[kl] == '=')
-      return (uint32_t)strtoul(s + kl + 1, 0, 0);
-    s = strchr(s, ' ');
-  }
-  return def;
-}
-
-const char *cmdline_get(const char *key, const char *def)
-{
-  static char val[64];
-  const char *s = getenv("KFS_CMDLINE");
-  size_t kl = strlen(key);
-  while (s && *s) {
-    while (*s == ' ')
-      s++;
-    if (strncmp(s, key, kl) == 0 && s[kl] == '=') {
-      size_t n = strcspn(s + kl + 1, " ");
-      snprintf(val, sizeof(val), "%.*s", (int)n, s + kl + 1);
-      return val;
-    }
-    s = strchr(s, ' ');
-  }
-  return def;
+  if (n > 0)
+    snprintf(dst, n, "%s", src);
+  return dst;
 }
 
 int parse_uint(const char *s, uint32_t *out)
@@ -171,25 +145,12 @@ int parse_uint(const char *s, uint32_t *out)
   return 0;
 }
 
-/* Settings: kfs_setting("fs.write_policy", "through") plays sysctl. */
-static const struct setting *settings[64];
-static int nsettings;
-void setting_register(const struct setting *s) { settings[nsettings++] = s; }
+/* kfs_setting("fs.write_policy", "through") plays sysctl, through the kernel's own table
+ * (kernel/sysctl.c); KFS_CMDLINE="fs.cache_blocks=16 ..." plays the kernel command line. */
 int kfs_setting(const char *name, const char *value)
 {
-  for (int i = 0; i < nsettings; i++) {
-    const struct setting *s = settings[i];
-    if (strcmp(s->name, name) != 0)
-      continue;
-    if (s->set)
-      return s->set(value);
-    uint32_t v;
-    if (parse_uint(value, &v) < 0 || v < s->min || v > s->max)
-      return -EINVAL;
-    *s->value = v;
-    return 0;
-  }
-  return -ENOENT;
+  char out[256];
+  return sysctl(name, value, out, sizeof out);
 }
 
 /* No scheduler: no kernel threads. The cache then writes everything itself on sync. */

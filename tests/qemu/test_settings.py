@@ -1,0 +1,86 @@
+"""Settings are one list: every setting `sysctl -a` shows is also a boot key, taken on the
+command line and shown by `sysctl` afterwards; a refused value (out of range, not a number, not
+a choice) gets the same message at boot ("cmdline: ...") as at run time ("sysctl: ...") and the
+default stays."""
+import re
+import pytest
+from conftest import boot
+
+ROW = re.compile(r"^(?:\$ )?([a-z]+\.[a-z_.]+)=(\S*) +(.*)$")
+BOUNDS = re.compile(r"\[(\d+)\.\.(\d+)\]$")
+
+# Settings that are not numbers: another accepted value and a refused one. A new text
+# setting must be added here (the test says so).
+TEXT = {
+    "vm.policy": ("fifo", "nosuch"),
+    "vm.fork": ("copy", "nosuch"),
+    "fs.write_policy": ("through", "sometimes"),
+    "vm.pageout": ("0", "99999"),     # an action: 0 pushes every process's pages (none at boot)
+}
+
+
+def settings(out):
+    """{name: (value, min, max or None)} from `sysctl -a` output."""
+    got = {}
+    for line in out.splitlines():
+        m = ROW.match(line)
+        if not m:
+            continue
+        b = BOUNDS.search(m.group(3))
+        got[m.group(1)] = (m.group(2), int(b.group(1)) if b else None, int(b.group(2)) if b else None)
+    return got
+
+
+@pytest.fixture(scope="module")
+def defaults(tmp_path_factory):
+    disk = tmp_path_factory.mktemp("settings") / "fs.img"
+    import shutil
+    from conftest import BUILD
+    shutil.copy(BUILD / "fs.img", disk)
+    r = boot("sysctl -a\n", disk=disk)
+    assert r.rc == 0, r
+    s = settings(r.out)
+    assert len(s) >= 13 and "vm.reserve" in s and "vm.clock_rate" in s and "vm.audit" in s, r
+    for name, (value, lo, hi) in s.items():
+        assert lo is not None or name in TEXT, "%s: a text setting the test does not know" % name
+    return s
+
+
+def test_every_setting_is_a_boot_key(defaults, disk):
+    want = {}
+    for name, (value, lo, hi) in defaults.items():
+        if lo is None:
+            want[name] = TEXT[name][0]
+        else:
+            want[name] = str(int(value) + 1 if int(value) + 1 <= hi else int(value) - 1)
+    cmdline = " ".join("%s=%s" % kv for kv in sorted(want.items()))
+    r = boot("sysctl -a\n", disk=disk, cmdline=cmdline)
+    assert r.rc == 0, r
+    assert "cmdline:" not in r.out, r                      # nothing refused, nothing unknown
+    got = settings(r.out)
+    for name, value in want.items():
+        assert got[name][0] == value, (name, value, got[name], cmdline)
+
+
+def test_refused_values_say_the_same_at_boot_and_at_run_time(defaults, disk):
+    bad = {}
+    for name, (value, lo, hi) in defaults.items():
+        bad[name] = TEXT[name][1] if lo is None else str(hi + 1)
+    bad["vm.cluster"] = "0"                                  # below the range
+    bad["fs.scan_interval"] = "abc"                          # not a number
+    cmdline = " ".join("%s=%s" % kv for kv in sorted(bad.items()))
+    cmds = "sysctl -a\n" + "".join("sysctl %s=%s\n" % kv for kv in sorted(bad.items()))
+    r = boot(cmds, disk=disk, cmdline=cmdline)
+    assert r.rc == 0, r
+    at_boot = {l[len("cmdline: "):] for l in r.out.splitlines() if l.startswith("cmdline: ")}
+    at_run = {l[len("sysctl: "):] for l in r.out.splitlines() if l.startswith("sysctl: ")}
+    for name, value in bad.items():
+        line = [l for l in at_boot if l.startswith("%s=%s: " % (name, value))]
+        assert len(line) == 1, (name, value, r)
+        assert line[0].endswith("; keeping %s" % defaults[name][0]), (line, r)
+        assert line[0] in at_run, (line, r)                  # word for word the same
+    assert at_boot == at_run, r
+    got = settings(r.out)
+    for name in bad:
+        assert got[name][0] == defaults[name][0], (name, got[name], r)   # the default kept
+    assert "range [0..1]" in "".join(l for l in at_boot if l.startswith("vm.audit=")), r
