@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import Progress, boot, bench_path, spread   # noqa: E402
 import bench_figures                                       # noqa: E402
 
-SIZES = [int(x) for x in os.environ.get("VMTEST_MB", "2 4 8 12 16 20 24 26 28 32").split()]
+SIZES = [int(x) for x in os.environ.get("VMTEST_MB", "2 4 8 12 16 20 24 26 32").split()]
 ROW_MS = int(os.environ.get("ROW_MS", "2000"))
 RUNS = int(os.environ.get("RUNS", "3"))
 NAME = "bench-vm"

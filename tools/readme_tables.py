@@ -16,7 +16,7 @@ no benchmark here measures, are constants below, quoted beside ours.
     readme_tables.py [--readme README.md] [--bench build/bench] [--check]
 
 --check changes nothing and exits 1 if the README differs from what the CSVs give."""
-import argparse, csv, os, re, statistics, sys
+import argparse, csv, os, re, statistics, sys, textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,6 +36,11 @@ def load(bench, name):
 def num(x):
     """1234567 -> '1,234,567'."""
     return "{:,}".format(int(round(float(x))))
+
+
+def para(text):
+    """A generated sentence wrapped as the README's own prose is (tables are left alone)."""
+    return textwrap.fill(text, width=96, break_long_words=False, break_on_hyphens=False)
 
 
 def need(rows, what, name):
@@ -60,8 +65,8 @@ def boot(bench):
         out.append("| %s | %.2f s | %.2f s | %.2f s | %s |" % (label, float(r["median_s"]), float(r["min_s"]),
                                                            float(r["max_s"]), target))
     runs = next(iter(rows.values()))["runs"]
-    return "Wall clock from QEMU's start to the shell's first prompt, plain TCG, %s runs:\n\n%s" % (
-        runs, "\n".join(out))
+    return para("Wall clock from QEMU's start to the shell's first prompt, plain TCG, %s runs:" % runs) + \
+        "\n\n" + "\n".join(out)
 
 
 # --- vm --------------------------------------------------------------------------------------
@@ -99,10 +104,11 @@ def vm_irlam(bench):
         ins = [int(r["pageins"]) for r in by[mb]]
         out.append("| %d | %s | %s | %s | %s | %s |" % (mb, by[mb][0]["procs"], fmt(statistics.median(rel)),
                                                       fmt(min(rel)), fmt(max(rel)), num(statistics.median(ins))))
-    return ("`vmtest -t %s MB` at MEM=16 (%s MB of frames): MB/2 processes, each sweeping its own 2 MB "
-            "(a byte a page) for %s ms of guest time once all have touched their memory; page "
-            "touches per second against the %d MB row of the same run; %d runs (min, median, max):\n\n%s"
-            % (ms.group(1) if ms else "?", frames, ms.group(1) if ms else "?", base, runs, "\n".join(out)))
+    return para("`vmtest -t %s MB` at MEM=16 (%s MB of frames): MB/2 processes, each sweeping its own 2 MB "
+                "(a byte a page) for %s ms of guest time once all have touched their memory; page "
+                "touches per second against the %d MB row of the same run; %d runs (min, median, max):"
+                % (ms.group(1) if ms else "?", frames, ms.group(1) if ms else "?", base, runs)) + \
+        "\n\n" + "\n".join(out)
 
 
 # --- fs --------------------------------------------------------------------------------------
@@ -120,9 +126,9 @@ def fs_cached(bench):
         out.append("| %s | %s |" % (label, " | ".join(num(r[key]) for r in cached)))
     out.append("| read / page copy | %s |" % " | ".join("%.0f %%" % (100 * float(r["read_MBps"]) / cmbps)
                                                      for r in cached))
-    return ("CPU-bound figures under `-icount shift=0` (guest time, exact): the guest copies a 4 KB page in "
-            "%s ns (%s MB/s) in the same run. A 2 MB file, cache-resident, by transfer size (MB/s of guest "
-            "time):\n\n%s" % (num(copy["ns_or_ms"]), num(cmbps), "\n".join(out)))
+    return para("CPU-bound figures under `-icount shift=0` (guest time, exact): the guest copies a 4 KB page in "
+                "%s ns (%s MB/s) in the same run. A 2 MB file, cache-resident, by transfer size (MB/s of guest "
+                "time):" % (num(copy["ns_or_ms"]), num(cmbps))) + "\n\n" + "\n".join(out)
 
 
 def fs_summary(bench):
@@ -137,7 +143,7 @@ def fs_summary(bench):
     l16 = need([r for r in rows if r["kind"] == "lookup_16MB"], "lookup_16MB row", "fs.csv")[0]
     blocks = re.search(r"blocks=(\d+)", l16["note"])
     met = lambda ok: "met" if ok else "NOT MET"
-    return ("Cached reads of 8 KB or more run at %.0f–%.0f %% of the copy bandwidth (target 50 %%: %s); "
+    return para("Cached reads of 8 KB or more run at %.0f–%.0f %% of the copy bandwidth (target 50 %%: %s); "
             "a new 2 MB file is written at %s MB/s in 4 KB calls (target 100: %s; xv6 2.3) and read at "
             "%s MB/s (target 300: %s; xv6 17). One cached 4 KB read costs %s ns with a 1 MB cache and "
             "%s ns with a 16 MB cache%s."
@@ -152,7 +158,7 @@ def fs_disk(bench):
     rs = [float(r["read_MBps"]) for r in rows]
     every = [int(x) for r in rows for x in re.findall(r"\d+", r["note"])]   # each run's min and max
     sizes = [int(r["bytes"]) for r in rows]
-    return ("Not in the cache (wall clock, plain TCG, median of the runs by transfer size %s–%s bytes): "
+    return para("Not in the cache (wall clock, plain TCG, median of the runs by transfer size %s–%s bytes): "
             "reads %s–%s MB/s, overwrites + fsync %s–%s MB/s; single runs ranged over %s–%s MB/s "
             "(QEMU's disk and the host's load)." % (num(min(sizes)), num(max(sizes)), num(min(rs)), num(max(rs)),
                                                    num(min(ws)), num(max(ws)), min(every), max(every)))
@@ -200,7 +206,7 @@ def fork71(bench):
         (2048, "cowcor", w) in ms else None
     rr, rb = ratio("resident"), ratio("backing")
     if rr and rb and (0, "cowcor", "resident") in ms:
-        text += ("\n\nAt 2048 KB copy-on-fork / COW-COR is %.1f resident (target >= 10: %s; Sprite 11.5) and "
+        text += "\n\n" + para("At 2048 KB copy-on-fork / COW-COR is %.1f resident (target >= 10: %s; Sprite 11.5) and "
                  "%.0f on backing store (target >= 50: %s; Sprite 108); a COW-COR fork takes %.3f ms at 0 KB "
                  "and %.3f ms at 2 MB (targets 0.2 and 0.6; xv6 1.97 and 9.58 ms). The guest's reference "
                  "4 KB page copy in these runs: %s ns."

@@ -94,7 +94,8 @@ def tool(readme, bench, *extra):
 
 
 def part(text, name):
-    return text.split("<!-- bench:%s" % name)[1].split("<!-- /bench:%s -->" % name)[0]
+    """The generated part, its lines joined by single spaces (sentences are wrapped)."""
+    return " ".join(text.split("<!-- bench:%s" % name)[1].split("<!-- /bench:%s -->" % name)[0].split())
 
 
 def test_every_part_regenerated_and_nothing_else(setup):
