@@ -64,8 +64,10 @@ def boot(bench):
             raise ValueError("boot.csv has no %s row" % mode)
         out.append("| %s | %.2f s | %.2f s | %.2f s | %s |" % (label, float(r["median_s"]), float(r["min_s"]),
                                                            float(r["max_s"]), target))
-    runs = next(iter(rows.values()))["runs"]
-    return para("Wall clock from QEMU's start to the shell's first prompt, plain TCG, %s runs:" % runs) + \
+    first = next(iter(rows.values()))
+    hostload = " (host load average %s while measuring)" % first["host_load"] if first.get("host_load") else ""
+    return para("Wall clock from QEMU's start to the shell's first prompt, plain TCG, %s runs%s:"
+                % (first["runs"], hostload)) + \
         "\n\n" + "\n".join(out)
 
 

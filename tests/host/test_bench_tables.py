@@ -13,9 +13,9 @@ TOOL = os.path.join(ROOT, "tools", "readme_tables.py")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 CSVS = {
-    "boot.csv": """mode,min_s,median_s,max_s,runs,clock
-grub,0.610,0.660,0.720,5,"wall, TCG"
-kernel,0.160,0.180,0.300,5,"wall, TCG"
+    "boot.csv": """mode,min_s,median_s,max_s,runs,clock,host_load
+grub,0.610,0.660,0.720,5,"wall, TCG",0.5-1.5 on 2 cores
+kernel,0.160,0.180,0.300,5,"wall, TCG",0.5-1.5 on 2 cores
 """,
     "vm.csv": """figure,value,unit,mode
 copy,5127,guest ns,"icount shift=0, MEM=64"
@@ -108,6 +108,7 @@ def test_every_part_regenerated_and_nothing_else(setup):
         assert "Prose about %s." % p in text
     assert text.startswith("# Title\n\nProse before stays.") and text.endswith("Prose after stays.\n")
     assert "| GRUB ISO (menu timeout 0) | 0.66 s | 0.61 s | 0.72 s |" in part(text, "boot")
+    assert "host load average 0.5-1.5 on 2 cores" in part(text, "boot")
     vmf = part(text, "vm-faults")
     assert "| 5,127 |" in vmf and "| 4,975 |" in vmf and "872 = 17 % of a page copy" in vmf
     assert "NOT MET" not in vmf
