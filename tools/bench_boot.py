@@ -43,16 +43,17 @@ def timed(mode, i):
 
 
 def main():
-    rows = []
-    load0 = os.getloadavg()[0]
+    rows, loads = [], [os.getloadavg()[0]]
     for mode in ("grub", "kernel"):
-        times = [timed(mode, i) for i in range(RUNS)]
+        times = []
+        for i in range(RUNS):
+            times.append(timed(mode, i))
+            loads.append(os.getloadavg()[0])
         rows.append((mode,) + spread(times))
-    # Wall-clock figures depend on what else the host runs: the CSV says how loaded it was.
-    load = "%.1f-%.1f on %d cores" % (min(load0, os.getloadavg()[0]), max(load0, os.getloadavg()[0]),
-                                      os.cpu_count() or 1)
         print("%-7s prompt after %.2f s (min %.2f, max %.2f, %d runs, wall clock, TCG)" %
               (mode, rows[-1][2], rows[-1][1], rows[-1][3], RUNS))
+    # Wall-clock figures depend on what else the host runs: the CSV says how loaded it was.
+    load = "%.1f-%.1f on %d cores" % (min(loads), max(loads), os.cpu_count() or 1)
     with open(bench_path("boot.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["mode", "min_s", "median_s", "max_s", "runs", "clock", "host_load"])

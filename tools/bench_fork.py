@@ -117,10 +117,10 @@ def main():
                 print("bench-fork: this kernel cannot push pages to backing store; resident rows only")
             else:
                 out += back
-        m = re.search(r"^copy4k (\d+)", out, re.M)
+        m = re.search(r"(?:^|\$ )copy4k (\d+)", out, re.M)
         if m:
             copy4k = int(m.group(1))
-        for kb, label, ns in re.findall(r"^fork (\d+) (\S+) (\d+)", out, re.M):
+        for kb, label, ns in re.findall(r"(?:^|\$ )fork (\d+) (\S+) (\d+)", out, re.M):
             fmode, where = label.split("/")
             rows.append((int(kb), fmode, where, int(ns)))
         if "unknown setting 'vm.fork'" in out:

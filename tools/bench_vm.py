@@ -25,7 +25,7 @@ SIZES = [int(x) for x in os.environ.get("VMTEST_MB", "2 4 8 12 16 20 24 26 32").
 ROW_MS = int(os.environ.get("ROW_MS", "2000"))
 RUNS = int(os.environ.get("RUNS", "3"))
 NAME = "bench-vm"
-VMTEST = re.compile(r"^vmtest: (\d+) MB, (\d+) procs, (\d+) sweeps in (\d+) ms: (\d+) touches/s, "
+VMTEST = re.compile(r"vmtest: (\d+) MB, (\d+) procs, (\d+) sweeps in (\d+) ms: (\d+) touches/s, "
                     r"(\d+) faults, (\d+) pageins, (\d+) pageouts$", re.M)
 
 
@@ -33,7 +33,7 @@ def faults(progress):
     progress.step("vmbench: page copy, zeroing and fault costs (MEM=64, icount)")
     out = boot(NAME, "vmbench 256\naudit\n", 64, icount=True, check="audit: ok")
     v = {m.group(1): int(m.group(2))
-         for m in re.finditer(r"^(copy|zero|zerofault|refault|pagein) (\d+)", out, re.M)}
+         for m in re.finditer(r"(?:^|\$ )(copy|zero|zerofault|refault|pagein) (\d+)", out, re.M)}
     if len(v) != 5:
         sys.exit("%s: vmbench did not report:\n%s" % (NAME, out))
     overhead = v["zerofault"] - v["zero"]
@@ -64,7 +64,7 @@ def irlam(progress):
             m = VMTEST.search(out)
             if not m or "FAILED" in out:
                 sys.exit("%s: vmtest %d did not report:\n%s" % (NAME, mb, out[-3000:]))
-            fm = re.search(r"^mem\.frames\.total (\d+)", out, re.M)
+            fm = re.search(r"(?:^|\$ )mem\.frames\.total (\d+)", out, re.M)
             frames = int(fm.group(1)) if fm else frames
             _, procs, sweeps, ms, rate, nf, ins, outs = map(int, m.groups())
             base = base or rate                 # the first row of each run is the baseline
