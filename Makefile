@@ -39,6 +39,8 @@ UBINS := $(addprefix $(B)/user/bin/,$(UPROGS))
 HOSTTESTS := $(patsubst tests/host/%.c,$(B)/tests/%,$(wildcard tests/host/test_*.c))
 
 TOOLS_OK := $(B)/.tools-ok
+# matplotlib, for the benchmarks' figures (and the test of their tables and figures)
+BENCH_OK := $(B)/.bench-tools-ok
 
 .PHONY: all qemu qemu-gdb gdb test clean tools iso fsimg compile_commands.json
 all: $(B)/kernel.elf $(B)/os.iso $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.json
@@ -137,21 +139,29 @@ gdb: $(B)/kernel.elf
 	gdb -q -nx -x $(B)/gdbinit
 
 # --- tests --------------------------------------------------------------------------------
-test: all $(UBINS) $(HOSTTESTS)
+test: all $(UBINS) $(HOSTTESTS) $(BENCH_OK)
 	@$(PYTHON) tools/pytest-deps.py
 	$(PYTHON) -m pytest -q -n $(JOBS) tests
 
-# --- benchmarks: figures printed and written under build/bench ------------------------------
+# --- benchmarks: figures printed, written under build/bench (CSV and PNG), then the README's
+# tables regenerated from the CSVs (tools/readme_tables.py) ------------------------------------
 .PHONY: bench bench-boot bench-fork bench-vm bench-fs
+$(BENCH_OK): tools/bench-deps.py
+	@$(PYTHON) tools/bench-deps.py
+	@mkdir -p $(B) && touch $@
 bench: bench-boot bench-fs bench-vm bench-fork
-bench-boot: $(B)/os.iso $(B)/fs.img
+bench-boot: $(B)/os.iso $(B)/fs.img $(BENCH_OK)
 	$(PYTHON) tools/bench_boot.py
-bench-fork: $(B)/kernel.elf $(B)/fs.img
+	$(PYTHON) tools/readme_tables.py
+bench-fork: $(B)/kernel.elf $(B)/fs.img $(BENCH_OK)
 	$(PYTHON) tools/bench_fork.py
-bench-vm: $(B)/kernel.elf $(B)/fs.img
+	$(PYTHON) tools/readme_tables.py
+bench-vm: $(B)/kernel.elf $(B)/fs.img $(BENCH_OK)
 	$(PYTHON) tools/bench_vm.py
-bench-fs: $(B)/kernel.elf $(B)/fs.img
+	$(PYTHON) tools/readme_tables.py
+bench-fs: $(B)/kernel.elf $(B)/fs.img $(BENCH_OK)
 	$(PYTHON) tools/bench_fs.py
+	$(PYTHON) tools/readme_tables.py
 
 compile_commands.json: $(TOOLS_OK)
 	@$(PYTHON) tools/compile_commands.py "$(CC) $(KCFLAGS)" "$(CC) $(UCFLAGS)" "$(HOSTCC) $(HOSTCFLAGS)" > $@

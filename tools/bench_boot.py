@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Measures wall time from QEMU's start to the shell's first prompt, through the GRUB ISO and
-through QEMU -kernel, several runs each; prints min/median/max and writes build/bench/boot.csv."""
-import csv, os, statistics, subprocess, sys, time
+through QEMU -kernel, several runs each; prints min/median/max and writes build/bench/boot.csv
+and build/bench/boot.png."""
+import csv, os, subprocess, sys, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import ROOT, Progress, bench_path, spread   # noqa: E402
+import bench_figures                                       # noqa: E402
+
 RUNS = int(os.environ.get("RUNS", "5"))
+progress = Progress("bench-boot", 2 * RUNS + 1)
 
 
 def once(mode):
@@ -29,19 +34,34 @@ def once(mode):
     return first_byte, prompt
 
 
+def timed(mode, i):
+    progress.step("boot %d of %d through %s" % (i + 1, RUNS, "the GRUB ISO" if mode == "grub" else "QEMU -kernel"))
+    t = once(mode)[1]
+    if t is None:
+        sys.exit("bench-boot: no prompt through %s" % mode)
+    return t
+
+
 def main():
-    os.makedirs(os.path.join(ROOT, "build/bench"), exist_ok=True)
-    rows = []
+    rows, loads = [], [os.getloadavg()[0]]
     for mode in ("grub", "kernel"):
-        times = [once(mode)[1] for _ in range(RUNS)]
-        rows.append((mode, min(times), statistics.median(times), max(times)))
+        times = []
+        for i in range(RUNS):
+            times.append(timed(mode, i))
+            loads.append(os.getloadavg()[0])
+        rows.append((mode,) + spread(times))
         print("%-7s prompt after %.2f s (min %.2f, max %.2f, %d runs, wall clock, TCG)" %
               (mode, rows[-1][2], rows[-1][1], rows[-1][3], RUNS))
-    with open(os.path.join(ROOT, "build/bench/boot.csv"), "w", newline="") as f:
+    # Wall-clock figures depend on what else the host runs: the CSV says how loaded it was.
+    load = "%.1f-%.1f on %d cores" % (min(loads), max(loads), os.cpu_count() or 1)
+    with open(bench_path("boot.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["mode", "min_s", "median_s", "max_s", "runs", "clock"])
+        w.writerow(["mode", "min_s", "median_s", "max_s", "runs", "clock", "host_load"])
         for r in rows:
-            w.writerow([r[0], "%.3f" % r[1], "%.3f" % r[2], "%.3f" % r[3], RUNS, "wall, TCG"])
+            w.writerow([r[0], "%.3f" % r[1], "%.3f" % r[2], "%.3f" % r[3], RUNS, "wall, TCG", load])
+    progress.step("figure")
+    png = bench_figures.boot(bench_path("boot.csv"), bench_path("boot.png"))
+    print("written: build/bench/boot.csv, %s" % os.path.relpath(png))
 
 
 if __name__ == "__main__":

@@ -5,10 +5,15 @@ pages memory-resident or on backing store (when the kernel can push them out). G
 -icount shift=0: exact and repeatable. Then Table 7-3: the COW-COR counters over a fork+exec
 shell workload (every command a fork and an exec; pipelines; sort's runs), beside the pages
 copy-on-fork copies for the same workload. Prints the tables; writes build/bench/fork.csv
-(Table 7-1 rows) and build/bench/fork-workload.csv (Table 7-3)."""
-import csv, os, re, subprocess, sys
+(Table 7-1 rows, with the reference page copy of the same runs, user/lib/bench.c),
+build/bench/fork.png (fork time against resident size) and build/bench/fork-workload.csv
+(Table 7-3)."""
+import csv, os, re, sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import Progress, boot, bench_path   # noqa: E402
+import bench_figures                               # noqa: E402
+
 SIZES = [0, 64, 128, 256, 512, 1024, 2048, 4096]
 ITER = int(os.environ.get("ITER", "20"))
 
@@ -35,17 +40,14 @@ COUNTERS = ["vm.cow.marked", "vm.cor.marked", "vm.cow.faults", "vm.cor.faults", 
             "vm.fork.copies", "vm.fork.copies_saved", "vm.cow.list_max"]
 
 
+NAME = "bench-fork"
+progress = Progress(NAME, 7)
+
+
 def run(cmdline, args, commands=None, mem=64):
-    img = os.path.join(ROOT, "build/bench/fork-fs.img")
-    subprocess.run(["cp", "--sparse=always", os.path.join(ROOT, "build/fs.img"), img], check=True)
     if commands is None:
         commands = "forkbench -n %d %s\n" % (ITER, args)
-    out = subprocess.run(
-        [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel", os.path.join(ROOT, "build/kernel.elf"),
-         "--append", cmdline, "--disk", img, "--mem", str(mem), "--icount",
-         "--timeout", "600"],
-        input=commands.encode(), stdout=subprocess.PIPE).stdout.decode()
-    return out
+    return boot(NAME, commands, mem, icount=True, append=cmdline, timeout=600)
 
 
 def counters(out):
@@ -66,6 +68,7 @@ def workload():
     """Table 7-3: counter deltas over the workload in each mode."""
     res = {}
     for mode in ("cowcor", "copy"):
+        progress.step("Table 7-3: the shell workload, vm.fork=%s" % mode)
         out = run("vm.fork=%s" % mode, None, "vmstat\n" + WORKLOAD * 3 + "vmstat\n")
         snaps = counters(out)
         if len(snaps) < 2:
@@ -93,30 +96,31 @@ def workload():
     print("  page copies: COW-COR %d, copy-on-fork %d: %.0f %% saved; longest list %d" %
           (row["copies_cowcor"], row["copies_copy_on_fork"], row["saved_pct"], row["list_max"]))
     print("  (Sprite: COW ~= COR marked; COW 1-8 %, COR 63-72 % faulted; 15-30 % of faults; 22-28 % saved)")
-    with open(os.path.join(ROOT, "build/bench/fork-workload.csv"), "w", newline="") as f:
+    with open(bench_path("fork-workload.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(list(row.keys()))
         w.writerow(["%.1f" % v if isinstance(v, float) else v for v in row.values()])
 
 
 def main():
-    os.makedirs(os.path.join(ROOT, "build/bench"), exist_ok=True)
     rows, copy4k, raw = [], None, ""
     for mode in ("cowcor", "copy"):
+        progress.step("Table 7-1: forkbench, vm.fork=%s, pages resident" % mode)
         out = raw = run("vm.fork=%s" % mode, " ".join(map(str, SIZES)))
         if "unknown setting 'vm.fork'" in out:
             print("bench-fork: this kernel has no vm.fork setting: it always copies")
         else:
             # Pages on backing store need vm.pageout (the demand-paged VM).
+            progress.step("Table 7-1: forkbench, vm.fork=%s, pages on backing store" % mode)
             back = run("vm.fork=%s" % mode, "-b " + " ".join(map(str, SIZES)))
             if "vm.pageout:" in back:
                 print("bench-fork: this kernel cannot push pages to backing store; resident rows only")
             else:
                 out += back
-        m = re.search(r"^copy4k (\d+)", out, re.M)
+        m = re.search(r"(?:^|\$ )copy4k (\d+)", out, re.M)
         if m:
             copy4k = int(m.group(1))
-        for kb, label, ns in re.findall(r"^fork (\d+) (\S+) (\d+)", out, re.M):
+        for kb, label, ns in re.findall(r"(?:^|\$ )fork (\d+) (\S+) (\d+)", out, re.M):
             fmode, where = label.split("/")
             rows.append((int(kb), fmode, where, int(ns)))
         if "unknown setting 'vm.fork'" in out:
@@ -128,7 +132,7 @@ def main():
     print("%8s  %-8s  %-9s  %12s" % ("KB", "mode", "pages", "ms per fork"))
     for kb, mode, where, ns in rows:
         print("%8d  %-8s  %-9s  %12.3f" % (kb, mode, where, ns / 1e6))
-    with open(os.path.join(ROOT, "build/bench/fork.csv"), "w", newline="") as f:
+    with open(bench_path("fork.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["resident_kb", "fork_mode", "pages", "ns_per_fork", "copy4k_ns", "clock"])
         for kb, mode, where, ns in rows:
@@ -140,6 +144,9 @@ def main():
             print("2048 KB %s: copy-on-fork / COW-COR = %.1f (target >= %d)" % (where, k / c, target))
     if rows and any(r[1] == "cowcor" for r in rows):
         workload()
+    progress.step("figure")
+    png = bench_figures.fork(bench_path("fork.csv"), bench_path("fork.png"))
+    print("written: build/bench/fork.csv, build/bench/fork-workload.csv, %s" % os.path.relpath(png))
 
 
 if __name__ == "__main__":

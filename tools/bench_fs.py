@@ -6,32 +6,28 @@ cost of a cached 4 KB read with the cache at 1 MB and 16 MB) come from one boot 
 -icount shift=0, where the guest's TSC counts 1 ns per instruction: exact and repeatable.
 Figures that depend on the disk (reads and overwrites of a file not in the cache) and the
 write-policy comparison run in wall-clock mode (plain TCG), RUNS times: min, median, max.
-Writes build/bench/fs.csv and prints the tables the README quotes.
+Writes build/bench/fs.csv (with the reference page copy of the same run, user/lib/bench.c)
+and build/bench/fs.png (cached throughput against transfer size, the page copy as the
+ceiling), and prints the tables the README quotes.
 """
-import csv, os, shutil, statistics, subprocess, sys, tempfile
+import csv, os, statistics, sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import Progress, boot, bench_path   # noqa: E402
+import bench_figures                               # noqa: E402
+
 RUNS = int(os.environ.get("RUNS", "3"))
+NAME = "bench-fs"
+progress = Progress(NAME, 1 + 2 * RUNS + 1)
 
 
 def run(cmd, icount):
-    with tempfile.TemporaryDirectory() as d:
-        disk = os.path.join(d, "fs.img")
-        subprocess.run(["cp", "--sparse=always", os.path.join(ROOT, "build/fs.img"), disk], check=True)
-        args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
-                os.path.join(ROOT, "build/kernel.elf"), "--disk", disk, "--mem", "64", "--timeout", "900"]
-        if icount:
-            args.append("--icount")
-        p = subprocess.run(args, input=("fsbench %s\n" % cmd).encode(), stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT)
-        out = p.stdout.decode(errors="replace")
-        if "fsbench %s done" % cmd not in out:
-            sys.exit("bench-fs: fsbench %s failed:\n%s" % (cmd, out[-3000:]))
-        return [l.split(",")[1:] for l in out.splitlines() if l.startswith("csv,")]
+    progress.step("fsbench %s (%s)" % (cmd, "icount" if icount else "wall clock"))
+    out = boot(NAME, "fsbench %s\n" % cmd, 64, icount=icount, timeout=900, check="fsbench %s done" % cmd)
+    return [l.split(",")[1:] for l in out.splitlines() if l.startswith("csv,")]
 
 
 def main():
-    os.makedirs(os.path.join(ROOT, "build/bench"), exist_ok=True)
     rows = []
     cpu = run("cpu", True)
     copy_ns = int(next(r for r in cpu if r[0] == "copy")[2])
@@ -50,7 +46,7 @@ def main():
     print("\ncached 4 KB read: %s ns with a 1 MB cache, %s ns with a 16 MB cache (%s blocks)"
           % (lk[2], lk[3], lk[4]))
     rows.append(["icount", "lookup_1MB", 4096, "", "", "", lk[2], ""])
-    rows.append(["icount", "lookup_16MB", 4096, "", "", "", lk[3], ""])
+    rows.append(["icount", "lookup_16MB", 4096, "", "", "", lk[3], "blocks=%s" % lk[4]])
 
     disk = [run("disk", False) for _ in range(RUNS)]
     print("\nnot in the cache (wall clock, TCG, %d runs: median [min-max]), MB/s:" % RUNS)
@@ -74,12 +70,14 @@ def main():
         print("%8s %8d %12d %10d" % (r[1], d, m, t))
         rows.append(["wall", "policy_" + r[1], "", d, m, "", t, ""])
 
-    with open(os.path.join(ROOT, "build/bench/fs.csv"), "w", newline="") as f:
+    with open(bench_path("fs.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["mode", "kind", "bytes", "write_MBps_or_data_writes", "overwrite_MBps_or_meta_writes",
                     "read_MBps", "ns_or_ms", "note"])
         w.writerows(rows)
-    print("\nwrote build/bench/fs.csv")
+    progress.step("figure")
+    png = bench_figures.fs(bench_path("fs.csv"), bench_path("fs.png"))
+    print("\nwritten: build/bench/fs.csv, %s" % os.path.relpath(png))
 
 
 if __name__ == "__main__":

@@ -7,38 +7,14 @@
  *   forkbench [-n ITER] [-b] KB...     -b: push the pages to backing store before each fork
  *
  * Prints one line per size: "fork KB mode ns_per_fork" and, first, the cost of copying one
- * 4 KB page with a word loop in this same run: "copy4k ns". */
+ * 4 KB page with a word loop in this same run (user/lib/bench.c): "copy4k ns". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <errno.h>
 #include <sys.h>
-
-static inline unsigned long long rdtsc(void)
-{
-  unsigned long long v;
-  __asm__ volatile("rdtsc" : "=A"(v));
-  return v;
-}
-
-static unsigned copy_src[1024], copy_dst[1024];
-
-/* The guest's own 4 KB page copy, a 32-bit word loop: the floor under every copying cost. */
-static unsigned long long copy4k_ns(void)
-{
-  unsigned long long best = ~0ull;
-  for (int r = 0; r < 20; r++) {
-    unsigned long long t0 = rdtsc();
-    volatile unsigned *d = copy_dst;
-    for (int i = 0; i < 1024; i++)
-      d[i] = copy_src[i];
-    unsigned long long t = rdtsc() - t0;
-    if (t < best)
-      best = t;
-  }
-  return best;
-}
+#include <bench.h>
 
 static int pageout_self(void)
 {
@@ -70,7 +46,7 @@ int main(int argc, char **argv)
   char mode[64];
   if (sysctl("vm.fork", 0, mode, sizeof mode) < 0)
     strcpy(mode, "copy");
-  printf("copy4k %llu\n", copy4k_ns());
+  printf("copy4k %llu\n", bench_copy4k());
 
   char *heap = sbrk(0);
   unsigned have = 0;
@@ -94,7 +70,7 @@ int main(int argc, char **argv)
     for (int r = 0; r < iter; r++) {
       if (backing)
         pageout_self();
-      unsigned long long t0 = rdtsc();
+      unsigned long long t0 = bench_ticks();
       int pid = fork();
       if (pid < 0) {
         fprintf(stderr, "forkbench: fork: %s\n", strerror(errno));
@@ -103,7 +79,7 @@ int main(int argc, char **argv)
       if (pid == 0)
         _exit(0);
       wait(0);
-      total += rdtsc() - t0;
+      total += bench_ticks() - t0;
     }
     printf("fork %u %s%s %llu\n", kb, mode, backing ? "/backing" : "/resident", total / iter);
   }

@@ -17,20 +17,13 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <sys.h>
+#include <bench.h>
 #include <sys/stat.h>
 
 #define FILE_BYTES (2u * 1024 * 1024)
 static unsigned char buf[64 * 1024] __attribute__((aligned(4096)));
-static unsigned page_a[1024], page_b[1024];
 static const unsigned sizes[] = { 4, 16, 64, 256, 1024, 4096, 8192, 16384, 65536 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
-
-static inline unsigned long long rdtsc(void)
-{
-  unsigned lo, hi;
-  __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-  return ((unsigned long long)hi << 32) | lo;
-}
 
 static void die(const char *what)
 {
@@ -51,37 +44,17 @@ static unsigned mbps(unsigned long long bytes, unsigned long long ns)
   return ns ? (unsigned)(bytes * 1000ull / ns) : 0;
 }
 
-static void copy_page(unsigned *d, const unsigned *s)
-{
-  for (int i = 0; i < 1024; i++)
-    d[i] = s[i];
-}
-
-static unsigned long long time_copy(void)
-{
-  const int n = 2000;
-  for (int i = 0; i < 1024; i++)
-    page_a[i] = i;
-  copy_page(page_b, page_a);
-  unsigned long long t0 = rdtsc();
-  for (int i = 0; i < n; i++) {
-    copy_page(page_b, page_a);
-    __asm__ volatile("" ::: "memory");
-  }
-  return (rdtsc() - t0) / n;
-}
-
 /* Writes the whole file in calls of size sz; returns ns. */
 static unsigned long long write_file(const char *path, unsigned sz, int flags)
 {
   int fd = open(path, O_WRONLY | O_CREAT | flags);
   if (fd < 0)
     die(path);
-  unsigned long long t0 = rdtsc();
+  unsigned long long t0 = bench_ticks();
   for (unsigned off = 0; off < FILE_BYTES; off += sz)
     if (write(fd, buf, sz) != (int)sz)
       die("write");
-  unsigned long long t = rdtsc() - t0;
+  unsigned long long t = bench_ticks() - t0;
   close(fd);
   return t;
 }
@@ -91,11 +64,11 @@ static unsigned long long read_file(const char *path, unsigned sz)
   int fd = open(path, O_RDONLY);
   if (fd < 0)
     die(path);
-  unsigned long long t0 = rdtsc();
+  unsigned long long t0 = bench_ticks();
   for (unsigned off = 0; off < FILE_BYTES; off += sz)
     if (read(fd, buf, sz) != (int)sz)
       die("read");
-  unsigned long long t = rdtsc() - t0;
+  unsigned long long t = bench_ticks() - t0;
   close(fd);
   return t;
 }
@@ -108,12 +81,12 @@ static unsigned long long cached_read_cost(const char *path)
     die(path);
   read(fd, buf, 4096);
   const int n = 2000;
-  unsigned long long t0 = rdtsc();
+  unsigned long long t0 = bench_ticks();
   for (int i = 0; i < n; i++) {
     lseek(fd, 0, SEEK_SET);
     read(fd, buf, 4096);
   }
-  unsigned long long t = (rdtsc() - t0) / n;
+  unsigned long long t = (bench_ticks() - t0) / n;
   close(fd);
   return t;
 }
@@ -133,7 +106,7 @@ static void fill_cache(unsigned mb)
 static void cpu(void)
 {
   set("fs.cache_blocks", "2048");       /* 8 MB: the 2 MB file stays resident */
-  unsigned long long copy = time_copy();
+  unsigned long long copy = bench_copy4k();
   printf("csv,copy,4096,%llu,%u\n", copy, mbps(4096, copy));
   memset(buf, 'x', sizeof(buf));
   for (unsigned i = 0; i < NSIZES; i++) {

@@ -1,7 +1,8 @@
 /* vmbench [PAGES]: the cost of the VM's faults, in TSC ticks (under QEMU -icount shift=0 one
  * tick is one guest instruction, 1 ns of guest time, exactly repeatable), beside the guest's
  * own copy and zeroing of a 4 KB page as the reference. Prints "name value" lines:
- *   copy        one 4 KB page copied by a 32-bit word loop
+ *   copy        one 4 KB page copied by a 32-bit word loop (user/lib/bench.c, the reference
+ *               of every benchmark)
  *   zero        one 4 KB page zeroed by a word loop
  *   zerofault   a first touch of a fresh heap page (trap, frame, zeroing, mapping, return)
  *   pagein      a touch of a page pushed to backing store (includes the disk read: under
@@ -11,48 +12,19 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys.h>
-
-static inline unsigned long long rdtsc(void)
-{
-  unsigned long long v;
-  __asm__ volatile("rdtsc" : "=A"(v));
-  return v;
-}
-
-static unsigned src[1024], dst[1024];
-
-static void copy_page(unsigned *d, const unsigned *s)
-{
-  for (int i = 0; i < 1024; i++)
-    d[i] = s[i];
-}
-
-static void zero_page(unsigned *d)
-{
-  for (int i = 0; i < 1024; i++)
-    d[i] = 0;
-}
-
-static unsigned long long min_of(unsigned long long *v, int n)
-{
-  unsigned long long m = v[0];
-  for (int i = 1; i < n; i++)
-    if (v[i] < m)
-      m = v[i];
-  return m;
-}
+#include <bench.h>
 
 /* Touches one word in each page, timing each touch; returns the median. */
 static unsigned long long touch_pages(volatile unsigned *mem, int pages, int write)
 {
   static unsigned long long t[4096];
   for (int p = 0; p < pages; p++) {
-    unsigned long long t0 = rdtsc();
+    unsigned long long t0 = bench_ticks();
     if (write)
       mem[p * 1024] = p + 1;
     else
       (void)mem[p * 1024];
-    t[p] = rdtsc() - t0;
+    t[p] = bench_ticks() - t0;
   }
   /* median by selection: good enough for a few hundred values */
   for (int i = 0; i <= pages / 2; i++)
@@ -70,22 +42,8 @@ int main(int argc, char **argv)
   int pages = argc > 1 ? atoi(argv[1]) : 256;
   if (pages > 4096)
     pages = 4096;
-  unsigned long long t[32];
-  for (int i = 0; i < 1024; i++)
-    src[i] = i * 2654435761u;
-  copy_page(dst, src);                  /* both resident before timing */
-  for (int r = 0; r < 32; r++) {
-    unsigned long long t0 = rdtsc();
-    copy_page(dst, src);
-    t[r] = rdtsc() - t0;
-  }
-  printf("copy %llu\n", min_of(t, 32));
-  for (int r = 0; r < 32; r++) {
-    unsigned long long t0 = rdtsc();
-    zero_page(dst);
-    t[r] = rdtsc() - t0;
-  }
-  printf("zero %llu\n", min_of(t, 32));
+  printf("copy %llu\n", bench_copy4k());
+  printf("zero %llu\n", bench_zero4k());
 
   char *base = sbrk(0);
   int pad = (4096 - ((unsigned)base & 4095)) & 4095;

@@ -1,23 +1,55 @@
-/* vmtest MB [LOOPS]: after Irlam's vmtest (A Guide to Sun-4 Virtual Memory Performance, 1990,
- * section 6). Forks MB/2 processes that each sweep 2 MB of their own heap LOOPS times (one
- * byte per page), and reports the elapsed time and the faults, page-ins and page-outs, for MB
- * of active virtual memory in all. Irlam's children shared one data segment through fork;
- * here copy-on-reference would copy it, so each child has its own. */
+/* vmtest [-t MS] MB [LOOPS]: after Irlam's vmtest (A Guide to Sun-4 Virtual Memory
+ * Performance, 1990, section 6). Forks MB/2 processes that each sweep 2 MB of their own heap
+ * (one byte per page), and reports the elapsed time and the faults, page-ins and page-outs,
+ * for MB of active virtual memory in all. Irlam's children shared one data segment through
+ * fork; here copy-on-reference would copy it, so each child has its own.
+ *
+ * With LOOPS every child sweeps LOOPS times. With -t MS every child sweeps for MS
+ * milliseconds (finishing the sweep it is in), and the line also gives the page touches per
+ * second of all children together: a fixed count of sweeps lasts 5 ms without paging and
+ * seconds with it, and a row of a few milliseconds is only timer noise. Irlam's processes
+ * ran for as long as he measured them, like these. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys.h>
 
 #define PROCESS_SIZE (2 << 20)
+#define PAGES (PROCESS_SIZE / 4096)
+
+static int readn(int fd, void *buf, int n)
+{
+  int got = 0;
+  while (got < n) {
+    int r = read(fd, (char *)buf + got, n - got);
+    if (r <= 0)
+      return got;
+    got += r;
+  }
+  return got;
+}
+
+static void usage(void)
+{
+  fprintf(stderr, "usage: vmtest [-t MS] MB [LOOPS]\n");
+  exit(2);
+}
 
 int main(int argc, char **argv)
 {
-  if (argc < 2) {
-    fprintf(stderr, "usage: vmtest MB [LOOPS]\n");
-    return 2;
+  int i = 1;
+  unsigned run_ms = 0;
+  if (i < argc && strcmp(argv[i], "-t") == 0) {
+    if (i + 1 >= argc || atoi(argv[i + 1]) <= 0)
+      usage();
+    run_ms = atoi(argv[i + 1]);
+    i += 2;
   }
-  int mb = atoi(argv[1]);
-  int loops = argc > 2 ? atoi(argv[2]) : 20;
+  if (i >= argc || atoi(argv[i]) <= 0)
+    usage();
+  int mb = atoi(argv[i]);
+  int loops = i + 1 < argc ? atoi(argv[i + 1]) : 20;
   int procs = mb / 2 > 0 ? mb / 2 : 1;
   long f0 = kstat_get("vm.faults"), i0 = kstat_get("vm.pageins"), o0 = kstat_get("vm.pageouts");
   /* All children start sweeping together, as Irlam's long-running ones overlap: each says it
@@ -48,13 +80,18 @@ int main(int argc, char **argv)
       write(ready[1], &c, 1);
       read(go[0], &c, 1);
       close(go[0]);
-      for (int c = 0; c < loops; c++)
+      unsigned end = uptime_ms() + run_ms;
+      unsigned sweeps = 0;
+      for (int c = 0; run_ms ? (sweeps == 0 || (int)(uptime_ms() - end) < 0) : c < loops; c++) {
         for (int i = 0; i < PROCESS_SIZE; i += 4096)
           if (mem[i] != (char)c)
             fprintf(stderr, "vmtest: page %d lost its byte\n", i / 4096);
           else
             mem[i] = (char)(c + 1);
-      write(ready[1], "d", 1);      /* done sweeping: the time stops here, not at exit */
+        sweeps++;
+      }
+      /* Done sweeping: the time stops here, not at exit. One write is never split. */
+      write(ready[1], &sweeps, sizeof sweeps);
       exit(0);
     }
   }
@@ -67,15 +104,23 @@ int main(int argc, char **argv)
   for (int p = 0; p < procs; p++)
     write(go[1], "g", 1);     /* a byte each: every child goes */
   close(go[1]);
-  for (int p = 0; p < procs && read(ready[0], &c, 1) == 1; p++)
-    ;
+  unsigned long long sweeps = 0;
+  unsigned n;
+  for (int p = 0; p < procs && readn(ready[0], &n, sizeof n) == sizeof n; p++)
+    sweeps += n;
   unsigned ms = uptime_ms() - t0;
   int status, failed = 0;
   while (wait(&status) > 0)
     if (status != 0)
       failed++;
-  printf("vmtest: %d MB, %d procs, %d loops: %u ms, %ld faults, %ld pageins, %ld pageouts%s\n",
-         mb, procs, loops, ms, kstat_get("vm.faults") - f0, kstat_get("vm.pageins") - i0,
-         kstat_get("vm.pageouts") - o0, failed ? ", FAILED" : "");
+  long faults = kstat_get("vm.faults") - f0, ins = kstat_get("vm.pageins") - i0,
+       outs = kstat_get("vm.pageouts") - o0;
+  if (run_ms)
+    printf("vmtest: %d MB, %d procs, %llu sweeps in %u ms: %llu touches/s, %ld faults, %ld pageins, "
+           "%ld pageouts%s\n", mb, procs, sweeps, ms, sweeps * PAGES * 1000 / (ms ? ms : 1), faults,
+           ins, outs, failed ? ", FAILED" : "");
+  else
+    printf("vmtest: %d MB, %d procs, %d loops: %u ms, %ld faults, %ld pageins, %ld pageouts%s\n",
+           mb, procs, loops, ms, faults, ins, outs, failed ? ", FAILED" : "");
   return failed != 0;
 }

@@ -70,7 +70,7 @@ struct frame *frame_alloc(enum frame_pool pool, bool zero)
     pool_count[POOL_FREE]--;
     pool_count[pool]++;
     f->pool = pool;
-    f->flags = 0;
+    f->flags &= FRAME_WANTED;   /* only frame_wakeup may drop a sleeper's mark */
     f->owner = 0;
     f->index = 0;
     f->next = f->prev = 0;
@@ -93,7 +93,7 @@ void frame_free(struct frame *f)
   pool_count[POOL_FREE]++;
   f->pool = POOL_FREE;
   f->owner = 0;
-  f->flags = 0;
+  f->flags &= FRAME_WANTED;
   f->next = freelist;
   freelist = f;
   release(&coremap_lock);
@@ -142,11 +142,25 @@ uint32_t frame_count(enum frame_pool pool)
   return pool_count[pool];
 }
 
+void frame_sleep(struct frame *f, struct spinlock *lk)
+{
+  f->flags |= FRAME_WANTED;
+  sleep(f, lk);
+}
+
+void frame_wakeup(struct frame *f)
+{
+  if (f->flags & FRAME_WANTED) {
+    f->flags &= ~FRAME_WANTED;
+    wakeup(f);
+  }
+}
+
 void frame_set_busy(struct frame *f)
 {
   acquire(&coremap_lock);
   while (f->flags & FRAME_BUSY)
-    sleep(f, &coremap_lock);
+    frame_sleep(f, &coremap_lock);
   f->flags |= FRAME_BUSY;
   release(&coremap_lock);
 }
@@ -155,7 +169,7 @@ void frame_clear_busy(struct frame *f)
 {
   acquire(&coremap_lock);
   f->flags &= ~FRAME_BUSY;
-  wakeup(f);
+  frame_wakeup(f);
   release(&coremap_lock);
 }
 
@@ -163,7 +177,7 @@ void frame_wait_unbusy(struct frame *f)
 {
   acquire(&coremap_lock);
   while (f->flags & FRAME_BUSY)
-    sleep(f, &coremap_lock);
+    frame_sleep(f, &coremap_lock);
   release(&coremap_lock);
 }
 

@@ -8,6 +8,11 @@
  * short updates, never across I/O. A frame with FRAME_BUSY set is under I/O: nobody may
  * take, move or free it; wait for it with frame_wait_unbusy(), which sleeps on the frame.
  * A FRAME_WIRED frame must not be chosen for replacement.
+ *
+ * Sleeping on a frame goes through frame_sleep and waking through frame_wakeup: the sleeper
+ * marks the frame FRAME_WANTED, so the waker (every page brought in or written out) scans the
+ * process table only when someone waits, as BSD's page "wanted" bit does. Both run under a
+ * spinlock (interrupts off on this uniprocessor), so no wakeup falls between mark and sleep.
  */
 #ifndef VM_COREMAP_H
 #define VM_COREMAP_H
@@ -19,6 +24,7 @@ enum frame_pool { POOL_NONE = 0 /* not RAM, or the kernel image */, POOL_FREE, P
 #define FRAME_WIRED 0x2     /* never replaced */
 #define FRAME_DIRTY 0x4     /* VM: the page differs from its backing copy (dirty bits folded in) */
 #define FRAME_BACKED 0x8    /* VM: the backing file holds this page (valid unless dirty) */
+#define FRAME_WANTED 0x10   /* someone sleeps on this frame (frame_sleep) */
 
 struct frame {
   uint8_t pool;             /* enum frame_pool */
@@ -55,6 +61,9 @@ int coremap_audit(bool quiet);
 void frame_wait_unbusy(struct frame *f);   /* sleeps until !(flags & FRAME_BUSY) */
 void frame_set_busy(struct frame *f);
 void frame_clear_busy(struct frame *f);    /* and wakes waiters */
+struct spinlock;
+void frame_sleep(struct frame *f, struct spinlock *lk);   /* lk held; released while asleep */
+void frame_wakeup(struct frame *f);        /* wakes f's sleepers, if it has any */
 
 /* Kernel-pool pages by virtual address, for kernel structures (page tables, stacks). */
 void *kalloc_page(void);                  /* zeroed; 0 when memory is exhausted */

@@ -163,7 +163,7 @@ int cowcor_fork(struct segment *ps, struct segment *s)
     }
     pte_t *pp = &ps->pts[i][PTX(va)];
     while (*pp & PTE_INTRANS)
-      sleep(pa_to_frame(PTE_ADDR(*pp)), &vm_lock);   /* let the page settle in or out */
+      frame_sleep(pa_to_frame(PTE_ADDR(*pp)), &vm_lock);   /* let the page settle in or out */
     pte_t e = *pp;
     if (e == 0)
       continue;               /* untouched: the child's is untouched too */
@@ -204,7 +204,7 @@ int cowcor_fork(struct segment *ps, struct segment *s)
 static void give_back(struct frame *f)
 {
   f->flags &= ~FRAME_BUSY;
-  wakeup(f);
+  frame_wakeup(f);
   frame_free(f);
 }
 
@@ -222,7 +222,7 @@ int cor_fault(struct segment *s, uint32_t va)
     pte_t *mp = pte_of(m, va);
     pte_t me = mp ? *mp : 0;
     if (me & PTE_INTRANS) {
-      sleep(pa_to_frame(PTE_ADDR(me)), &vm_lock);
+      frame_sleep(pa_to_frame(PTE_ADDR(me)), &vm_lock);
       continue;
     }
     if (!(me & PTE_COW) || !(me & (PTE_P | PTE_ONDISK)))
@@ -361,7 +361,7 @@ static void release_page(struct segment *s, uint32_t va)
       return;
     pte_t e = *p;
     if (e & PTE_INTRANS) {
-      sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
+      frame_sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
       continue;
     }
     if (pte_is_cor(e)) {

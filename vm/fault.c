@@ -53,7 +53,13 @@ static bool load_from_exec(struct segment *s, uint32_t va, void *page, bool *loa
   return true;
 }
 
-/* Brings page va of s in for address space as. 0, or -1 with vm_fault_reason set. */
+/* What pagein found that COW-COR must handle (vm/cowcor.c); vm_fault calls it and looks again. */
+enum { NEED_COR = 1, NEED_COW = 2 };
+
+/* Brings page va of s in for address space as, or finds it there: 0, NEED_COR (a
+ * copy-on-reference entry), NEED_COW (a write to a present COW page, perhaps just paged in),
+ * or -1 with vm_fault_reason set. The zero-fill fault, the one every new page takes, looks at
+ * the entry only here: one walk before taking a frame, one after. */
 static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool write)
 {
   pte_t *pte, e;
@@ -78,11 +84,13 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
         f->flags &= ~FRAME_BUSY;
         frame_free(f);
       }
-      if (write && !(e & (PTE_W | PTE_COW))) {
+      if (write && !(e & PTE_W)) {
+        if (e & PTE_COW)
+          return NEED_COW;
         vm_fault_reason = 0;
         return -1;
       }
-      return 0;             /* someone else brought it in (a COW write: the caller goes on) */
+      return 0;             /* there already (someone else brought it in) */
     }
     if (pte_is_cor(e)) {
       release(&vm_lock);
@@ -90,10 +98,10 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
         f->flags &= ~FRAME_BUSY;
         frame_free(f);
       }
-      return 0;             /* became copy-on-reference: the caller looks again */
+      return NEED_COR;
     }
     if (e & PTE_INTRANS) {
-      sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
+      frame_sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
       release(&vm_lock);
       continue;
     }
@@ -136,7 +144,7 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
   if (!ok) {
     *pte = (e & ~PTE_COW) | (*pte & PTE_COW);
     f->flags &= ~FRAME_BUSY;
-    wakeup(f);
+    frame_wakeup(f);
     release(&vm_lock);
     frame_free(f);
     vm_fault_reason = "I/O error paging in";
@@ -148,7 +156,7 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
   release(&vm_lock);
   if (vm_audit_every_fault && vm_audit(false) != 0)
     panic("vm: audit failed after a fault at 0x%x", va);
-  return 0;
+  return write && perm == PTE_COW ? NEED_COW : 0;
 }
 
 int vm_fault(uint32_t va, uint32_t err, bool from_user)
@@ -184,21 +192,16 @@ int vm_fault(uint32_t va, uint32_t err, bool from_user)
     return -1;
   if (write && s->type == SEG_CODE)
     return -1;
-  /* Each pass handles one state; a write to a COW page on backing store takes two (7.4.4). */
+  /* Each pass handles one state; a write to a COW page on backing store takes two (7.4.4):
+   * pagein brings it in still COW, then cow_fault copies it. */
   for (int pass = 0; pass < 8; pass++) {
-    acquire(&vm_lock);
-    pte_t *pte = seg_walk(s, va, false);
-    pte_t e = pte ? *pte : 0;
-    release(&vm_lock);
-    int r;
-    if ((e & PTE_P) && (!write || (e & PTE_W)))
-      return pass == 0 ? pagein(as, s, va, write) : 0;   /* pagein links a shared table */
-    if (pte_is_cor(e))
+    int r = pagein(as, s, va, write);
+    if (r == NEED_COR)
       r = cor_fault(s, va);
-    else if ((e & PTE_P) && (e & PTE_COW))
+    else if (r == NEED_COW)
       r = cow_fault(s, va);
     else
-      r = pagein(as, s, va, write);
+      return r;
     if (r < 0)
       return r;
   }

@@ -122,7 +122,7 @@ void vm_map_frame(struct segment *s, uint32_t va, struct frame *f, pte_t perm)
   f->flags &= ~FRAME_BUSY;
   if (policy->page_in)
     policy->page_in(f - coremap);
-  wakeup(f);
+  frame_wakeup(f);
 }
 
 /* Whether paging out the page in f (entry old) must write it: dirty, or a COW page whose
@@ -185,7 +185,7 @@ static int evict(void)
     kprintf("vm: cannot write a page of segment %u to backing store\n", (uint32_t)(s - segtab));
     *pte = restored(old, *pte);
     f->flags &= ~FRAME_BUSY;
-    wakeup(f);
+    frame_wakeup(f);
     release(&vm_lock);
     seg_put(s);
     return 0;
@@ -196,7 +196,7 @@ static int evict(void)
   *pte = (ondisk ? PTE_ONDISK : 0) | (*pte & PTE_COW);
   s->resident--;
   f->flags &= ~FRAME_BUSY;
-  wakeup(f);
+  frame_wakeup(f);
   vm_drop_frame(f);
   release(&vm_lock);
   seg_put(s);
@@ -213,7 +213,7 @@ struct frame *vm_getframe(struct segment *s, uint32_t va)
         acquire(&vm_lock);
         f->owner = s;
         f->index = (va - s->lo) >> PGSHIFT;
-        f->flags = FRAME_BUSY;
+        f->flags = (f->flags & FRAME_WANTED) | FRAME_BUSY;
         f->pword = 0;
         release(&vm_lock);
         return f;
@@ -258,7 +258,7 @@ static int pageout_page(struct segment *s, uint32_t va)
   if (err < 0) {
     *pte = restored(old, *pte);
     f->flags &= ~FRAME_BUSY;
-    wakeup(f);
+    frame_wakeup(f);
     return 0;
   }
   if (write)
@@ -266,7 +266,7 @@ static int pageout_page(struct segment *s, uint32_t va)
   *pte = ((write || (f->flags & FRAME_BACKED)) ? PTE_ONDISK : 0) | (*pte & PTE_COW);
   s->resident--;
   f->flags &= ~FRAME_BUSY;
-  wakeup(f);
+  frame_wakeup(f);
   vm_drop_frame(f);
   return write;
 }

@@ -305,7 +305,7 @@ static void seg_free_range(struct segment *s, uint32_t lo, uint32_t hi)
     if (!pte)
       continue;
     while (*pte & PTE_INTRANS)
-      sleep(pa_to_frame(PTE_ADDR(*pte)), &vm_lock);
+      frame_sleep(pa_to_frame(PTE_ADDR(*pte)), &vm_lock);
     if (*pte & PTE_P) {
       vm_drop_frame(pa_to_frame(PTE_ADDR(*pte)));
       s->resident--;
@@ -378,7 +378,7 @@ static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
       e = ppte ? *ppte : 0;
     }
     if (e & PTE_INTRANS) {
-      sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
+      frame_sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
       release(&vm_lock);
       continue;
     }
@@ -401,7 +401,7 @@ static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
     acquire(&vm_lock);
     if (pf) {
       pf->flags &= ~FRAME_BUSY;
-      wakeup(pf);
+      frame_wakeup(pf);
     }
     if (f && err == 0) {
       st_fork_copies++;
@@ -410,7 +410,7 @@ static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
       vm_map_frame(s, va, f, PTE_U | PTE_W);
     } else if (f) {
       f->flags &= ~FRAME_BUSY;
-      wakeup(f);
+      frame_wakeup(f);
     }
     release(&vm_lock);
     if (f && err < 0)

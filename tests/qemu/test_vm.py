@@ -92,10 +92,16 @@ def test_out_of_backing_store_kills_or_fails_only_that_process(make_disk):
 
 
 def test_vmtest_after_irlam(disk):
-    r = boot("vmtest 4 3\nvmtest 16 2\naudit\n", disk=disk, mem=MEM, timeout=400)
+    r = boot("vmtest 4 3\nvmtest 16 2\nvmtest -t 300 4\nvmtest -t\naudit\n", disk=disk, mem=MEM, timeout=400)
     assert r.rc == 0, r
     lines = [l for l in r.out.splitlines() if l.startswith("vmtest:")]
-    assert len(lines) == 2 and all("FAILED" not in l for l in lines), r
+    assert len(lines) == 3 and all("FAILED" not in l for l in lines), r
     m = re.search(r"vmtest: 16 MB, 8 procs, 2 loops: \d+ ms, (\d+) faults", r.out)
     assert m and int(m.group(1)) >= 8 * 500, r      # each child's 2 MB, zero-filled
+    # Timed: both children sweep for 300 ms; the rate is their sweeps over the time taken.
+    m = re.search(r"^vmtest: 4 MB, 2 procs, (\d+) sweeps in (\d+) ms: (\d+) touches/s", r.out, re.M)
+    assert m, r
+    sweeps, ms, rate = map(int, m.groups())
+    assert sweeps >= 2 and 300 <= ms < 3000 and rate == sweeps * 512 * 1000 // ms, r
+    assert "usage: vmtest [-t MS] MB [LOOPS]" in r.out, r
     audited(r)

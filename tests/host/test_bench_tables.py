@@ -1,0 +1,193 @@
+"""The benchmarks' tables and figures, from small CSVs in the formats the bench scripts write:
+tools/readme_tables.py regenerates exactly the marked parts of a README (and refuses what it
+cannot do, in one line), and tools/bench_figures.py draws every figure. A benchmark is not a
+test, but the code that turns its figures into the README and PNGs must not break silently."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(ROOT, "tools", "readme_tables.py")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+CSVS = {
+    "boot.csv": """mode,min_s,median_s,max_s,runs,clock,host_load
+grub,0.610,0.660,0.720,5,"wall, TCG",0.5-1.5 on 2 cores
+kernel,0.160,0.180,0.300,5,"wall, TCG",0.5-1.5 on 2 cores
+""",
+    "vm.csv": """figure,value,unit,mode
+copy,5127,guest ns,"icount shift=0, MEM=64"
+zero,4103,guest ns,"icount shift=0, MEM=64"
+zerofault,4975,guest ns,"icount shift=0, MEM=64"
+refault,8,guest ns,"icount shift=0, MEM=64"
+pagein,51235,guest ns,"icount shift=0, MEM=64"
+zerofault_overhead,872,guest ns,"icount shift=0, MEM=64"
+zerofault_overhead_pct,17.0,% of copy,"icount shift=0, MEM=64"
+""",
+    "vm-irlam.csv": """run,active_mb,procs,ms,sweeps,touches_per_s,relative_speed,faults,pageins,pageouts,frames_mb,mode
+1,2,1,2001,382102,97769227,1.000000,514,0,0,13.7,"icount shift=0, MEM=16, 2000 ms a row"
+1,4,2,2006,382965,97745802,0.999760,1028,0,0,13.7,"icount shift=0, MEM=16, 2000 ms a row"
+1,26,13,2054,299,74531,0.000762,159807,153138,155849,13.7,"icount shift=0, MEM=16, 2000 ms a row"
+2,2,1,2001,382094,97767180,1.000000,514,0,0,13.7,"icount shift=0, MEM=16, 2000 ms a row"
+2,4,2,2007,383154,97745315,0.870000,1028,0,0,13.7,"icount shift=0, MEM=16, 2000 ms a row"
+2,26,13,2054,299,74531,0.000700,159807,153000,155849,13.7,"icount shift=0, MEM=16, 2000 ms a row"
+3,2,1,2001,382094,97767180,1.000000,514,0,0,13.7,"icount shift=0, MEM=16, 2000 ms a row"
+3,4,2,2007,383154,97745315,0.930000,1028,0,0,13.7,"icount shift=0, MEM=16, 2000 ms a row"
+3,26,13,2054,299,74531,0.000800,159807,153200,155849,13.7,"icount shift=0, MEM=16, 2000 ms a row"
+""",
+    "fs.csv": """mode,kind,bytes,write_MBps_or_data_writes,overwrite_MBps_or_meta_writes,read_MBps,ns_or_ms,note
+icount,copy,4096,,,798.9,5127,
+icount,cached,4,1,1,2,,
+icount,cached,4096,225,432,503,,
+icount,cached,8192,239,485,533,,
+icount,cached,65536,253,543,562,,
+icount,lookup_1MB,4096,,,,8989,
+icount,lookup_16MB,4096,,,,8952,blocks=3861
+wall,disk,1024,9,,8,,min/max w 7/11 r 6/9
+wall,disk,65536,77,,12,,min/max w 60/80 r 10/13
+wall,policy_through,,1428,3545,,900,
+wall,policy_asap,,1344,1001,,800,
+wall,policy_delay,,651,22,,700,
+""",
+    "fork.csv": """resident_kb,fork_mode,pages,ns_per_fork,copy4k_ns,clock
+0,cowcor,resident,105000,5127,icount shift=0 (guest ns)
+2048,cowcor,resident,210000,5127,icount shift=0 (guest ns)
+0,cowcor,backing,240000,5127,icount shift=0 (guest ns)
+2048,cowcor,backing,318000,5127,icount shift=0 (guest ns)
+0,copy,resident,90000,5127,icount shift=0 (guest ns)
+2048,copy,resident,3929000,5127,icount shift=0 (guest ns)
+0,copy,backing,342000,5127,icount shift=0 (guest ns)
+2048,copy,backing,52500000,5127,icount shift=0 (guest ns)
+""",
+    "fork-workload.csv": """cow_marked,cor_marked,cow_faulted_pct,cor_faulted_pct,cowcor_pct_of_faults,copies_cowcor,copies_copy_on_fork,saved_pct,list_max,faults_cowcor,faults_copy
+366,366,30.1,34.2,34.0,232,366,36.6,4,2000,2100
+""",
+}
+PARTS = ["boot", "vm-faults", "vm-irlam", "fs-cached", "fs-summary", "fs-disk", "fs-policy", "fork-7-1",
+         "fork-7-3"]
+
+
+def readme_text(parts=PARTS):
+    out = ["# Title", "", "Prose before stays.", ""]
+    for p in parts:
+        out += ["Prose about %s." % p, "<!-- bench:%s (generated) -->" % p, "old %s figures" % p,
+                "<!-- /bench:%s -->" % p, ""]
+    return "\n".join(out + ["Prose after stays.", ""])
+
+
+@pytest.fixture
+def setup(tmp_path):
+    bench = tmp_path / "bench"
+    bench.mkdir()
+    for name, text in CSVS.items():
+        (bench / name).write_text(text)
+    readme = tmp_path / "README.md"
+    readme.write_text(readme_text())
+    return readme, bench
+
+
+def tool(readme, bench, *extra):
+    return subprocess.run([sys.executable, TOOL, "--readme", str(readme), "--bench", str(bench), *extra],
+                          capture_output=True, text=True, timeout=60)
+
+
+def part(text, name):
+    """The generated part, its lines joined by single spaces (sentences are wrapped)."""
+    return " ".join(text.split("<!-- bench:%s" % name)[1].split("<!-- /bench:%s -->" % name)[0].split())
+
+
+def test_every_part_regenerated_and_nothing_else(setup):
+    readme, bench = setup
+    r = tool(readme, bench)
+    assert r.returncode == 0, r.stderr
+    text = readme.read_text()
+    assert "old " not in text                                   # every part replaced
+    for p in PARTS:
+        assert "Prose about %s." % p in text
+    assert text.startswith("# Title\n\nProse before stays.") and text.endswith("Prose after stays.\n")
+    assert "| GRUB ISO (menu timeout 0) | 0.66 s | 0.61 s | 0.72 s |" in part(text, "boot")
+    assert "host load average 0.5-1.5 on 2 cores" in part(text, "boot")
+    vmf = part(text, "vm-faults")
+    assert "| 5,127 |" in vmf and "| 4,975 |" in vmf and "872 = 17 % of a page copy" in vmf
+    assert "NOT MET" not in vmf
+    # min, median and max over the runs, not one run's figure
+    assert "| 4 | 2 | 0.93 | 0.87 | 1.00 | 0 |" in part(text, "vm-irlam")
+    assert "| 26 | 13 | 0.0008 | 0.0007 | 0.0008 | 153,138 |" in part(text, "vm-irlam")
+    assert "3 runs" in part(text, "vm-irlam") and "13.7 MB of frames" in part(text, "vm-irlam")
+    fsc = part(text, "fs-cached")
+    assert "5,127 ns (799 MB/s)" in fsc and "| read | 2 | 503 | 533 | 562 |" in fsc
+    assert "| read / page copy | 0 % | 63 % | 67 % | 70 % |" in fsc
+    fss = part(text, "fs-summary")
+    assert "67–70 % of the copy bandwidth (target 50 %: met)" in fss and "3,861 blocks" in fss
+    assert "single runs ranged over 6–80 MB/s" in part(text, "fs-disk")
+    assert "| through | 1428 | 3545 | 4973 | 718 | 1489 | 2207 |" in part(text, "fs-policy")
+    f71 = part(text, "fork-7-1")
+    assert "| 2048 | 0.210 | 0.318 | 3.929 | 52.500 |" in f71
+    assert "18.7 resident (target >= 10: met" in f71 and "165 on backing store" in f71
+    assert "| 64 | – |" in f71                                   # a size not measured: a dash
+    assert "| here | 366 | 366 | 30 % | 34 % | 34 % | 37 % (232 vs 366" in part(text, "fork-7-3")
+
+
+def test_rerun_changes_nothing_and_check_sees_stale_figures(setup):
+    readme, bench = setup
+    assert tool(readme, bench).returncode == 0
+    first = readme.read_text()
+    assert tool(readme, bench).returncode == 0
+    assert readme.read_text() == first
+    assert tool(readme, bench, "--check").returncode == 0
+    (bench / "vm.csv").write_text(CSVS["vm.csv"].replace("zerofault,4975", "zerofault,5548")
+                                  .replace("zerofault_overhead_pct,17.0", "zerofault_overhead_pct,28.3"))
+    r = tool(readme, bench, "--check")
+    assert r.returncode == 1 and "differs" in r.stderr
+    assert readme.read_text() == first                          # --check writes nothing
+    assert tool(readme, bench).returncode == 0
+    assert "28 % of a page copy (target <= 25 %: NOT MET" in readme.read_text()
+
+
+def test_a_benchmark_not_run_leaves_its_part(setup):
+    readme, bench = setup
+    (bench / "fork.csv").unlink()
+    r = tool(readme, bench)
+    assert r.returncode == 0, r.stderr
+    text = readme.read_text()
+    assert "old fork-7-1 figures" in text and "old vm-faults figures" not in text
+
+
+@pytest.mark.parametrize("damage", ["marker", "column", "rows"])
+def test_what_it_cannot_do_is_one_clear_line(setup, damage):
+    readme, bench = setup
+    if damage == "marker":
+        readme.write_text(readme_text([p for p in PARTS if p != "fs-policy"]))
+        want = "no <!-- bench:fs-policy -->"
+    elif damage == "column":
+        (bench / "boot.csv").write_text(CSVS["boot.csv"].replace("median_s", "med_s"))
+        want = "median_s"
+    else:
+        (bench / "vm-irlam.csv").write_text(CSVS["vm-irlam.csv"].splitlines()[0] + "\n")
+        want = "vm-irlam.csv has no rows"
+    before = readme.read_text()
+    r = tool(readme, bench)
+    assert r.returncode != 0 and want in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert readme.read_text() == before
+
+
+def test_the_project_readme_has_every_part(tmp_path):
+    r = tool(os.path.join(ROOT, "README.md"), tmp_path, "--check")    # no CSVs: nothing to change
+    assert r.returncode == 0, r.stderr
+
+
+def test_every_figure_is_drawn(setup, tmp_path):
+    try:
+        import bench_figures
+    except ImportError as e:
+        pytest.fail("%s: make test installs matplotlib (tools/bench-deps.py)" % e)
+    _, bench = setup
+    for fn, name in ((bench_figures.vm, "vm-irlam"), (bench_figures.fork, "fork"), (bench_figures.fs, "fs"),
+                     (bench_figures.boot, "boot")):
+        png = tmp_path / (name + ".png")
+        assert fn(str(bench / (name + ".csv")), str(png)) == str(png)
+        data = png.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, name
