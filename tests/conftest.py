@@ -1,20 +1,74 @@
 """Shared fixtures: boot the kernel in QEMU with a private copy of the disk image, feed the
-shell commands through the serial console, and return what it printed."""
-import os, re, subprocess, sys
+shell commands through the serial console, and return what it printed.
+
+Every boot also writes its whole console, as it arrives, to build/test-logs/TEST.log (TEST.boot2.log
+for a test's second boot, and so on). pytest cuts an assertion message after 8 lines or 640
+characters, so a failure names that file first and its report ends with each log's last lines."""
+import glob, os, re, subprocess, sys, threading
 from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build"
 BOOT_TIMEOUT = float(os.environ.get("BOOT_TIMEOUT", "240"))
+LOGS = BUILD / "test-logs"
+TAIL_LINES = 40
 
 
 class Run:
-    def __init__(self, out, rc, disk):
-        self.out, self.rc, self.disk = out, rc, disk
+    def __init__(self, out, rc, disk, log=None):
+        self.out, self.rc, self.disk, self.log = out, rc, disk, log
 
     def __repr__(self):
-        return "exit status %d; console output:\n%s" % (self.rc, self.out)
+        if self.log is None:
+            return "exit status %d; console output:\n%s" % (self.rc, self.out)
+        return "exit status %d; whole console in %s; its last lines:\n%s" % (
+            self.rc, _shown(self.log), _tail(self.out, 20))
+
+
+# --- console logs ---------------------------------------------------------------------------
+_logs = {}      # test node id -> the log files of its boots, in order
+
+
+def _shown(path):
+    return os.path.relpath(path)
+
+
+def _tail(text, n):
+    lines = text.splitlines()
+    return "\n".join((["[... %d lines before]" % (len(lines) - n)] if len(lines) > n else []) + lines[-n:])
+
+
+def _test_id():
+    cur = os.environ.get("PYTEST_CURRENT_TEST")       # "dir/test_x.py::test_y[param] (call)"
+    return cur.rsplit(" ", 1)[0] if cur else "boot"
+
+
+def _new_log():
+    """The file for this boot's console; a test's first boot removes what an earlier run left."""
+    node = _test_id()
+    # test_x.test_y-param.log: no brackets, spaces or slashes, so the name pastes into a shell.
+    name = re.sub(r"[^\w.+=-]", "_", node.split("/")[-1].replace(".py::", ".").replace("[", "-").rstrip("]"))
+    logs = _logs.setdefault(node, [])
+    if not logs:
+        for old in glob.glob(glob.escape(str(LOGS / name)) + ".*log"):
+            os.unlink(old)
+    path = LOGS / ("%s.log" % name if not logs else "%s.boot%d.log" % (name, len(logs) + 1))
+    logs.append(path)
+    LOGS.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    rep = (yield).get_result()
+    if rep.failed and rep.when in ("setup", "call"):
+        for path in _logs.get(item.nodeid, []):
+            try:
+                text = Path(path).read_text("utf-8", "replace")
+            except OSError:
+                continue
+            rep.sections.append(("console %s (last %d lines)" % (_shown(path), TAIL_LINES), _tail(text, TAIL_LINES)))
 
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
@@ -38,31 +92,45 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
         args += ["--icount"]
     if kill_after:
         args += ["--kill-on", kill_after]
-    if keep_input:
-        p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        p.stdin.write(commands.encode())
-        p.stdin.flush()
-        out = p.stdout.read()          # stdin stays open (no end of file) until QEMU is gone
-        p.stdin.close()
-        p.wait()
-        return Run(out.decode("utf-8", "replace"), p.returncode, disk)
-    if wait_for is None:
-        p = subprocess.run(args, input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        return Run(p.stdout.decode("utf-8", "replace"), p.returncode, disk)
+    log = _new_log()
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = b""
-    sent = False
-    while True:
-        b = p.stdout.read1(4096)
-        if not b:
-            break
-        out += b
-        if not sent and re.search(wait_for.encode(), out):
+
+    def send():
+        try:
             p.stdin.write(commands.encode())
-            p.stdin.close()
-            sent = True
-    p.wait()
-    return Run(out.decode("utf-8", "replace"), p.returncode, disk)
+            p.stdin.flush()
+            if not keep_input:
+                p.stdin.close()
+        except OSError:
+            pass                        # runqemu is gone (QEMU stopped) before taking it all
+
+    # A thread sends, so a long input cannot block us while the console waits to be read.
+    sender = threading.Thread(target=send, daemon=True)
+    sent = wait_for is None
+    if sent:
+        sender.start()
+    out = bytearray()
+    with open(log, "wb") as f:
+        f.write(("# %s\n# input: %r\n" % (" ".join(args), commands)).encode())
+        while True:
+            b = p.stdout.read1(65536)
+            if not b:
+                break
+            out += b
+            f.write(b)
+            f.flush()
+            if not sent and re.search(wait_for.encode(), out):
+                sender.start()
+                sent = True
+        p.wait()
+        f.write(b"\n# exit status %d\n" % p.returncode)
+    if sent:
+        sender.join()
+    try:
+        p.stdin.close()                 # keep_input, or wait_for never matched
+    except OSError:
+        pass
+    return Run(out.decode("utf-8", "replace"), p.returncode, disk, log)
 
 
 def vmstat_snapshots(out):
