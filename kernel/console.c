@@ -3,7 +3,12 @@
  *
  * Echo is deferred while nobody is reading: bytes piped in ahead of time are echoed when a
  * program reads them, so a transcript shows each command just before its output. A user at
- * a terminal, typing while the shell waits, sees each key at once. */
+ * a terminal, typing while the shell waits, sees each key at once.
+ *
+ * "Waits" means for the line being typed. Once a line is committed, the reader it woke may
+ * not have run yet; bytes arriving meanwhile belong to its next read, after whatever the
+ * command prints, so they are not echoed now. (Echoing them at once put "echo survived" before
+ * the output of the command on the line above, and its output after a prompt: "$ survived".) */
 #include "kernel/klib.h"
 #include "kernel/console.h"
 #include "kernel/spinlock.h"
@@ -22,7 +27,7 @@ static struct {
   uint32_t w;        /* end of committed lines */
   uint32_t e;        /* end of the line being edited */
   uint32_t x;        /* bytes before this are echoed */
-  int readers;       /* processes waiting in console_read */
+  int readers;       /* processes in console_read (asleep, or woken and not yet run) */
 } in;
 
 static void (*space_callback)(void);
@@ -83,7 +88,7 @@ bool console_input(int c)
     ok = false;
   } else {
     in.buf[in.e++ % INPUT_BUF] = c;
-    if (in.readers > 0 && in.x == in.e - 1) {
+    if (in.readers > 0 && in.r == in.w && in.x == in.e - 1) {
       echo(c);
       in.x = in.e;
     }
