@@ -127,7 +127,7 @@ def main():
     finally:
         if saved:
             termios.tcsetattr(0, termios.TCSANOW, saved)
-    out_t.join(2)
+    out_t.join()        # QEMU is gone, so its output ends; a bounded wait could cut it on a busy machine
     if killed.is_set():
         sys.stderr.write("\nrunqemu: killed QEMU on %r\n" % a.kill_on)
         return 137
