@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build"
 BOOT_TIMEOUT = float(os.environ.get("BOOT_TIMEOUT", "240"))
-LOGS = BUILD / "test-logs"
+LOGS = Path(os.environ.get("TEST_LOGS") or BUILD / "test-logs")     # tools/repeat_test.py sets it per run
 TAIL_LINES = 40
 
 
@@ -22,8 +22,9 @@ class Run:
     def __repr__(self):
         if self.log is None:
             return "exit status %d; console output:\n%s" % (self.rc, self.out)
-        return "exit status %d; whole console in %s; its last lines:\n%s" % (
-            self.rc, _shown(self.log), _tail(self.out, 20))
+        # The log's name first: pytest's one-line summary keeps only the start.
+        return "console in %s, exit status %d; its last lines:\n%s" % (
+            _shown(self.log), self.rc, _tail(self.out, 20))
 
 
 # --- console logs ---------------------------------------------------------------------------
@@ -51,8 +52,9 @@ def _new_log():
     name = re.sub(r"[^\w.+=-]", "_", node.split("/")[-1].replace(".py::", ".").replace("[", "-").rstrip("]"))
     logs = _logs.setdefault(node, [])
     if not logs:
-        for old in glob.glob(glob.escape(str(LOGS / name)) + ".*log"):
-            os.unlink(old)
+        for old in [LOGS / (name + ".log")] + glob.glob(glob.escape(str(LOGS / name)) + ".boot*.log"):
+            if os.path.exists(old):
+                os.unlink(old)
     path = LOGS / ("%s.log" % name if not logs else "%s.boot%d.log" % (name, len(logs) + 1))
     logs.append(path)
     LOGS.mkdir(parents=True, exist_ok=True)
