@@ -9,7 +9,12 @@
  *
  * Echo is deferred while nobody is reading: bytes piped in ahead of time are echoed when a
  * program reads them, so a transcript shows each command just before its output. A user at
- * a terminal, typing while the shell waits, sees each key at once. */
+ * a terminal, typing while the shell waits, sees each key at once.
+ *
+ * "Waits" means for the line being typed. Once a line is committed, the reader it woke may
+ * not have run yet; bytes arriving meanwhile belong to its next read, after whatever the
+ * command prints, so they are not echoed now. (Echoing them at once put "echo survived" before
+ * the output of the command on the line above, and its output after a prompt: "$ survived".) */
 #include "kernel/klib.h"
 #include "kernel/console.h"
 #include "kernel/spinlock.h"
@@ -28,7 +33,7 @@ static struct {
   uint32_t w;        /* end of committed lines */
   uint32_t e;        /* end of the line being edited */
   uint32_t x;        /* bytes before this are echoed */
-  int readers;       /* processes waiting in console_read */
+  int readers;       /* processes in console_read (asleep, or woken and not yet run) */
   int fg;            /* foreground process group, killed by ^C; 0: none */
 } in;
 

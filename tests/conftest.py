@@ -1,20 +1,76 @@
 """Shared fixtures: boot the kernel in QEMU with a private copy of the disk image, feed the
-shell commands through the serial console, and return what it printed."""
-import os, re, subprocess, sys
+shell commands through the serial console, and return what it printed.
+
+Every boot also writes its whole console, as it arrives, to build/test-logs/TEST.log (TEST.boot2.log
+for a test's second boot, and so on). pytest cuts an assertion message after 8 lines or 640
+characters, so a failure names that file first and its report ends with each log's last lines."""
+import glob, os, queue, re, subprocess, sys, threading
 from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build"
 BOOT_TIMEOUT = float(os.environ.get("BOOT_TIMEOUT", "240"))
+LOGS = Path(os.environ.get("TEST_LOGS") or BUILD / "test-logs")     # tools/repeat_test.py sets it per run
+TAIL_LINES = 40
 
 
 class Run:
-    def __init__(self, out, rc, disk):
-        self.out, self.rc, self.disk = out, rc, disk
+    def __init__(self, out, rc, disk, log=None):
+        self.out, self.rc, self.disk, self.log = out, rc, disk, log
 
     def __repr__(self):
-        return "exit status %d; console output:\n%s" % (self.rc, self.out)
+        if self.log is None:
+            return "exit status %d; console output:\n%s" % (self.rc, self.out)
+        # The log's name first: pytest's one-line summary keeps only the start.
+        return "console in %s, exit status %d; its last lines:\n%s" % (
+            _shown(self.log), self.rc, _tail(self.out, 20))
+
+
+# --- console logs ---------------------------------------------------------------------------
+_logs = {}      # test node id -> the log files of its boots, in order
+
+
+def _shown(path):
+    return os.path.relpath(path)
+
+
+def _tail(text, n):
+    lines = text.splitlines()
+    return "\n".join((["[... %d lines before]" % (len(lines) - n)] if len(lines) > n else []) + lines[-n:])
+
+
+def _test_id():
+    cur = os.environ.get("PYTEST_CURRENT_TEST")       # "dir/test_x.py::test_y[param] (call)"
+    return cur.rsplit(" ", 1)[0] if cur else "boot"
+
+
+def _new_log():
+    """The file for this boot's console; a test's first boot removes what an earlier run left."""
+    node = _test_id()
+    # test_x.test_y-param.log: no brackets, spaces or slashes, so the name pastes into a shell.
+    name = re.sub(r"[^\w.+=-]", "_", node.split("/")[-1].replace(".py::", ".").replace("[", "-").rstrip("]"))
+    logs = _logs.setdefault(node, [])
+    if not logs:
+        for old in [LOGS / (name + ".log")] + glob.glob(glob.escape(str(LOGS / name)) + ".boot*.log"):
+            if os.path.exists(old):
+                os.unlink(old)
+    path = LOGS / ("%s.log" % name if not logs else "%s.boot%d.log" % (name, len(logs) + 1))
+    logs.append(path)
+    LOGS.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    rep = (yield).get_result()
+    if rep.failed and rep.when in ("setup", "call"):
+        for path in _logs.get(item.nodeid, []):
+            try:
+                text = Path(path).read_text("utf-8", "replace")
+            except OSError:
+                continue
+            rep.sections.append(("console %s (last %d lines)" % (_shown(path), TAIL_LINES), _tail(text, TAIL_LINES)))
 
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
@@ -40,34 +96,54 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
         args += ["--icount"]
     if kill_after:
         args += ["--kill-on", kill_after]
-    if keep_input:
-        p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        p.stdin.write(commands.encode())
-        p.stdin.flush()
-        out = p.stdout.read()          # stdin stays open (no end of file) until QEMU is gone
-        p.stdin.close()
-        p.wait()
-        return Run(out.decode("utf-8", "replace"), p.returncode, disk)
-    if wait_for is None:
-        p = subprocess.run(args, input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        return Run(p.stdout.decode("utf-8", "replace"), p.returncode, disk)
-    steps = [(wait_for, commands)] if isinstance(wait_for, str) else [(None, commands)] + list(wait_for)
+    log = _new_log()
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    out = b""
-    mark = 0
-    while True:
-        while steps and (steps[0][0] is None or re.search(steps[0][0].encode(), out[mark:])):
-            p.stdin.write(steps.pop(0)[1].encode())
-            p.stdin.flush()
-            mark = len(out)
-            if not steps:
+    # wait_for: one regex before the commands, or a list of (regex, text) steps after them.
+    steps = [(wait_for, commands)] if isinstance(wait_for, str) or wait_for is None \
+        else [(None, commands)] + list(wait_for)
+    outbox = queue.Queue()
+
+    def send():
+        try:
+            while True:
+                text = outbox.get()
+                if text is None:
+                    break
+                p.stdin.write(text.encode())
+                p.stdin.flush()
+            if not keep_input:
                 p.stdin.close()
-        b = p.stdout.read1(4096)
-        if not b:
-            break
-        out += b
-    p.wait()
-    return Run(out.decode("utf-8", "replace"), p.returncode, disk)
+        except OSError:
+            pass                        # runqemu is gone (QEMU stopped) before taking it all
+
+    # A thread sends, so a long input cannot block us while the console waits to be read.
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    out = bytearray()
+    mark = 0
+    with open(log, "wb") as f:
+        f.write(("# %s\n# input: %r\n" % (" ".join(args), steps)).encode())
+        while True:
+            while steps and (steps[0][0] is None or re.search(steps[0][0].encode(), bytes(out[mark:]))):
+                outbox.put(steps.pop(0)[1])
+                mark = len(out)
+                if not steps:
+                    outbox.put(None)
+            b = p.stdout.read1(65536)
+            if not b:
+                break
+            out += b
+            f.write(b)
+            f.flush()
+        p.wait()
+        f.write(b"\n# exit status %d\n" % p.returncode)
+    outbox.put(None)
+    sender.join()
+    try:
+        p.stdin.close()                 # keep_input, or wait_for never matched
+    except OSError:
+        pass
+    return Run(out.decode("utf-8", "replace"), p.returncode, disk, log)
 
 
 def vmstat_snapshots(out):

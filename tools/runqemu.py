@@ -161,7 +161,7 @@ def main():
     finally:
         if saved:
             termios.tcsetattr(0, termios.TCSANOW, saved)
-    out_t.join(2)
+    out_t.join()        # QEMU is gone, so its output ends; a bounded wait could cut it on a busy machine
     if quit_key.is_set():
         sys.stderr.write("\nrunqemu: quit with Ctrl-A X (the guest's disk was not synced)\n")
         return 130

@@ -22,3 +22,15 @@ def test_end_of_input_shuts_down_cleanly(disk):
     r = boot("echo bye\n", disk=disk)
     assert r.rc == 0, r
     assert "poweroff" in r.out or "halted" in r.out, r
+
+
+def test_lines_typed_ahead_are_echoed_just_before_their_output(disk):
+    # Sent once the shell waits at its prompt: the UART hands over 14 bytes at once, so the
+    # second line starts arriving while the shell, woken by the first, has not yet run. Its
+    # echo must wait for the shell's next read, not land before the first command's output.
+    r = boot("fault null\necho survived\n", disk=disk, wait_for=r"\n\$ ")
+    assert r.rc == 0, r
+    out = r.out.splitlines()
+    assert "$ fault null" in out and "$ echo survived" in out, r
+    assert out[out.index("$ fault null") + 1] == "fault: null", r
+    assert out[out.index("$ echo survived") + 1] == "survived", r
