@@ -87,18 +87,18 @@ $(B)/user/bin/%: $(B)/u/user/%.c.o $(B)/u/user/lib/crt0.S.o $(B)/user/libc.a use
 .SECONDARY:
 
 # --- host tools: mkfs and fsck share the on-disk layout with the kernel -----------------------
-$(B)/mkfs: mkfs/mkfs.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h)
+$(B)/mkfs: mkfs/mkfs.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h) | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ mkfs/mkfs.c mkfs/image.c fs/layout.c
-$(B)/fsck: mkfs/fsck.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h)
+$(B)/fsck: mkfs/fsck.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h) | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ mkfs/fsck.c mkfs/image.c fs/layout.c
-$(B)/tests/%: tests/host/%.c fs/layout.c fs/layout.h
+$(B)/tests/%: tests/host/%.c fs/layout.c fs/layout.h | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $< fs/layout.c
 
 # Replacement policies are pure C: the host tests compile the very same files.
-$(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/policy.h
+$(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/policy.h | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_policy.c $(wildcard vm/policy*.c)
 
