@@ -24,18 +24,17 @@ trials() {
     echo "gcc libc6-dev: the host C compiler ($HOSTCC) cannot build a program with <dirent.h>"
 
   # The cross compiler and linker: freestanding code for the kernel and user programs.
-  printf '#include <stdint.h>\n#include <stdarg.h>\nuint32_t f(int n, ...) { va_list a; va_start(a, n); uint32_t x = va_arg(a, uint32_t); va_end(a); return x; }\nvoid _start(void) { for (;;) f(1, 2); }\n' > "$t/k.c"
-  if "${CROSS}gcc" -m32 -ffreestanding -nostdinc -isystem "$("${CROSS}gcc" -print-file-name=include 2>/dev/null)" \
-       -c "$t/k.c" -o "$t/k.o" >"$t/log" 2>&1; then
-    "${CROSS}ld" -m elf_i386 -o "$t/k" "$t/k.o" >"$t/log" 2>&1 ||
-      echo "binutils-i686-linux-gnu: ${CROSS}ld cannot link a 32-bit program"
-    # The kernel's file-system code runs on the host as a static 32-bit program (tests/host/test_kfs.py).
-    printf '#include <stdio.h>\n#include <dirent.h>\nint main(void) { puts("ok"); return 0; }\n' > "$t/s.c"
-    "${CROSS}gcc" -static -o "$t/s" "$t/s.c" >"$t/log" 2>&1 ||
-      echo "libc6-dev-i386-cross: ${CROSS}gcc cannot link a static program with the C library"
-  else
-    echo "gcc-i686-linux-gnu binutils-i686-linux-gnu: ${CROSS}gcc cannot compile freestanding 32-bit code"
-  fi
+  printf '#include <stdint.h>\n#include <stdarg.h>\n%s\n%s\n' \
+    'uint32_t f(int n, ...) { va_list a; va_start(a, n); uint32_t x = va_arg(a, uint32_t); va_end(a); return x; }' \
+    'void _start(void) { for (;;) f(1, 2); }' > "$t/k.c"
+  { "${CROSS}gcc" -m32 -ffreestanding -nostdinc -isystem "$("${CROSS}gcc" -print-file-name=include 2>/dev/null)" \
+      -c "$t/k.c" -o "$t/k.o" && "${CROSS}ld" -m elf_i386 -o "$t/k" "$t/k.o"; } >"$t/log" 2>&1 ||
+    echo "gcc-i686-linux-gnu binutils-i686-linux-gnu: ${CROSS}gcc and ${CROSS}ld cannot build freestanding 32-bit code"
+
+  # The kernel's file-system code runs on the host as a static 32-bit program (tests/host/test_kfs.py).
+  printf '#include <stdio.h>\n#include <dirent.h>\nint main(void) { puts("ok"); return 0; }\n' > "$t/s.c"
+  "${CROSS}gcc" -static -o "$t/s" "$t/s.c" >"$t/log" 2>&1 ||
+    echo "libc6-dev-i386-cross: ${CROSS}gcc cannot link a static program with the C library"
 
   qemu-system-i386 --version >"$t/qv" 2>&1 ||
     echo "qemu-system-x86: qemu-system-i386 does not run"
