@@ -58,7 +58,9 @@ all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.jso
 $(TOOLS_OK): tools/check-tools.sh
 	@bash tools/check-tools.sh
 	@mkdir -p $(B) && touch $@
-tools: $(TOOLS_OK)
+tools:
+	@bash tools/check-tools.sh
+	@mkdir -p $(B) && touch $(TOOLS_OK)
 
 # --- kernel ------------------------------------------------------------------------------
 $(B)/k/%.c.o: %.c | $(TOOLS_OK)
@@ -186,6 +188,29 @@ bench-vm: $(B)/kernel.elf $(B)/fs.img
 	$(PYTHON) tools/bench_vm.py
 bench-fs: $(B)/kernel.elf $(B)/fs.img
 	$(PYTHON) tools/bench_fs.py
+
+help:
+	@echo 'make                 build everything (kernel, ISO, disk image, programs, host tools)'
+	@echo 'make qemu            build, then boot the ISO in QEMU with the shell on this terminal'
+	@echo 'make test            host unit tests, then the tests that boot the kernel (JOBS=2 at a time)'
+	@echo 'make qemu-gdb        boot like make qemu, but QEMU waits for a debugger'
+	@echo 'make gdb             in another terminal: gdb attached to make qemu-gdb, with symbols'
+	@echo 'make iso             only the GRUB ISO (build/os.iso, with CMDLINE in its grub.cfg)'
+	@echo 'make fsimg           only the default disk image (build/fs.img)'
+	@echo 'make programs        only the user programs (build/user/bin)'
+	@echo 'make tools           check the host tools and install what is missing'
+	@echo 'make bench           every benchmark below; figures printed and written to build/bench'
+	@echo 'make bench-boot      boot time: ISO and -kernel, to the first prompt'
+	@echo 'make bench-fs        file cache: throughput by transfer size, write policies'
+	@echo 'make bench-vm        VM: fault costs, page-in, Irlam'"'"'s table'
+	@echo 'make bench-fork      fork time against resident size (Sprite'"'"'s Table 7-1)'
+	@echo 'make compile_commands.json   the compiler flags for editors (clangd)'
+	@echo 'make clean           remove build/'
+	@echo 'make help            this list'
+	@echo
+	@echo 'Variables (each run uses what its command line gives, else the default):'
+	@echo '  MEM=64  CMDLINE='"'"'key=value ...'"'"'  FILES='"'"'file dir ...'"'"'  FSIMG=IMAGE  ACCEL=tcg|kvm'
+	@echo '  e.g. make qemu MEM=16 CMDLINE=vm.policy=fifo FILES=notes.txt'
 
 compile_commands.json: $(TOOLS_OK)
 	@$(PYTHON) tools/compile_commands.py "$(CC) $(KCFLAGS)" "$(CC) $(UCFLAGS)" "$(HOSTCC) $(HOSTCFLAGS)" > $@

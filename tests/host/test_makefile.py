@@ -142,3 +142,17 @@ def test_second_qemu_on_the_same_image_fails_with_one_line(tmp_path, disk):
         rest = first.stdout.read()
         first.wait()
     assert first.returncode == 0, (seen + rest).decode("utf-8", "replace")
+
+
+def test_make_help_lists_every_target():
+    phony = set()
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        if line.startswith(".PHONY:"):
+            phony.update(line.split(":", 1)[1].split())
+    phony -= {"FORCE"}
+    p = subprocess.run(["make", "-s", "--no-print-directory", "-C", str(ROOT), "help"], stdout=subprocess.PIPE,
+                       text=True, env=clean_env(), timeout=60)
+    assert p.returncode == 0
+    listed = {l.split()[1] if len(l.split()) > 1 and not l.startswith("make  ") else "all"
+              for l in p.stdout.splitlines() if l.startswith("make ")}
+    assert phony <= listed, "not in make help: %s" % " ".join(sorted(phony - listed))
