@@ -51,7 +51,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: all qemu qemu-gdb gdb test clean tools iso fsimg help compile_commands.json FORCE
+.PHONY: all qemu qemu-gdb gdb test clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.json
 
 # --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
@@ -94,6 +94,7 @@ $(B)/u/%.c.o: %.c | $(TOOLS_OK)
 $(B)/u/%.S.o: %.S | $(TOOLS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(UCFLAGS) -c $< -o $@
+programs: $(UBINS)
 $(B)/user/libc.a: $(ULIBOBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(CROSS)ar rcs $@ $^

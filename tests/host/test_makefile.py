@@ -25,8 +25,9 @@ def make(args, commands="", timeout=180):
     base = ["make", "--no-print-directory", "-C", str(ROOT)]
     with open(BUILD / ".make-test.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        subprocess.run(base + ["-s", "programs", str(BUILD / "kernel.elf"), str(BUILD / "mkfs")],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, env=clean_env())
+        shared = subprocess.run(base + ["-s", "programs", str(BUILD / "kernel.elf"), str(BUILD / "mkfs")],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout, env=clean_env())
+    assert shared.returncode == 0, shared.stdout.decode("utf-8", "replace")
     p = subprocess.run(base + args, input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=timeout, env=clean_env())
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
