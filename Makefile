@@ -1,7 +1,12 @@
-# Sprite-memory teaching kernel. `make qemu` boots it, `make test` tests it.
-# Variables: MEM (MB of guest memory), CMDLINE (extra kernel words), FSIMG (another disk image),
-# FILES (host files and folders to put at the root of the image), ACCEL (tcg, or kvm on hosts
-# with real hardware virtualisation).
+# Sprite-memory teaching kernel. `make qemu` boots it, `make test` tests it, `make help` lists
+# the targets. Variables: MEM (MB of guest memory), CMDLINE (extra kernel words), FSIMG (another
+# disk image), FILES (host files and folders to put at the root of the image), ACCEL (tcg, or
+# kvm on hosts with real hardware virtualisation).
+#
+# What is given on a command line is what boots, whatever earlier runs gave: the command line
+# lives in the ISO's grub.cfg, so the ISO is remade whenever CMDLINE differs from the one it was
+# made with (build/cmdline.txt keeps that one); a FILES image is made afresh on every run; MEM
+# and FSIMG go straight to QEMU. Nothing given means the defaults, never an earlier run's value.
 
 MEM     ?= 64
 CMDLINE ?=
@@ -42,14 +47,22 @@ TOOLS_OK := $(B)/.tools-ok
 # matplotlib, for the benchmarks' figures (and the test of their tables and figures)
 BENCH_OK := $(B)/.bench-tools-ok
 
-.PHONY: all qemu qemu-gdb gdb test clean tools iso fsimg compile_commands.json
-all: $(B)/kernel.elf $(B)/os.iso $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.json
+# Where `make qemu` puts what it boots (the ISO with the command line, the FILES image). Tests
+# give each run a folder of its own so that runs with different variables never share one.
+BOOTDIR ?= $(B)
+ISO := $(BOOTDIR)/os.iso
+export CMDLINE
+
+.PHONY: all qemu qemu-gdb gdb test clean tools iso fsimg programs help compile_commands.json FORCE
+all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.json
 
 # --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
 $(TOOLS_OK): tools/check-tools.sh
 	@bash tools/check-tools.sh
 	@mkdir -p $(B) && touch $@
-tools: $(TOOLS_OK)
+tools:
+	@bash tools/check-tools.sh
+	@mkdir -p $(B) && touch $(TOOLS_OK)
 
 # --- kernel ------------------------------------------------------------------------------
 $(B)/k/%.c.o: %.c | $(TOOLS_OK)
@@ -63,15 +76,18 @@ LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
 $(B)/kernel.elf: $(KOBJ) linker.ld
 	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(KOBJ) $(LIBGCC)
 
-# The ISO holds a stripped kernel; the one with symbols stays in build/ for gdb.
-$(B)/cmdline.txt: FORCE
-	@mkdir -p $(B); echo '$(CMDLINE)' | cmp -s - $@ || echo '$(CMDLINE)' > $@
-$(B)/os.iso: $(B)/kernel.elf $(B)/cmdline.txt tools/grub.cfg.in
-	@rm -rf $(B)/iso && mkdir -p $(B)/iso/boot/grub
-	$(STRIP) -o $(B)/iso/boot/kernel.elf $(B)/kernel.elf
-	sed 's|@CMDLINE@|$(CMDLINE)|' tools/grub.cfg.in > $(B)/iso/boot/grub/grub.cfg
-	grub-mkrescue -o $@ $(B)/iso 2> $(B)/grub-mkrescue.log || { cat $(B)/grub-mkrescue.log; exit 1; }
-iso: $(B)/os.iso
+# The ISO holds a stripped kernel; the one with symbols stays in build/ for gdb. cmdline.txt
+# is rewritten only when CMDLINE differs from what it holds, and its date remakes the ISO.
+# (FORCE must stay phony: .SECONDARY below would otherwise let make skip a missing FORCE.)
+$(BOOTDIR)/cmdline.txt: FORCE
+	@mkdir -p $(@D); printf '%s\n' "$$CMDLINE" | cmp -s - $@ || printf '%s\n' "$$CMDLINE" > $@
+$(ISO): $(B)/kernel.elf $(BOOTDIR)/cmdline.txt tools/grub.cfg.in
+	@rm -rf $(BOOTDIR)/iso && mkdir -p $(BOOTDIR)/iso/boot/grub
+	$(STRIP) -o $(BOOTDIR)/iso/boot/kernel.elf $(B)/kernel.elf
+	@$(PYTHON) -c 'import sys; sys.stdout.write(open(sys.argv[1]).read().replace("@CMDLINE@", open(sys.argv[2]).read().strip()))' \
+	  tools/grub.cfg.in $(BOOTDIR)/cmdline.txt > $(BOOTDIR)/iso/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BOOTDIR)/iso 2> $(BOOTDIR)/grub-mkrescue.log || { cat $(BOOTDIR)/grub-mkrescue.log; exit 1; }
+iso: $(ISO)
 
 # --- user programs -------------------------------------------------------------------------
 $(B)/u/%.c.o: %.c | $(TOOLS_OK)
@@ -80,6 +96,7 @@ $(B)/u/%.c.o: %.c | $(TOOLS_OK)
 $(B)/u/%.S.o: %.S | $(TOOLS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(UCFLAGS) -c $< -o $@
+programs: $(UBINS)
 $(B)/user/libc.a: $(ULIBOBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(CROSS)ar rcs $@ $^
@@ -89,18 +106,18 @@ $(B)/user/bin/%: $(B)/u/user/%.c.o $(B)/u/user/lib/crt0.S.o $(B)/user/libc.a use
 .SECONDARY:
 
 # --- host tools: mkfs and fsck share the on-disk layout with the kernel -----------------------
-$(B)/mkfs: mkfs/mkfs.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h)
+$(B)/mkfs: mkfs/mkfs.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h) | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ mkfs/mkfs.c mkfs/image.c fs/layout.c
-$(B)/fsck: mkfs/fsck.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h)
+$(B)/fsck: mkfs/fsck.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h) | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ mkfs/fsck.c mkfs/image.c fs/layout.c
-$(B)/tests/%: tests/host/%.c fs/layout.c fs/layout.h
+$(B)/tests/%: tests/host/%.c fs/layout.c fs/layout.h | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $< fs/layout.c
 
 # Replacement policies are pure C: the host tests compile the very same files.
-$(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/policy.h
+$(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/policy.h | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_policy.c $(wildcard vm/policy*.c)
 
@@ -115,25 +132,45 @@ HOSTTESTS += $(B)/tests/kfs
 $(B)/fs.img: $(B)/mkfs $(UBINS)
 	$(B)/mkfs -o $@ -s $(FSSIZE) -b $(B)/user/bin
 fsimg: $(B)/fs.img
-# make qemu FILES='a.txt dir' builds an image that also holds those at its root.
+# make qemu FILES='a.txt dir' makes, on every run, a fresh image that also holds those at its
+# root: the guest sees the files as they are now (what it wrote there the run before is gone).
 ifneq ($(FILES),)
-FSIMG ?= $(B)/fs-files.img
-$(B)/fs-files.img: $(B)/mkfs $(UBINS) FORCE
+ifneq ($(FSIMG),)
+$(error FILES and FSIMG together: FILES makes an image of its own; leave one of them out)
+endif
+override FSIMG := $(BOOTDIR)/fs-files.img
+$(FSIMG): $(B)/mkfs $(UBINS) FORCE
+	@mkdir -p $(@D)
 	$(B)/mkfs -o $@ -s $(FSSIZE) -b $(B)/user/bin $(FILES)
-else
-FSIMG ?= $(B)/fs.img
+else ifeq ($(FSIMG),)
+override FSIMG := $(B)/fs.img
 endif
 
 # --- running ------------------------------------------------------------------------------
+# Checked before anything is built: a bad MEM or a missing FSIMG gives one line, not a hung
+# GRUB or make's "No rule to make target".
+MEM_MIN := $(shell sed -n 's/^\#define MEM_MIN_MB *\([0-9][0-9]*\).*/\1/p' kernel/memlayout.h)
+ifneq ($(filter qemu qemu-gdb,$(MAKECMDGOALS)),)
+ifneq ($(shell [ "$(MEM)" -ge "$(MEM_MIN)" ] 2>/dev/null && echo ok),ok)
+$(error MEM=$(MEM): the kernel needs at least $(MEM_MIN) MB of memory; run make qemu MEM=$(MEM_MIN) or more)
+endif
+ifeq ($(filter $(B)/fs.img $(BOOTDIR)/fs-files.img,$(FSIMG)),)
+ifeq ($(wildcard $(FSIMG)),)
+$(error FSIMG=$(FSIMG) does not exist: give an image made by $(B)/mkfs (make fsimg makes $(B)/fs.img), or leave FSIMG out)
+endif
+endif
+endif
+# A given FSIMG is only used; the default and FILES images are made.
+RUNIMG := $(filter $(B)/fs.img $(BOOTDIR)/fs-files.img,$(FSIMG))
 RUNQEMU = $(PYTHON) tools/runqemu.py --mem $(MEM) --accel $(ACCEL) --disk $(FSIMG)
 
-qemu: $(B)/os.iso $(FSIMG)
-	@$(RUNQEMU) --iso $(B)/os.iso
+qemu: $(ISO) $(RUNIMG)
+	@$(RUNQEMU) --iso $(ISO)
 
 GDBPORT := $(shell expr 26000 + $$(id -u) % 5000)
-qemu-gdb: $(B)/os.iso $(FSIMG)
+qemu-gdb: $(ISO) $(RUNIMG)
 	@echo "*** QEMU waits for gdb on localhost:$(GDBPORT): run 'make gdb' in another terminal"
-	@$(RUNQEMU) --iso $(B)/os.iso --gdb $(GDBPORT)
+	@$(RUNQEMU) --iso $(ISO) --gdb $(GDBPORT)
 gdb: $(B)/kernel.elf
 	@sed 's/@GDBPORT@/$(GDBPORT)/' tools/gdbinit.in > $(B)/gdbinit
 	gdb -q -nx -x $(B)/gdbinit
@@ -150,7 +187,7 @@ $(BENCH_OK): tools/bench-deps.py
 	@$(PYTHON) tools/bench-deps.py
 	@mkdir -p $(B) && touch $@
 bench: bench-boot bench-fs bench-vm bench-fork
-bench-boot: $(B)/os.iso $(B)/fs.img $(BENCH_OK)
+bench-boot: $(ISO) $(B)/fs.img $(BENCH_OK)
 	$(PYTHON) tools/bench_boot.py
 	$(PYTHON) tools/readme_tables.py
 bench-fork: $(B)/kernel.elf $(B)/fs.img $(BENCH_OK)
@@ -162,6 +199,29 @@ bench-vm: $(B)/kernel.elf $(B)/fs.img $(BENCH_OK)
 bench-fs: $(B)/kernel.elf $(B)/fs.img $(BENCH_OK)
 	$(PYTHON) tools/bench_fs.py
 	$(PYTHON) tools/readme_tables.py
+
+help:
+	@echo 'make                 build everything (kernel, ISO, disk image, programs, host tools)'
+	@echo 'make qemu            build, then boot the ISO in QEMU with the shell on this terminal'
+	@echo 'make test            host unit tests, then the tests that boot the kernel (JOBS=2 at a time)'
+	@echo 'make qemu-gdb        boot like make qemu, but QEMU waits for a debugger'
+	@echo 'make gdb             in another terminal: gdb attached to make qemu-gdb, with symbols'
+	@echo 'make iso             only the GRUB ISO (build/os.iso, with CMDLINE in its grub.cfg)'
+	@echo 'make fsimg           only the default disk image (build/fs.img)'
+	@echo 'make programs        only the user programs (build/user/bin)'
+	@echo 'make tools           check the host tools and install what is missing'
+	@echo 'make bench           every benchmark below; figures printed and written to build/bench'
+	@echo 'make bench-boot      boot time: ISO and -kernel, to the first prompt'
+	@echo 'make bench-fs        file cache: throughput by transfer size, write policies'
+	@echo 'make bench-vm        VM: fault costs, page-in, Irlam'"'"'s table'
+	@echo 'make bench-fork      fork time against resident size (Sprite'"'"'s Table 7-1)'
+	@echo 'make compile_commands.json   the compiler flags for editors (clangd)'
+	@echo 'make clean           remove build/'
+	@echo 'make help            this list'
+	@echo
+	@echo 'Variables (each run uses what its command line gives, else the default):'
+	@echo '  MEM=64  CMDLINE='"'"'key=value ...'"'"'  FILES='"'"'file dir ...'"'"'  FSIMG=IMAGE  ACCEL=tcg|kvm'
+	@echo '  e.g. make qemu MEM=16 CMDLINE=vm.policy=fifo FILES=notes.txt'
 
 compile_commands.json: $(TOOLS_OK)
 	@$(PYTHON) tools/compile_commands.py "$(CC) $(KCFLAGS)" "$(CC) $(UCFLAGS)" "$(HOSTCC) $(HOSTCFLAGS)" > $@

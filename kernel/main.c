@@ -54,6 +54,13 @@ static void memory_init(struct mb_info *mbi)
     }
     off += m->size + 4;
   }
+  /* QEMU keeps a little of the top of RAM for the firmware: round to the nearest MB. */
+  uint32_t mb = (top + (1u << 19)) >> 20;
+  if (mb < MEM_MIN_MB) {
+    kprintf("memory: %u MB is too little: the kernel needs at least %u MB (MEM=%u or more)\n",
+            mb, MEM_MIN_MB, MEM_MIN_MB);
+    machine_poweroff(1);
+  }
   coremap_init_begin(top, V2P(_kernel_end));
   uint32_t first = coremap_end_pa();
   for (uint32_t off = 0; off < mbi->mmap_length;) {
@@ -65,7 +72,7 @@ static void memory_init(struct mb_info *mbi)
     }
     off += m->size + 4;
   }
-  kprintf("memory: %u MB, %u frames free\n", top >> 20, frame_count(POOL_FREE));
+  kprintf("memory: %u MB, %u frames free\n", mb, frame_count(POOL_FREE));
 }
 
 void kmain(uint32_t magic, uint32_t mbi_pa)

@@ -15,6 +15,11 @@
 #define KERNBASE    0xC0000000u
 #define KERNLINK    0xC0100000u       /* the kernel is linked here, loaded at 1 MB */
 #define PHYSTOP_MAX 0x38000000u       /* at most 896 MB of RAM is direct-mapped */
+/* The least RAM the kernel runs in: the kernel image and its core map take about 2.2 MB, and
+ * with 4 MB the remaining ~440 frames no longer run usertests (manyforks fails), with 3 MB
+ * init itself runs out. GRUB from the ISO hangs below 5 MB too. main.c refuses less at boot;
+ * tools/runqemu.py and the Makefile read this line and refuse less before booting. */
+#define MEM_MIN_MB  5
 
 #define USER_CODE_BASE  0x00400000u
 #define USER_HEAP_BASE  0x10000000u

@@ -8,8 +8,7 @@
 void machine_poweroff(int failure)
 {
   cli();
-  /* QEMU exits with (value << 1) | 1: 1 for a clean power-off, 3 for a failure. */
-  outb(DEBUG_EXIT_PORT, failure ? 1 : 0);
+  outb(DEBUG_EXIT_PORT, failure ? POWEROFF_FAILURE : POWEROFF_CLEAN);
   outw(0x604, 0x2000);          /* QEMU's ACPI power-off (PIIX4 PM) */
   for (;;)
     hlt();

@@ -6,16 +6,36 @@ swallow it), then forwarded byte for byte; its end becomes ^D, end of file for t
 On a terminal every key goes to the guest, Ctrl-C too (the guest's shell interrupts its
 foreground job); QEMU's escape is ours, since its serial mux never sees the terminal:
 Ctrl-A X quits, Ctrl-A Ctrl-A types a literal ^A.
-Exit status: 0 when the kernel powered off cleanly, 1 when it powered off reporting a failure
-(a panic, an unusable disk), 2 when QEMU stopped any other way (a triple fault, a crash),
-124 on --timeout, 137 when --kill-on saw its text (a hard stop: a power cut, no sync), 130
-when quit with Ctrl-A X (no sync either).
+
+Exit status:
+  0    the kernel powered off cleanly
+  1    the kernel powered off reporting a failure (a panic, an unusable disk, too little memory)
+  2    anything else: QEMU could not start (a bad option, the disk image locked by another
+       QEMU), stopped without the kernel powering off (a triple fault, a crash, quit from its
+       monitor), or this script refused to start it (a missing file, too little memory);
+       one line on standard error says what happened and what to do
+  124  --timeout expired
+  137  --kill-on saw its text (a hard stop: a power cut, no sync)
+  130  quit with Ctrl-A X (no sync either)
+The kernel powers off through QEMU's isa-debug-exit device, which makes QEMU exit with
+(value << 1) | 1: 33 for a clean power-off and 35 for a failure (kernel/power.h). QEMU's own
+statuses (0, 1) never mean either, so a QEMU that fails to start is never taken for a clean
+power-off.
 """
-import argparse, os, select, shutil, signal, subprocess, sys, termios, threading, time
+import argparse, os, re, select, shutil, signal, subprocess, sys, termios, threading, time
 
 READY = b"console: ready"
 EOT = b"\x04"
 ESC = 0x01          # Ctrl-A, as in QEMU's mux
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXIT_CLEAN, EXIT_FAILURE = (0x10 << 1) | 1, (0x11 << 1) | 1    # kernel/power.h
+
+
+def mem_min_mb():
+    """The least memory the kernel runs in: MEM_MIN_MB of kernel/memlayout.h, which the kernel
+    itself checks at boot. Below it GRUB would hang and the kernel refuse to start."""
+    with open(os.path.join(ROOT, "kernel", "memlayout.h")) as f:
+        return int(re.search(r"#define\s+MEM_MIN_MB\s+(\d+)", f.read()).group(1))
 
 
 def qemu_command(a):
@@ -48,7 +68,9 @@ def main():
     g.add_argument("--kernel", help="load this Multiboot kernel directly (QEMU -kernel)")
     p.add_argument("--append", default="", help="kernel command line (with --kernel)")
     p.add_argument("--disk", help="raw disk image for the virtio-blk disk")
-    p.add_argument("--mem", type=int, default=64, help="guest memory in MB")
+    p.add_argument("--mem", type=int, default=64, help="guest memory in MB (at least MEM_MIN_MB of kernel/memlayout.h)")
+    p.add_argument("--no-mem-check", action="store_true",
+                   help="boot even with less memory than the kernel needs (to test the kernel's own check)")
     p.add_argument("--accel", default="tcg", choices=["tcg", "kvm"])
     p.add_argument("--icount", action="store_true", help="exact guest time: -icount shift=0")
     p.add_argument("--gdb", type=int, help="wait for gdb on this TCP port")
@@ -58,10 +80,13 @@ def main():
     a = p.parse_args()
 
     if not shutil.which("qemu-system-i386"):
-        sys.exit("runqemu: qemu-system-i386 not found (apt-get install qemu-system-x86)")
+        return refuse("qemu-system-i386 not found: run make (it installs it) or apt-get install qemu-system-x86")
     for f in (a.iso, a.kernel, a.disk):
         if f and not os.path.exists(f):
-            sys.exit("runqemu: %s does not exist (run make first)" % f)
+            return refuse("%s does not exist (run make first)" % f)
+    if a.mem < mem_min_mb() and not a.no_mem_check:
+        return refuse("%d MB of memory is too little: the kernel needs at least %d MB (MEM=%d or more)"
+                      % (a.mem, mem_min_mb(), mem_min_mb()))
 
     tty = os.isatty(0)
     saved = None
@@ -74,7 +99,13 @@ def main():
 
     if tty:
         sys.stderr.write("runqemu: Ctrl-C goes to the guest; Ctrl-A X quits QEMU\r\n")
-    q = subprocess.Popen(qemu_command(a), stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    try:
+        q = subprocess.Popen(qemu_command(a), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, bufsize=0)
+    except OSError as e:
+        if saved:
+            termios.tcsetattr(0, termios.TCSANOW, saved)
+        return refuse("QEMU could not be started: %s" % e)
     ready = threading.Event()
     killed = threading.Event()
     quit_key = threading.Event()
@@ -144,10 +175,22 @@ def main():
         except (BrokenPipeError, OSError):
             pass
 
+    errors = []
+
+    def pump_errors():
+        # QEMU's own messages pass through at once; the last ones explain a failure to start.
+        for line in iter(q.stderr.readline, b""):
+            errors.append(line.decode("utf-8", "replace").strip())
+            del errors[:-20]
+            sys.stderr.buffer.write(line)
+            sys.stderr.flush()
+
     out_t = threading.Thread(target=pump_output, daemon=True)
     in_t = threading.Thread(target=pump_input, daemon=True)
+    err_t = threading.Thread(target=pump_errors, daemon=True)
     out_t.start()
     in_t.start()
+    err_t.start()
     timed_out = False
     try:
         q.wait(timeout=a.timeout)
@@ -162,6 +205,7 @@ def main():
         if saved:
             termios.tcsetattr(0, termios.TCSANOW, saved)
     out_t.join()        # QEMU is gone, so its output ends; a bounded wait could cut it on a busy machine
+    err_t.join()
     if quit_key.is_set():
         sys.stderr.write("\nrunqemu: quit with Ctrl-A X (the guest's disk was not synced)\n")
         return 130
@@ -171,13 +215,30 @@ def main():
     if timed_out:
         sys.stderr.write("\nrunqemu: timed out after %g s\n" % a.timeout)
         return 124
-    # isa-debug-exit: QEMU exits with (value << 1) | 1.
-    if q.returncode == 1:
+    if q.returncode == EXIT_CLEAN:
         return 0
-    if q.returncode == 3:
-        sys.stderr.write("\nrunqemu: the kernel powered off reporting a failure\n")
+    if q.returncode == EXIT_FAILURE:
+        sys.stderr.write("\nrunqemu: the kernel powered off reporting a failure (its message is above)\n")
         return 1
-    sys.stderr.write("\nrunqemu: QEMU stopped without a power-off (status %d)\n" % q.returncode)
+    return refuse(qemu_failure(q.returncode, errors, a))
+
+
+def qemu_failure(rc, errors, a):
+    """One line for a QEMU that stopped without the kernel powering off."""
+    text = " ".join(errors)
+    said = next((e for e in reversed(errors) if e.startswith("qemu-system")), errors[-1] if errors else "")
+    if 'Failed to get "write" lock' in text or "another process using the image" in text:
+        return ("the disk image %s is in use by another QEMU: stop that one, or boot a copy "
+                "(make qemu FSIMG=COPY)" % a.disk)
+    if rc == 1 and said:
+        return "QEMU could not start (%s); fix what it names" % said
+    if rc < 0:
+        return "QEMU was killed by signal %d before the kernel powered off" % -rc
+    return "QEMU stopped without the kernel powering off (status %d%s)" % (rc, "; " + said if said else "")
+
+
+def refuse(why):
+    sys.stderr.write("\nrunqemu: %s\n" % why)
     return 2
 
 

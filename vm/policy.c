@@ -1,4 +1,5 @@
-/* The table of replacement policies. A new policy: one file and one line here. */
+/* The table of replacement policies. A new policy: one file, its extern in vm/policy.h and one
+ * line here. */
 #include "vm/policy.h"
 
 const struct vm_policy *const vm_policies[] = {

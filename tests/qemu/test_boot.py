@@ -1,6 +1,7 @@
 """Booting: through GRUB's ISO and QEMU -kernel, the ready line, power-off and exit codes."""
-import subprocess
-from conftest import boot, BUILD
+import re, subprocess, sys
+import pytest
+from conftest import boot, BUILD, ROOT
 
 
 def test_grub_iso_boots_to_shell_and_powers_off(disk):
@@ -59,3 +60,60 @@ def test_corrupt_superblock_is_refused(disk):
     r = boot("", disk=disk)
     assert r.rc not in (0, 124), r
     assert "fs:" in r.out, r
+
+
+# --- exit statuses and the memory minimum (tools/runqemu.py, kernel/power.h, kernel/main.c) ---
+MEM_MIN = int(re.search(r"#define\s+MEM_MIN_MB\s+(\d+)", (ROOT / "kernel/memlayout.h").read_text()).group(1))
+
+
+def runqemu(*args, commands=""):
+    p = subprocess.run([sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(BUILD / "kernel.elf"),
+                        "--timeout", "120"] + [str(a) for a in args],
+                       input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def runqemu_lines(err):
+    return [l for l in err.splitlines() if l.startswith("runqemu:")]
+
+
+def test_clean_and_failed_power_off_are_told_apart(disk):
+    assert boot("poweroff\n", disk=disk).rc == 0
+    r = boot("", disk=disk, cmdline="init=/bin/nosuch")
+    assert r.rc == 1, r                   # the kernel powered off reporting a failure
+
+
+def test_qemu_failing_to_start_is_not_a_power_off(disk):
+    rc, out, err = runqemu("--disk", disk, "--", "-no-such-option")
+    assert rc == 2, (rc, out, err)
+    lines = runqemu_lines(err)
+    assert len(lines) == 1 and "QEMU could not start" in lines[0] and "no-such-option" in lines[0], err
+
+
+@pytest.mark.parametrize("mem", [2, MEM_MIN - 1])
+def test_runqemu_refuses_too_little_memory(disk, mem):
+    rc, out, err = runqemu("--disk", disk, "--mem", mem)
+    assert rc == 2, (rc, out, err)
+    assert "booting" not in out                           # refused before QEMU started
+    lines = runqemu_lines(err)
+    assert len(lines) == 1 and "at least %d MB" % MEM_MIN in lines[0], err
+
+
+@pytest.mark.parametrize("mem", [2, MEM_MIN - 1])
+def test_kernel_refuses_too_little_memory(disk, mem):
+    """Started with too little anyway (runqemu's check bypassed), the kernel names the minimum
+    and powers off reporting a failure: never a panic, never a hang."""
+    rc, out, err = runqemu("--disk", disk, "--mem", mem, "--no-mem-check")
+    assert rc == 1, (rc, out, err)
+    assert "memory: %d MB is too little: the kernel needs at least %d MB" % (mem, MEM_MIN) in out, out
+    assert "panic" not in out and "console: ready" not in out, out
+
+
+def test_the_minimum_memory_is_enough(disk):
+    """MEM_MIN_MB is real: GRUB boots the ISO in it (below, it hangs), and the kernel forks until
+    fork fails and pages out and back in (manyforks failed with 4 MB)."""
+    r = boot("echo grub fits\n", disk=disk, iso=True, mem=MEM_MIN)
+    assert r.rc == 0 and "\ngrub fits\n" in r.out, r
+    r = boot("usertests manyforks\nmemhog 2\n", disk=disk, mem=MEM_MIN)
+    assert r.rc == 0, r
+    assert re.search(r"\nusertests: [1-9]\d* passed, 0 failed", r.out) and "\nmemhog: 2 MB ok" in r.out, r
