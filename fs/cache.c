@@ -158,9 +158,12 @@ static void enqueue(struct cfile *cf)
  * then writes it at once). */
 static int dirty_add(struct cblock *b)
 {
-  b->modified = uptime_ms();
+  /* Aged from its oldest unsaved change, not its latest: a block changed again and again
+   * (a busy directory) would otherwise never be written, and a power cut could take changes
+   * of any age (issue 10: nothing older than the delay and a scan may be lost). */
   if (b->flags & CB_DIRTY)
     return 0;
+  b->modified = uptime_ms();
   struct cfile *cf = cf_find(b->fileid, true);
   if (!cf)
     return -1;

@@ -17,7 +17,8 @@
  *                the block cleaners (fs/cleaner.c), one cleaner per file at a time.
  *
  * A write only dirties the block (fs.write_policy=delay). The cleaner daemon schedules
- * blocks not modified for fs.writeback_delay seconds (descriptor blocks: fs.desc_delay);
+ * blocks dirty for fs.writeback_delay seconds (descriptor blocks: fs.desc_delay), counted
+ * from their oldest unsaved change so that a block changed over and over still goes out;
  * a cleaner writes a file's scheduled blocks with several requests in flight. A block
  * scheduled because it reached the LRU head for recycling goes to the free list once
  * clean. A new identity takes a free block, else a new frame while under the limit, else
@@ -61,7 +62,7 @@ struct cblock {
   int refcnt;               /* holders (and waiters for the sleeplock) */
   bool hashed;              /* has an identity: in the hash table and on the LRU list */
   uint32_t lastref;         /* ms since boot of the last access */
-  uint32_t modified;        /* ms since boot of the last change (while dirty) */
+  uint32_t modified;        /* ms since boot it became dirty: the age of its oldest change */
   uint32_t dirtyseq;        /* when it became dirty, in dirtyings: bounds a sync's work */
   struct sleeplock lock;
   struct frame *frame;      /* 0 while the header is spare */

@@ -1,7 +1,7 @@
 /* The write-back daemon and the block cleaners (Sprite thesis 3.5).
  *
- * The daemon wakes every fs.scan_interval seconds and schedules every dirty block not
- * modified for fs.writeback_delay seconds (descriptor blocks: fs.desc_delay, so the
+ * The daemon wakes every fs.scan_interval seconds and schedules every block dirty for
+ * fs.writeback_delay seconds, from its oldest unsaved change (descriptor blocks: fs.desc_delay, so the
  * descriptors of one directory, allocated side by side, go out together and soon). The
  * files with scheduled blocks wait on the cache's dirty-file queue; a small pool of
  * cleaner threads takes them one at a time, each file to one cleaner, and writes its
@@ -27,9 +27,9 @@ static uint32_t desc_delay = 5;
 static uint32_t scan_interval = 5;
 
 static const struct setting settings[] = {
-  { "fs.writeback_delay", "seconds a dirty data or indirect block waits unmodified before write-back",
+  { "fs.writeback_delay", "seconds a data or indirect block stays dirty before write-back",
     &writeback_delay, 0, 3600, 0, 0 },
-  { "fs.desc_delay", "seconds a dirty descriptor block waits unmodified before write-back",
+  { "fs.desc_delay", "seconds a descriptor block stays dirty before write-back",
     &desc_delay, 0, 3600, 0, 0 },
   { "fs.scan_interval", "seconds between two scans of the write-back daemon",
     &scan_interval, 1, 3600, 0, 0 },

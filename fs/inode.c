@@ -90,7 +90,9 @@ void fs_dirtying(void)
   if (!sb_clean_on_disk)
     return;
   acquiresleep(&sb_lock);
-  if (sb_clean_on_disk && sb_write(0) == 0)
+  /* Flushed before the writes it guards: a power cut that kept them but lost the mark
+   * would skip the repair. */
+  if (sb_clean_on_disk && sb_write(0) == 0 && disk_rw(DISK_FLUSH, 0, 0, 0) == 0)
     sb_clean_on_disk = false;
   releasesleep(&sb_lock);
 }
