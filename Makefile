@@ -40,7 +40,7 @@ HOSTTESTS := $(patsubst tests/host/%.c,$(B)/tests/%,$(wildcard tests/host/test_*
 
 TOOLS_OK := $(B)/.tools-ok
 
-.PHONY: all qemu qemu-gdb gdb test clean tools iso fsimg compile_commands.json
+.PHONY: all qemu qemu-gdb gdb test crashtest clean tools iso fsimg compile_commands.json
 all: $(B)/kernel.elf $(B)/os.iso $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.json
 
 # --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
@@ -140,6 +140,10 @@ gdb: $(B)/kernel.elf
 test: all $(UBINS) $(HOSTTESTS)
 	@$(PYTHON) tools/pytest-deps.py
 	$(PYTHON) -m pytest -q -n $(JOBS) tests
+
+# Power cuts on a logging disk: thousands of crash states checked (tools/crashtest.py, issue 10).
+crashtest: all $(UBINS) $(B)/tests/kfs
+	$(PYTHON) tools/crashtest.py --jobs $(JOBS)
 
 # --- benchmarks: figures printed and written under build/bench ------------------------------
 .PHONY: bench bench-boot bench-fork bench-vm bench-fs
