@@ -139,7 +139,9 @@ def record(workload, rounds, seed, out, size_mb=32, kill_after_acks=None, timeou
     q = subprocess.Popen([sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(BUILD / "kernel.elf"),
                           "--append", CMDLINE, "--drive", drive, "--timeout", str(timeout),
                           "--kill-on", "POWER-CUT"],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0)
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
+                         # A background job inherits SIGINT ignored; runqemu must see it to cut the power.
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     console = bytearray()
     nacks = 0
     state = {"next": 0, "ready": False, "kill_at": None}

@@ -70,7 +70,7 @@ def main():
     else:
         plan = [("mix", 25, a.seed, None), ("mix", 25, a.seed + 1, 60), ("rename", 12, a.seed, None),
                 ("mix", 40, a.seed + 2, None)]
-        per_epoch, nqemu = 10, 6
+        per_epoch, nqemu = 30, 6
     t0 = time.time()
     jobs = []
     runs = []
