@@ -60,6 +60,7 @@ def main():
     p.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", "2")))
     p.add_argument("--seed", type=int, default=1, help="seeds the workloads and the crash states")
     p.add_argument("--reuse", action="store_true", help="check the recordings already in build/crash")
+    p.add_argument("--only", help="check only the recordings whose name contains this")
     p.add_argument("--out", default=str(OUT))
     a = p.parse_args()
     out = Path(a.out)
@@ -76,6 +77,8 @@ def main():
     runs = []
     for wl, rounds, seed, kill in plan:
         rd = out / ("%s-r%d-s%d%s" % (wl, rounds, seed, "-k%d" % kill if kill else ""))
+        if a.only and a.only not in rd.name:
+            continue
         if not (a.reuse and (rd / "manifest.json").exists()):
             shutil.rmtree(rd, ignore_errors=True)
             m = crashrec.record(wl, rounds, seed, rd, kill_after_acks=kill)
