@@ -67,7 +67,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     if a.quick:
         plan = [("mix", 5, a.seed, None), ("rename", 2, a.seed, None)]
-        per_epoch, nqemu = 3, 1
+        per_epoch, nqemu = 8, 1
     else:
         plan = [("mix", 25, a.seed, None), ("mix", 25, a.seed + 1, 60), ("rename", 12, a.seed, None),
                 ("mix", 40, a.seed + 2, None)]
