@@ -53,7 +53,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: all qemu qemu-gdb gdb test clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: all qemu qemu-gdb gdb test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.json
 
 # --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
@@ -180,6 +180,10 @@ test: all $(UBINS) $(HOSTTESTS) $(BENCH_OK)
 	@$(PYTHON) tools/pytest-deps.py
 	$(PYTHON) -m pytest -q -n $(JOBS) tests
 
+# Power cuts on a logging disk: thousands of crash states checked (tools/crashtest.py, issue 10).
+crashtest: all $(UBINS) $(B)/tests/kfs
+	$(PYTHON) tools/crashtest.py --jobs $(JOBS)
+
 # --- benchmarks: figures printed, written under build/bench (CSV and PNG), then the README's
 # tables regenerated from the CSVs (tools/readme_tables.py) ------------------------------------
 .PHONY: bench bench-boot bench-fork bench-vm bench-fs
@@ -210,6 +214,7 @@ help:
 	@echo 'make fsimg           only the default disk image (build/fs.img)'
 	@echo 'make programs        only the user programs (build/user/bin)'
 	@echo 'make tools           check the host tools and install what is missing'
+	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'
 	@echo 'make bench           every benchmark below; figures printed and written to build/bench'
 	@echo 'make bench-boot      boot time: ISO and -kernel, to the first prompt'
 	@echo 'make bench-fs        file cache: throughput by transfer size, write policies'

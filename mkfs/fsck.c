@@ -10,8 +10,14 @@
  * every block used by exactly one file and marked in the bitmap, and no block marked but
  * unused; the block count and size of each file agree with its blocks; the tree from the
  * root ("." and ".." right, no directory reached twice, every entry naming a live
- * descriptor); link counts equal the entries naming each descriptor; and, on a cleanly
- * unmounted disk, the superblock's free counts.
+ * descriptor); link counts equal the entries naming each descriptor; a directory maps every
+ * block of its size (no holes: the kernel never makes one); and, on a cleanly unmounted disk,
+ * the superblock's free counts.
+ *
+ * A regular file with two names is legal on disk (a rename cut short by a crash leaves one,
+ * with its link count 2) but nothing else makes one (there is no link()), so it is printed as
+ * a note naming both paths: a crash checker can then tell a rename in flight (one file, two
+ * directories) from a name left on another file's descriptor.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +33,7 @@ static uint32_t *owner;        /* per block: the descriptor using it, 0 = none *
 static uint32_t *refs;         /* per descriptor: directory entries naming it */
 static uint8_t *bad;           /* per descriptor: damaged, its blocks are not walked */
 static uint8_t *seen_dir;      /* per descriptor: directory already walked */
+static char **first_name;      /* per regular file: the path of its first entry */
 static uint32_t nfiles, ndirs;
 
 static void problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -71,7 +78,7 @@ static void claim(uint32_t b, uint32_t inum, uint32_t *count)
 /* Walks one indirect block (level 1: it holds data pointers; level 2: pointers to indirect
  * blocks). first is the logical block number of its first data block. */
 static void walk_ind(uint32_t inum, uint32_t ind, int level, uint32_t first, uint32_t limit,
-                     uint32_t *count)
+                     uint32_t *count, uint32_t *data)
 {
   uint32_t buf[FS_NINDIRECT];
   claim(ind, inum, count);
@@ -88,11 +95,12 @@ static void walk_ind(uint32_t inum, uint32_t ind, int level, uint32_t first, uin
       continue;
     }
     if (level == 2) {
-      walk_ind(inum, b, 1, first + i * FS_NINDIRECT, limit, count);
+      walk_ind(inum, b, 1, first + i * FS_NINDIRECT, limit, count, data);
     } else {
       if (first + i >= limit)
         problem("descriptor %u: block %u at file block %u lies beyond its size", inum, b, first + i);
       claim(b, inum, count);
+      (*data)++;
     }
   }
 }
@@ -100,20 +108,24 @@ static void walk_ind(uint32_t inum, uint32_t ind, int level, uint32_t first, uin
 static void walk_desc(uint32_t inum)
 {
   struct fs_desc *d = &im.descs[inum];
-  uint32_t count = 0, limit = fs_size_blocks(d->size);
+  uint32_t count = 0, data = 0, limit = fs_size_blocks(d->size);
   for (uint32_t i = 0; i < FS_NDIRECT; i++) {
     if (!d->direct[i])
       continue;
     if (i >= limit)
       problem("descriptor %u: block %u at file block %u lies beyond its size", inum, d->direct[i], i);
     claim(d->direct[i], inum, &count);
+    data++;
   }
   if (d->indirect)
-    walk_ind(inum, d->indirect, 1, FS_NDIRECT, limit, &count);
+    walk_ind(inum, d->indirect, 1, FS_NDIRECT, limit, &count, &data);
   if (d->dindirect)
-    walk_ind(inum, d->dindirect, 2, FS_NDIRECT + FS_NINDIRECT, limit, &count);
+    walk_ind(inum, d->dindirect, 2, FS_NDIRECT + FS_NINDIRECT, limit, &count, &data);
   if (count != d->blocks)
     problem("descriptor %u: block count %u, but it uses %u blocks", inum, d->blocks, count);
+  if (d->type == FS_T_DIR && data < limit)
+    problem("directory %u: its size (%u bytes) needs %u blocks, but only %u are mapped", inum,
+            d->size, limit, data);
 }
 
 /* --- the tree ---------------------------------------------------------------------------- */
@@ -175,6 +187,19 @@ static void walk_dir(uint32_t inum, uint32_t parent, const char *path, int depth
     }
     if (bad[e->ino])
       continue;
+    if (c->type == FS_T_FILE) {
+      size_t len = strlen(path) + strlen(e->name) + 2;
+      char *full = malloc(len);
+      if (!full)
+        continue;
+      snprintf(full, len, "%s%s%s", path, strcmp(path, "/") ? "/" : "", e->name);
+      if (first_name[e->ino]) {
+        printf("fsck: note: file %u has two names: %s and %s\n", e->ino, first_name[e->ino], full);
+        free(full);
+      } else {
+        first_name[e->ino] = full;
+      }
+    }
     if (c->type == FS_T_DIR) {
       size_t len = strlen(path) + strlen(e->name) + 2;
       char *sub = malloc(len);
@@ -204,7 +229,8 @@ static int check(const char *path)
   refs = calloc(sb->ndesc, sizeof(*refs));
   bad = calloc(sb->ndesc, 1);
   seen_dir = calloc(sb->ndesc, 1);
-  if (!owner || !refs || !bad || !seen_dir) {
+  first_name = calloc(sb->ndesc, sizeof(*first_name));
+  if (!owner || !refs || !bad || !seen_dir || !first_name) {
     fprintf(stderr, "fsck: out of memory\n");
     return 2;
   }

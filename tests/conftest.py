@@ -74,7 +74,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
-         wait_for=None, kill_after=None, keep_input=False):
+         wait_for=None, kill_after=None, keep_input=False, drive=None):
     """Boots once; commands go to the shell after the kernel says it is ready, then end of input
     makes the shell exit and the machine power off.
 
@@ -84,10 +84,13 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     kill_after="TEXT": QEMU is killed (a power cut: no sync, no poweroff) as soon as the guest
     prints TEXT; the run's rc is then 137. Tests order by what the guest prints, never by host
     sleeps. keep_input: standard input stays open (no end of file), so the shell keeps waiting
-    after the commands instead of powering off; use it with kill_after."""
+    after the commands instead of powering off; use it with kill_after. drive: a raw QEMU
+    -drive spec instead of disk (tools/runqemu.py --drive)."""
     args = [sys.executable, str(ROOT / "tools/runqemu.py"), "--mem", str(mem), "--timeout", str(timeout)]
     if disk:
         args += ["--disk", str(disk)]
+    if drive:
+        args += ["--drive", drive]
     if iso:
         args += ["--iso", str(BUILD / "os.iso")]
     else:

@@ -50,6 +50,8 @@ def qemu_command(a):
         cmd += ["-icount", "shift=0"]
     if a.disk:
         cmd += ["-drive", "file=%s,if=virtio,format=raw" % a.disk]
+    if a.drive:
+        cmd += ["-drive", a.drive]
     if a.iso:
         cmd += ["-cdrom", a.iso, "-boot", "d"]
     else:
@@ -68,6 +70,8 @@ def main():
     g.add_argument("--kernel", help="load this Multiboot kernel directly (QEMU -kernel)")
     p.add_argument("--append", default="", help="kernel command line (with --kernel)")
     p.add_argument("--disk", help="raw disk image for the virtio-blk disk")
+    p.add_argument("--drive", help="a QEMU -drive spec for the disk instead of --disk (e.g. an NBD "
+                   "server: file=nbd+unix:///?socket=SOCK,if=virtio,format=raw)")
     p.add_argument("--mem", type=int, default=64, help="guest memory in MB (at least MEM_MIN_MB of kernel/memlayout.h)")
     p.add_argument("--no-mem-check", action="store_true",
                    help="boot even with less memory than the kernel needs (to test the kernel's own check)")
