@@ -42,4 +42,12 @@ static inline void bitset_set(struct bitset *s, uint32_t b, bool v)
   uint32_t *w = bitset_word(s, b / 32);
   *w = v ? *w | (1u << (b % 32)) : *w & ~(1u << (b % 32));
 }
+/* dst |= src, and src emptied (both the same size). */
+static inline void bitset_move(struct bitset *dst, struct bitset *src)
+{
+  for (uint32_t w = 0; w < bitset_words(src); w++) {
+    *bitset_word(dst, w) |= *bitset_word(src, w);
+    *bitset_word(src, w) = 0;
+  }
+}
 #endif

@@ -16,6 +16,7 @@
 #define NCFILE  256                 /* files with dirty blocks (or a name or error) at once */
 #define NBATCH  16                  /* write-backs a cleaner keeps in flight */
 #define ALL_FILES 0xFFFFFFFFu
+#define DATA_FILES 0xFFFFFFFEu      /* every file but the device's: data and directories */
 
 /* A file as the cache sees it: its dirty blocks, in the order they became dirty. */
 struct cfile {
@@ -774,11 +775,16 @@ void cache_invalidate(uint32_t fileid, uint32_t blockno)
 /* Waits for the writes of fileid's blocks already under way outside any cleaner (a block
  * recycled by an allocating process, a write-through): taken off the dirty list, they are
  * no sync's to write, but a sync is not done before they are. cache_lock held. */
+static bool of_file(struct cblock *b, uint32_t fileid)
+{
+  return fileid == ALL_FILES || (fileid == DATA_FILES ? b->fileid != CACHE_DEV : b->fileid == fileid);
+}
+
 static void wait_writes(uint32_t fileid)
 {
   for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++) {
     struct cblock *b = &blocks[i];
-    while ((b->flags & CB_WRITING) && b->fileid == fileid)
+    while ((b->flags & CB_WRITING) && of_file(b, fileid))
       sleep(b, &cache_lock);
   }
 }
@@ -796,9 +802,6 @@ static int sync_cf(struct cfile *cf, uint32_t maxseq)
   enqueue(cf);                /* blocks it left scheduled go to the cleaners again */
   return err;
 }
-
-/* ALL_FILES but the device's: every file's data and directories. */
-#define DATA_FILES 0xFFFFFFFEu
 
 int cache_sync_data(void)
 {
@@ -828,9 +831,7 @@ int cache_sync_file(uint32_t fileid)
         err = -EIO;
     }
   }
-  for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++)
-    while ((blocks[i].flags & CB_WRITING) && (fileid == ALL_FILES || blocks[i].fileid != CACHE_DEV))
-      sleep(&blocks[i], &cache_lock);
+  wait_writes(fileid);
   release(&cache_lock);
   return err;
 }

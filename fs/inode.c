@@ -350,14 +350,8 @@ void fs_pending_cut(void)
     return;
   acquiresleep(&alloc_lock);
   if (young.nblocks + young.ndescs > 0) {
-    for (uint32_t w = 0; w < bitset_words(&young.blocks); w++) {
-      *bitset_word(&old.blocks, w) |= *bitset_word(&young.blocks, w);
-      *bitset_word(&young.blocks, w) = 0;
-    }
-    for (uint32_t w = 0; w < bitset_words(&young.descs); w++) {
-      *bitset_word(&old.descs, w) |= *bitset_word(&young.descs, w);
-      *bitset_word(&young.descs, w) = 0;
-    }
+    bitset_move(&old.blocks, &young.blocks);
+    bitset_move(&old.descs, &young.descs);
     old.nblocks += young.nblocks;
     old.ndescs += young.ndescs;
     young.nblocks = young.ndescs = 0;

@@ -53,25 +53,19 @@ void order_init(const struct fs_super *sb)
     kprintf("fs: no memory to order writes: a power cut may show stale blocks\n");
 }
 
-void order_new(uint32_t b)
+/* Block b starts (allocated) or stops (freed) being new; no write of it counts yet. */
+static void mark_new(uint32_t b, bool v)
 {
   if (!ready)
     return;
   acquire(&order_lock);
-  bitset_set(&newbits, b, true);
+  bitset_set(&newbits, b, v);
   bitset_set(&wrotebits, b, false);
   release(&order_lock);
 }
 
-void order_forget(uint32_t b)
-{
-  if (!ready)
-    return;
-  acquire(&order_lock);
-  bitset_set(&newbits, b, false);
-  bitset_set(&wrotebits, b, false);
-  release(&order_lock);
-}
+void order_new(uint32_t b) { mark_new(b, true); }
+void order_forget(uint32_t b) { mark_new(b, false); }
 
 void order_written(uint32_t b)
 {
@@ -88,10 +82,7 @@ void order_flush_begin(void)
   if (!ready)
     return;
   acquire(&order_lock);
-  for (uint32_t w = 0; w < bitset_words(&wrotebits); w++) {
-    *bitset_word(&flushing, w) = *bitset_word(&wrotebits, w);
-    *bitset_word(&wrotebits, w) = 0;
-  }
+  bitset_move(&flushing, &wrotebits);     /* flushing is empty between flushes */
   release(&order_lock);
 }
 

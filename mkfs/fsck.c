@@ -187,31 +187,27 @@ static void walk_dir(uint32_t inum, uint32_t parent, const char *path, int depth
     }
     if (bad[e->ino])
       continue;
+    if (c->type != FS_T_FILE && c->type != FS_T_DIR)
+      continue;
+    size_t len = strlen(path) + strlen(e->name) + 2;
+    char *full = malloc(len);
+    if (!full)
+      continue;
+    snprintf(full, len, "%s%s%s", path, strcmp(path, "/") ? "/" : "", e->name);
     if (c->type == FS_T_FILE) {
-      size_t len = strlen(path) + strlen(e->name) + 2;
-      char *full = malloc(len);
-      if (!full)
-        continue;
-      snprintf(full, len, "%s%s%s", path, strcmp(path, "/") ? "/" : "", e->name);
       if (first_name[e->ino]) {
         printf("fsck: note: file %u has two names: %s and %s\n", e->ino, first_name[e->ino], full);
         free(full);
       } else {
-        first_name[e->ino] = full;
+        first_name[e->ino] = full;        /* kept for a second name's note */
       }
+      continue;
     }
-    if (c->type == FS_T_DIR) {
-      size_t len = strlen(path) + strlen(e->name) + 2;
-      char *sub = malloc(len);
-      if (!sub)
-        continue;
-      snprintf(sub, len, "%s%s%s", path, strcmp(path, "/") ? "/" : "", e->name);
-      if (seen_dir[e->ino])
-        problem("%s: directory %u is reached by a second path", sub, e->ino);
-      else
-        walk_dir(e->ino, inum, sub, depth + 1);
-      free(sub);
-    }
+    if (seen_dir[e->ino])
+      problem("%s: directory %u is reached by a second path", full, e->ino);
+    else
+      walk_dir(e->ino, inum, full, depth + 1);
+    free(full);
   }
   if (dots != 1)
     problem("%s: %d '.' entries (expected 1)", path, dots);
