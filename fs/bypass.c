@@ -42,12 +42,14 @@ struct inode *bypass_create(const char *name, int *err)
   releasesleep(&ns_lock);
   if (!ip)
     return 0;
-  *err = itrunc(ip);          /* one left by an earlier boot starts empty */
+  /* Backing before the truncation: one left by an earlier boot starts empty, and its blocks,
+   * a backing file's, are free at once (fs/inode.c, pending frees). */
+  ip->backing = true;
+  *err = itrunc(ip);
   if (*err < 0) {
     iunlockput(ip);
     return 0;
   }
-  ip->backing = true;
   iunlock(ip);
   return ip;
 }
