@@ -15,9 +15,72 @@ LOGS = Path(os.environ.get("TEST_LOGS") or BUILD / "test-logs")     # tools/repe
 TAIL_LINES = 40
 
 
+STATUS = 'echo "?=$?"'          # sent after each command by boot(status=True); prints "?=N"
+
+
+class Cmd:
+    """One typed line and what the guest printed for it: out is the text between the console's
+    echo of the line and the next prompt's echo (None if the line was never read), status its
+    exit status (boot(status=True); None otherwise)."""
+    def __init__(self, line, out=None, status=None):
+        self.line, self.out, self.status = line, out, status
+
+    def __repr__(self):
+        return "Cmd(%r, status=%r, out=%r)" % (self.line, self.status, self.out)
+
+
+def split_commands(out, lines, status=False):
+    """Splits a console transcript into the output of each typed line, in order.
+
+    The console echoes a typed line when the shell reads it, right after the prompt, so the
+    transcript is "$ LINE\n" then what LINE's programs printed, up to the next "$ NEXT\n".
+    Tests read a command's output from here, never the whole transcript, where the echo of a
+    typed line (vmstat -w fs.cache.dirty 0 30) would match what they look for."""
+    cmds, pos = [], 0
+    found = []                          # (where its output starts, where its echo starts), or None
+    for line in lines:
+        echo = "$ " + line + "\n"
+        i = out.find(echo, pos)
+        if i < 0:
+            found.append(None)
+            continue
+        found.append((i + len(echo), i))
+        pos = i + len(echo)
+    for k, line in enumerate(lines):
+        if found[k] is None:
+            cmds.append(Cmd(line))
+            continue
+        start = found[k][0]
+        nxt = next((f[1] for f in found[k + 1:] if f is not None), None)
+        if nxt is None:                 # the last line: up to the shell's exit (poweroff's prompt)
+            j = out.find("\n$ ", start - 1)
+            nxt = j + 1 if j >= 0 else len(out)
+        cmds.append(Cmd(line, out[start:nxt]))
+    if not status:
+        return cmds
+    # Every other line is the status echo that boot(status=True) sent after a command.
+    paired = []
+    for c, s in zip(cmds[0::2], cmds[1::2]):
+        m = re.fullmatch(r"\?=(\d+)\n?", s.out or "")
+        c.status = int(m.group(1)) if m else None
+        paired.append(c)
+    return paired
+
+
 class Run:
-    def __init__(self, out, rc, disk, log=None):
+    def __init__(self, out, rc, disk, log=None, sent=(), status=False):
         self.out, self.rc, self.disk, self.log = out, rc, disk, log
+        self.cmds = split_commands(out, list(sent), status) if sent else []
+
+    def cmd(self, line, nth=0):
+        """The nth (0 = first) Cmd typed as exactly line; fails the test if it never ran."""
+        hits = [c for c in self.cmds if c.line == line]
+        assert len(hits) > nth and hits[nth].out is not None, ("never ran: %r" % line, self)
+        return hits[nth]
+
+    def printed(self, line, nth=0):
+        """What the nth run of line printed (its echo excluded)."""
+        return self.cmd(line, nth).out
 
     def __repr__(self):
         if self.log is None:
@@ -74,7 +137,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
-         wait_for=None, kill_after=None, keep_input=False, drive=None):
+         wait_for=None, kill_after=None, keep_input=False, drive=None, status=False):
     """Boots once; commands go to the shell after the kernel says it is ready, then end of input
     makes the shell exit and the machine power off.
 
@@ -85,7 +148,14 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     prints TEXT; the run's rc is then 137. Tests order by what the guest prints, never by host
     sleeps. keep_input: standard input stays open (no end of file), so the shell keeps waiting
     after the commands instead of powering off; use it with kill_after. drive: a raw QEMU
-    -drive spec instead of disk (tools/runqemu.py --drive)."""
+    -drive spec instead of disk (tools/runqemu.py --drive).
+
+    The result's cmds holds each typed line with what it printed (split_commands); status=True
+    also sends `echo "?=$?"` after every line, so each Cmd has its exit status."""
+    if status:
+        commands = _with_status(commands)
+        if wait_for is not None and not isinstance(wait_for, str):
+            wait_for = [(rx, _with_status(text)) for rx, text in wait_for]
     args = [sys.executable, str(ROOT / "tools/runqemu.py"), "--mem", str(mem), "--timeout", str(timeout)]
     if disk:
         args += ["--disk", str(disk)]
@@ -146,7 +216,13 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
         p.stdin.close()                 # keep_input, or wait_for never matched
     except OSError:
         pass
-    return Run(out.decode("utf-8", "replace"), p.returncode, disk, log)
+    sent = "".join(text for _, text in ([(None, commands)] + (list(wait_for) if wait_for is not None
+                                                                 and not isinstance(wait_for, str) else [])))
+    return Run(out.decode("utf-8", "replace"), p.returncode, disk, log, sent.splitlines(), status)
+
+
+def _with_status(text):
+    return "".join(line + "\n" + STATUS + "\n" for line in text.splitlines())
 
 
 def vmstat_snapshots(out):

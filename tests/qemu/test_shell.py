@@ -54,3 +54,14 @@ def test_missing_file_errors(sh):
 def test_exit_builtin_powers_off(sh):
     r = sh("exit\necho not reached\n")
     assert "not reached" not in r.out, r
+
+
+def test_exit_status_of_each_command(sh):
+    r = sh("ls /\nls /no-such-file\nsh -c 'exit 3'\nsh -c 'exit 4'; echo \"was $?\" '$?'\n"
+           "nosuchprogram\nvmstat -w fs.cache.dirty 0 30\n", status=True)
+    assert [r.cmd(c).status for c in ("ls /", "ls /no-such-file", "sh -c 'exit 3'")] == [0, 1, 3], r.cmds
+    # $? expanded, but not inside '...'
+    assert r.printed("sh -c 'exit 4'; echo \"was $?\" '$?'") == "was 4 $?\n", r
+    assert r.cmd("nosuchprogram").status != 0, r.cmds
+    vm = r.cmd("vmstat -w fs.cache.dirty 0 30")
+    assert vm.status == 0 and vm.out.splitlines() == ["fs.cache.dirty 0"], r.cmds
