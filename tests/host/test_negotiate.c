@@ -1,0 +1,114 @@
+/* Host unit tests of the negotiation's decision (vm/negotiate_rule.c, compiled unchanged):
+ * who gives a frame for each pair of offers, with and without the penalty, in both modes. */
+#include <stdio.h>
+#include "vm/negotiate_rule.h"
+
+static int failures, checks;
+
+#define CHECK(c, ...) do { checks++; if (!(c)) { failures++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+  printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+static struct neg_offer at(uint32_t s) { struct neg_offer o = { false, s * 1000 }; return o; }
+static const struct neg_offer REFUSE = { true, 0 };
+static const char *name[] = { "own", "other", "none" };
+
+static void decides(enum neg_pool asker, struct neg_offer own, struct neg_offer other,
+                    uint32_t penalty_s, enum neg_verdict want, int line)
+{
+  enum neg_verdict got = neg_decide(asker, own, other, penalty_s * 1000);
+  checks++;
+  if (got != want) {
+    failures++;
+    printf("FAIL line %d: %s asks, own %s%u s, other %s%u s, penalty %u s: %s, want %s\n", line,
+           asker == NEG_FS ? "fs" : "vm", own.refuse ? "refuses " : "", own.lastref_ms / 1000,
+           other.refuse ? "refuses " : "", other.lastref_ms / 1000, penalty_s, name[got], name[want]);
+  }
+}
+#define DECIDES(...) decides(__VA_ARGS__, __LINE__)
+
+static void without_penalty(void)
+{
+  /* The older page goes, whoever asks. */
+  DECIDES(NEG_FS, at(100), at(50), 0, NEG_OTHER);     /* the VM's page is older: it gives */
+  DECIDES(NEG_FS, at(50), at(100), 0, NEG_OWN);       /* the cache's is: it recycles its own */
+  DECIDES(NEG_VM, at(100), at(50), 0, NEG_OTHER);
+  DECIDES(NEG_VM, at(50), at(100), 0, NEG_OWN);
+  /* A tie keeps pages where they are: the asker recycles its own. */
+  DECIDES(NEG_FS, at(70), at(70), 0, NEG_OWN);
+  DECIDES(NEG_VM, at(70), at(70), 0, NEG_OWN);
+  /* Time 0 (never referenced since boot) is the oldest there is. */
+  DECIDES(NEG_FS, at(1), at(0), 0, NEG_OTHER);
+}
+
+static void refusals(void)
+{
+  /* The other at its floor (or with nothing it may give): the asker recycles its own,
+   * however old the other's pages are. */
+  DECIDES(NEG_FS, at(100), REFUSE, 0, NEG_OWN);
+  DECIDES(NEG_VM, at(100), REFUSE, 0, NEG_OWN);
+  /* The asker with nothing of its own that can go takes the other's, however young. */
+  DECIDES(NEG_FS, REFUSE, at(1000), 1200, NEG_OTHER);
+  DECIDES(NEG_VM, REFUSE, at(1000), 1200, NEG_OTHER);
+  /* Neither: wait. */
+  DECIDES(NEG_FS, REFUSE, REFUSE, 0, NEG_NONE);
+  DECIDES(NEG_VM, REFUSE, REFUSE, 0, NEG_NONE);
+}
+
+static void with_penalty(void)
+{
+  /* 120 s: the cache takes a VM page only if it is idle 120 s longer than the cache's oldest. */
+  DECIDES(NEG_FS, at(200), at(81), 120, NEG_OWN);     /* 81 + 120 = 201 > 200: kept */
+  DECIDES(NEG_FS, at(200), at(79), 120, NEG_OTHER);   /* 79 + 120 = 199 < 200: taken */
+  DECIDES(NEG_FS, at(200), at(80), 120, NEG_OWN);     /* exactly the penalty: a tie, kept */
+  /* The VM asking: its own pages look younger too, so it takes cache blocks more readily. */
+  DECIDES(NEG_VM, at(150), at(200), 120, NEG_OTHER);  /* 150 + 120 = 270 > 200 */
+  DECIDES(NEG_VM, at(50), at(200), 120, NEG_OWN);     /* 50 + 120 = 170 < 200 */
+  /* Sprite's daily 20 minutes against an hour-old cache block. */
+  DECIDES(NEG_FS, at(3600), at(3600 - 1199), 1200, NEG_OWN);
+  DECIDES(NEG_FS, at(3600), at(3600 - 1201), 1200, NEG_OTHER);
+  /* A bias that would run past the clock saturates: the VM page is never taken. */
+  DECIDES(NEG_FS, at(4000000), at(4000000), 4000000, NEG_OWN);
+  struct neg_offer late = { false, UINT32_MAX - 5 }, early = { false, 10 };
+  CHECK(neg_decide(NEG_FS, late, early, UINT32_MAX) == NEG_OWN, "saturating bias wrapped");
+}
+
+static void penalty_modes(void)
+{
+  struct neg_penalty p = { 120, NEG_PENALTY_FIXED, 0, 1000 };
+  CHECK(neg_penalty_ms(&p) == 120000, "fixed: %u", neg_penalty_ms(&p));
+  p.cache_frames = 900;
+  CHECK(neg_penalty_ms(&p) == 120000, "fixed does not depend on the cache's size: %u", neg_penalty_ms(&p));
+  /* Stepped: one penalty per whole tenth of memory the cache holds. */
+  p.mode = NEG_PENALTY_STEPPED;
+  uint32_t want[][2] = { { 0, 0 }, { 99, 0 }, { 100, 120000 }, { 199, 120000 }, { 200, 240000 },
+                         { 550, 600000 }, { 1000, 1200000 } };
+  for (unsigned i = 0; i < sizeof want / sizeof want[0]; i++) {
+    p.cache_frames = want[i][0];
+    CHECK(neg_penalty_ms(&p) == want[i][1], "stepped, cache %u of 1000: %u, want %u",
+          want[i][0], neg_penalty_ms(&p), want[i][1]);
+  }
+  /* Fewer frames than groups: no group is whole, no penalty (and no division by zero). */
+  p.total_frames = 5;
+  p.cache_frames = 5;
+  CHECK(neg_penalty_ms(&p) == 0, "stepped on 5 frames: %u", neg_penalty_ms(&p));
+  /* Zero penalty in either mode is zero. */
+  struct neg_penalty z = { 0, NEG_PENALTY_STEPPED, 900, 1000 };
+  CHECK(neg_penalty_ms(&z) == 0, "zero stepped: %u", neg_penalty_ms(&z));
+  /* Large settings saturate. */
+  struct neg_penalty big = { 4000000, NEG_PENALTY_STEPPED, 1000, 1000 };
+  CHECK(neg_penalty_ms(&big) == UINT32_MAX, "saturated: %u", neg_penalty_ms(&big));
+}
+
+int main(void)
+{
+  without_penalty();
+  refusals();
+  with_penalty();
+  penalty_modes();
+  if (failures) {
+    printf("%d of %d checks failed\n", failures, checks);
+    return 1;
+  }
+  printf("negotiation: %d checks, all passed\n", checks);
+  return 0;
+}
