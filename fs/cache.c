@@ -106,6 +106,11 @@ static void hash_remove(struct cblock *b)
   b->hashed = false;
 }
 
+/* A block under disk I/O has its frame busy (vm/coremap.h: busy, wait for it); a valid one
+ * is being written, an invalid one read. */
+static bool busy(struct cblock *b) { return b->frame && frame_busy(b->frame); }
+static bool writing(struct cblock *b) { return busy(b) && (b->flags & CB_VALID); }
+
 /* Perfect LRU: every access moves the block to the tail and stamps it. */
 static void touch(struct cblock *b)
 {
@@ -269,7 +274,7 @@ static struct cblock *cache_alloc_block(void)
     }
   }
   for (struct cblock *b = lru.next; b != &lru; b = b->next) {
-    if (b->refcnt > 0 || (b->flags & CB_WRITING) || (b->frame->flags & FRAME_BUSY))
+    if (b->refcnt > 0 || busy(b))
       continue;
     if (!(b->flags & CB_DIRTY)) {
       hash_remove(b);
@@ -298,16 +303,24 @@ static void describe(struct cblock *b, char *out, int len)
     snprintf(out, len, "file %u, block %u", b->fileid, b->blockno);
 }
 
+/* A block locked by the caller goes to the disk: off its dirty list, its frame busy until the
+ * write completes (whoever holds the sleeplock is the only one who reads or writes it). */
+static void start_write(struct cblock *b)
+{
+  dirty_remove(b);
+  if (!frame_try_busy(b->frame))
+    panic("cache: block %u of file %u is under I/O twice", b->blockno, b->fileid);
+}
+
 /* Takes an unreferenced dirty block for writing (its sleeplock is free: see cache.h). */
 static void take_for_write(struct cblock *b)
 {
   b->refcnt++;
   acquiresleep(&b->lock);
-  dirty_remove(b);
-  b->flags |= CB_WRITING;
+  start_write(b);
 }
 
-/* Writes blocks taken by take_for_write (or locked by the caller and marked CB_WRITING),
+/* Writes blocks taken by take_for_write (or locked by the caller and started by start_write),
  * all requests in flight at once, and waits. A failed write leaves the block dirty, names
  * the file on the console and records the error for the file's owner. Returns 0 or -EIO.
  * With release, the blocks are released afterwards. */
@@ -345,7 +358,6 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
         copy[i] = 0;
       }
     }
-    frame_set_busy(b->frame);
     reqs[i].op = DISK_WRITE;
     reqs[i].sector = (uint64_t)b->diskaddr * FS_SECTORS_PER_BLOCK;
     reqs[i].buf = copy[i] ? copy[i] : b->data;
@@ -355,8 +367,6 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
   int ret = 0;
   for (int i = 0; i < n; i++) {
     int r = reqs[i].op == DISK_WRITE ? disk_wait(&reqs[i]) : reqs[i].status;
-    if (reqs[i].op == DISK_WRITE)
-      frame_clear_busy(v[i]->frame);
     if (r < 0) {
       reqs[i].status = r;
       ret = -EIO;
@@ -372,7 +382,7 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
       else
         st_writes_data++;
     }
-    b->flags &= ~CB_WRITING;
+    frame_unbusy(b->frame);
     if (copy[i])
       kfree_page(copy[i]);
     if (reqs[i].status == 0)
@@ -408,7 +418,6 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
       kprintf("fs: write-back of %s to disk block %u failed; kept in memory to retry\n", what,
               b->diskaddr);
     }
-    wakeup(b);
   }
   release(&cache_lock);
   if (release_them)
@@ -426,24 +435,24 @@ static int clean_file(struct cfile *cf, bool sync, uint32_t maxseq, int *written
   int ret = 0;
   for (;;) {
     int n = 0;
-    struct cblock *busy = 0;
+    struct cblock *held = 0;
     for (struct cblock *b = cf->dhead, *next; b && n < NBATCH; b = next) {
       next = b->dnext;
       if (sync ? (int32_t)(b->dirtyseq - maxseq) > 0 : !(b->flags & CB_SCHED))
         continue;
-      if (b->refcnt > 0 || (b->flags & CB_WRITING)) {
-        if (!busy)
-          busy = b;
+      if (b->refcnt > 0 || busy(b)) {
+        if (!held)
+          held = b;
         continue;
       }
       take_for_write(b);
       v[n++] = b;
     }
-    if (n == 0 && (!sync || !busy))
+    if (n == 0 && (!sync || !held))
       break;
     if (n == 0) {
       /* Held by someone: wait for it like any user, then write it if still dirty. */
-      struct cblock *b = busy;
+      struct cblock *b = held;
       b->refcnt++;
       release(&cache_lock);
       acquiresleep(&b->lock);
@@ -454,8 +463,7 @@ static int clean_file(struct cfile *cf, bool sync, uint32_t maxseq, int *written
         acquire(&cache_lock);
         continue;
       }
-      dirty_remove(b);
-      b->flags |= CB_WRITING;
+      start_write(b);
       v[n++] = b;
     }
     release(&cache_lock);
@@ -480,8 +488,7 @@ static int write_locked(struct cblock *b, enum wbclass cls)
     release(&cache_lock);
     return 0;                 /* dropped (its file was deleted): nothing to keep */
   }
-  dirty_remove(b);
-  b->flags |= CB_WRITING;
+  start_write(b);
   release(&cache_lock);
   return write_batch(&b, 1, cls, false);
 }
@@ -518,7 +525,7 @@ static int set_limit(const char *v)
   uint32_t excess = nframes_held > n ? nframes_held - n : 0;
   for (struct cblock *b = lru.next, *next; b != &lru && excess > 0; b = next) {
     next = b->next;
-    if (b->refcnt > 0 || (b->flags & CB_WRITING))
+    if (b->refcnt > 0 || busy(b))
       continue;
     if (b->flags & CB_DIRTY) {
       b->flags |= CB_RECYCLE;
@@ -607,7 +614,7 @@ struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
        * data it names is written and flushed (fs/ordering.c). */
       struct cblock *v = 0, *ptrs = 0;
       for (struct cblock *c = lru.next; c != &lru && !v; c = c->next)
-        if (c->refcnt == 0 && (c->flags & CB_DIRTY) && !(c->flags & CB_WRITING)) {
+        if (c->refcnt == 0 && (c->flags & CB_DIRTY) && !busy(c)) {
           if (c->fileid != CACHE_DEV || !order_holds_pointers(c->blockno))
             v = c;
           else if (!ptrs)
@@ -658,15 +665,21 @@ int cache_fill(struct cblock *b, uint32_t diskaddr)
     return -EIO;
   }
   b->diskaddr = diskaddr;
-  frame_set_busy(b->frame);
+  acquire(&cache_lock);
+  if (!frame_try_busy(b->frame))
+    panic("cache: block %u of file %u is under I/O twice", b->blockno, b->fileid);
+  release(&cache_lock);
   int r = disk_rw(DISK_READ, (uint64_t)diskaddr * FS_SECTORS_PER_BLOCK, b->data, FS_BSIZE);
-  frame_clear_busy(b->frame);
+  acquire(&cache_lock);
+  frame_unbusy(b->frame);
   st_reads++;
+  if (r == 0)
+    b->flags |= CB_VALID;
+  release(&cache_lock);
   if (r < 0) {
     kprintf("fs: disk read error at block %u\n", diskaddr);
     return -EIO;
   }
-  b->flags |= CB_VALID;
   return 0;
 }
 
@@ -761,8 +774,8 @@ void cache_invalidate(uint32_t fileid, uint32_t blockno)
   acquire(&cache_lock);
   for (;;) {
     struct cblock *b = lookup(fileid, blockno);
-    if (b && (b->flags & CB_WRITING)) {
-      sleep(b, &cache_lock);
+    if (b && busy(b)) {
+      frame_wait(b->frame, &cache_lock);
       continue;
     }
     if (b)
@@ -784,8 +797,8 @@ static void wait_writes(uint32_t fileid)
 {
   for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++) {
     struct cblock *b = &blocks[i];
-    while ((b->flags & CB_WRITING) && of_file(b, fileid))
-      sleep(b, &cache_lock);
+    while (busy(b) && of_file(b, fileid))
+      frame_wait(b->frame, &cache_lock);
   }
 }
 
@@ -880,7 +893,7 @@ static uint32_t oldest_unwritten(void)
     if (cfiles[i].used && cfiles[i].dhead && (int32_t)(cfiles[i].dhead->dirtyseq - oldest) < 0)
       oldest = cfiles[i].dhead->dirtyseq;
   for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++)
-    if ((blocks[i].flags & CB_WRITING) && (int32_t)(blocks[i].dirtyseq - oldest) < 0)
+    if (writing(&blocks[i]) && (int32_t)(blocks[i].dirtyseq - oldest) < 0)
       oldest = blocks[i].dirtyseq;
   return oldest;
 }

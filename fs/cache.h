@@ -30,8 +30,9 @@
  * flags; each block has a sleeplock held by whoever reads or changes its contents, and by
  * the writer of a write-back for the whole I/O (so a block changed meanwhile waits, then
  * is dirty again). A block nobody references has a free sleeplock, so a cleaner may take
- * it while holding cache_lock. While a block is under disk I/O its frame is FRAME_BUSY
- * (the core map's "busy, wait for it").
+ * it while holding cache_lock. While a block is under disk I/O (read, or written back) its
+ * frame is busy, the core map's one "busy, wait for it" (vm/coremap.h): nobody takes the
+ * block, and whoever must wait for the I/O to end waits on the frame (frame_wait).
  */
 #ifndef FS_CACHE_H
 #define FS_CACHE_H
@@ -47,7 +48,6 @@
 #define CB_DIRTY   0x02     /* data differs from the disk */
 #define CB_SCHED   0x04     /* scheduled for write-back */
 #define CB_RECYCLE 0x08     /* to the free list once clean (it reached the LRU head) */
-#define CB_WRITING 0x10     /* a write-back holds it */
 
 enum write_policy { WP_DELAY, WP_THROUGH, WP_ASAP };
 

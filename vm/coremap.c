@@ -1,4 +1,5 @@
-/* The core map: one struct frame per physical page. See coremap.h for the locking rule. */
+/* The core map: one struct frame per physical page. See coremap.h for the lock order and the
+ * "busy, wait for it" convention. */
 #include "kernel/klib.h"
 #include "kernel/memlayout.h"
 #include "kernel/spinlock.h"
@@ -70,7 +71,8 @@ struct frame *frame_alloc(enum frame_pool pool, bool zero)
     pool_count[POOL_FREE]--;
     pool_count[pool]++;
     f->pool = pool;
-    f->flags &= FRAME_WANTED;   /* only frame_wakeup may drop a sleeper's mark */
+    f->flags &= FRAME_WANTED;   /* only frame_unbusy may drop a sleeper's mark */
+    f->pflags = 0;
     f->owner = 0;
     f->index = 0;
     f->next = f->prev = 0;
@@ -93,9 +95,28 @@ void frame_free(struct frame *f)
   pool_count[POOL_FREE]++;
   f->pool = POOL_FREE;
   f->owner = 0;
+  f->pflags = 0;
   f->flags &= FRAME_WANTED;
   f->next = freelist;
   freelist = f;
+  release(&coremap_lock);
+}
+
+void frame_move(struct frame *f, enum frame_pool to)
+{
+  acquire(&coremap_lock);
+  if (f->pool == POOL_FREE || f->pool == POOL_NONE || to == POOL_FREE || to == POOL_NONE)
+    panic("frame_move: frame 0x%x from pool %d to %d", frame_pa(f), f->pool, to);
+  if (f->flags & FRAME_BUSY)
+    panic("frame_move: frame 0x%x is busy", frame_pa(f));
+  pool_count[f->pool]--;
+  pool_count[to]++;
+  f->pool = to;
+  f->owner = 0;
+  f->index = 0;
+  f->pflags = 0;
+  f->pword = 0;
+  f->next = f->prev = 0;
   release(&coremap_lock);
 }
 
@@ -142,43 +163,44 @@ uint32_t frame_count(enum frame_pool pool)
   return pool_count[pool];
 }
 
-void frame_sleep(struct frame *f, struct spinlock *lk)
+uint32_t frame_total(void)
 {
-  f->flags |= FRAME_WANTED;
-  sleep(f, lk);
+  return frames_total();
 }
 
-void frame_wakeup(struct frame *f)
+bool frame_try_busy(struct frame *f)
 {
+  acquire(&coremap_lock);
+  bool was = f->flags & FRAME_BUSY;
+  f->flags |= FRAME_BUSY;
+  release(&coremap_lock);
+  return !was;
+}
+
+void frame_unbusy(struct frame *f)
+{
+  acquire(&coremap_lock);
+  if (!(f->flags & FRAME_BUSY))
+    panic("frame_unbusy: frame 0x%x is not busy", frame_pa(f));
+  f->flags &= ~FRAME_BUSY;
   if (f->flags & FRAME_WANTED) {
     f->flags &= ~FRAME_WANTED;
     wakeup(f);
   }
-}
-
-void frame_set_busy(struct frame *f)
-{
-  acquire(&coremap_lock);
-  while (f->flags & FRAME_BUSY)
-    frame_sleep(f, &coremap_lock);
-  f->flags |= FRAME_BUSY;
   release(&coremap_lock);
 }
 
-void frame_clear_busy(struct frame *f)
+/* The caller holds pool_lock, without which nobody may unbusy f, and sleep() lets go of it
+ * only once this process is asleep: no wakeup can fall between the look and the sleep. */
+void frame_wait(struct frame *f, struct spinlock *pool_lock)
 {
   acquire(&coremap_lock);
-  f->flags &= ~FRAME_BUSY;
-  frame_wakeup(f);
+  bool busy = f->flags & FRAME_BUSY;
+  if (busy)
+    f->flags |= FRAME_WANTED;
   release(&coremap_lock);
-}
-
-void frame_wait_unbusy(struct frame *f)
-{
-  acquire(&coremap_lock);
-  while (f->flags & FRAME_BUSY)
-    frame_sleep(f, &coremap_lock);
-  release(&coremap_lock);
+  if (busy)
+    sleep(f, pool_lock);
 }
 
 void *kalloc_page(void)

@@ -163,7 +163,7 @@ int cowcor_fork(struct segment *ps, struct segment *s)
     }
     pte_t *pp = &ps->pts[i][PTX(va)];
     while (*pp & PTE_INTRANS)
-      frame_sleep(pa_to_frame(PTE_ADDR(*pp)), &vm_lock);   /* let the page settle in or out */
+      frame_wait(pa_to_frame(PTE_ADDR(*pp)), &vm_lock);   /* let the page settle in or out */
     pte_t e = *pp;
     if (e == 0)
       continue;               /* untouched: the child's is untouched too */
@@ -201,13 +201,6 @@ int cowcor_fork(struct segment *ps, struct segment *s)
 
 /* --- faults --------------------------------------------------------------------------------- */
 
-static void give_back(struct frame *f)
-{
-  f->flags &= ~FRAME_BUSY;
-  frame_wakeup(f);
-  frame_free(f);
-}
-
 int cor_fault(struct segment *s, uint32_t va)
 {
   struct frame *f = 0;
@@ -222,7 +215,7 @@ int cor_fault(struct segment *s, uint32_t va)
     pte_t *mp = pte_of(m, va);
     pte_t me = mp ? *mp : 0;
     if (me & PTE_INTRANS) {
-      frame_sleep(pa_to_frame(PTE_ADDR(me)), &vm_lock);
+      frame_wait(pa_to_frame(PTE_ADDR(me)), &vm_lock);
       continue;
     }
     if (!(me & PTE_COW) || !(me & (PTE_P | PTE_ONDISK)))
@@ -248,8 +241,8 @@ int cor_fault(struct segment *s, uint32_t va)
       int err = bypass_rw(m->swap, seg_block(m, va), frame_va(f), false);
       acquire(&vm_lock);
       if (err < 0) {
+        vm_putframe_locked(f);
         release(&vm_lock);
-        give_back(f);
         releasesleep(&cow_lock);
         vm_fault_reason = "I/O error reading the master's backing store";
         return -1;
@@ -257,7 +250,7 @@ int cor_fault(struct segment *s, uint32_t va)
       st_vm_pageins++;
       st_cor_backing++;
     }
-    f->flags |= FRAME_DIRTY;  /* exists in no backing file of s */
+    f->pflags |= VMF_DIRTY;   /* exists in no backing file of s */
     vm_map_frame(s, va, f, PTE_U | PTE_W);
     f = 0;
     m->cor_refs--;
@@ -270,9 +263,9 @@ int cor_fault(struct segment *s, uint32_t va)
     check_master(m);
     break;
   }
-  release(&vm_lock);
   if (f)
-    give_back(f);
+    vm_putframe_locked(f);
+  release(&vm_lock);
   releasesleep(&cow_lock);
   return ret;
 }
@@ -309,7 +302,7 @@ int cow_fault(struct segment *s, uint32_t va)
     }
     f->owner = t;             /* the slave found now (same index: same slot) */
     memmove(frame_va(f), frame_va(pa_to_frame(PTE_ADDR(*p))), PGSIZE);
-    f->flags |= FRAME_DIRTY;
+    f->pflags |= VMF_DIRTY;
     uint32_t n = repoint(s, va, t, t);
     s->cor_refs -= n + 1;
     t->cor_refs += n;
@@ -326,9 +319,9 @@ int cow_fault(struct segment *s, uint32_t va)
     check_master(s);
     break;
   }
-  release(&vm_lock);
   if (f)
-    give_back(f);
+    vm_putframe_locked(f);
+  release(&vm_lock);
   releasesleep(&cow_lock);
   return ret;
 }
@@ -361,7 +354,7 @@ static void release_page(struct segment *s, uint32_t va)
       return;
     pte_t e = *p;
     if (e & PTE_INTRANS) {
-      frame_sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
+      frame_wait(pa_to_frame(PTE_ADDR(e)), &vm_lock);
       continue;
     }
     if (pte_is_cor(e)) {
@@ -384,7 +377,7 @@ static void release_page(struct segment *s, uint32_t va)
       struct frame *f = pa_to_frame(PTE_ADDR(e));
       uint32_t n = repoint(s, va, t, t);
       f->owner = t;
-      f->flags = (f->flags & ~FRAME_BACKED) | FRAME_DIRTY;   /* not in t's backing file */
+      f->pflags = (f->pflags & ~VMF_BACKED) | VMF_DIRTY;   /* not in t's backing file */
       *tp = PTE_ADDR(e) | PTE_P | PTE_U | (e & PTE_A) | (n ? PTE_COW : PTE_W);
       t->resident++;
       *p = 0;
@@ -416,7 +409,7 @@ static void release_page(struct segment *s, uint32_t va)
       kfree_page(buf);
     if (err < 0) {
       if (f)
-        give_back(f);
+        vm_putframe_locked(f);
       orphan_page(s, va);
       *p &= ~PTE_COW;
       check_master(s);
@@ -427,7 +420,7 @@ static void release_page(struct segment *s, uint32_t va)
     s->cor_refs -= n + 1;
     t->cor_refs += n;
     if (f) {
-      f->flags |= FRAME_DIRTY;
+      f->pflags |= VMF_DIRTY;
       vm_map_frame(t, va, f, PTE_U | (n ? PTE_COW : PTE_W));
     } else {
       *tp = PTE_ONDISK | (n ? PTE_COW : 0);

@@ -34,7 +34,7 @@ static int as_copyout(struct addrspace *as, uint32_t va, const void *src, uint32
     uint32_t off = va & (PGSIZE - 1);
     uint32_t m = MIN(n, PGSIZE - off);
     /* Written through the kernel's mapping, which sets no dirty bit in the user's entry. */
-    pa_to_frame(PTE_ADDR(*pte))->flags |= FRAME_DIRTY;
+    pa_to_frame(PTE_ADDR(*pte))->pflags |= VMF_DIRTY;
     memmove((char *)P2V(PTE_ADDR(*pte)) + off, s, m);
     release(&vm_lock);
     va += m, s += m, n -= m;

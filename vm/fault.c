@@ -68,22 +68,18 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
     acquire(&vm_lock);
     pte = seg_walk(s, va, true);
     if (!pte) {
+      if (f)
+        vm_putframe_locked(f);
       release(&vm_lock);
-      if (f) {
-        f->flags &= ~FRAME_BUSY;
-        frame_free(f);
-      }
       vm_fault_reason = "out of memory for page tables";
       return -1;
     }
     as_link_pt(as, s, va);     /* a shared code segment's table made by another process */
     e = *pte;
     if (e & PTE_P) {
+      if (f)
+        vm_putframe_locked(f);
       release(&vm_lock);
-      if (f) {
-        f->flags &= ~FRAME_BUSY;
-        frame_free(f);
-      }
       if (write && !(e & PTE_W)) {
         if (e & PTE_COW)
           return NEED_COW;
@@ -93,15 +89,13 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
       return 0;             /* there already (someone else brought it in) */
     }
     if (pte_is_cor(e)) {
+      if (f)
+        vm_putframe_locked(f);
       release(&vm_lock);
-      if (f) {
-        f->flags &= ~FRAME_BUSY;
-        frame_free(f);
-      }
       return NEED_COR;
     }
     if (e & PTE_INTRANS) {
-      frame_sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
+      frame_wait(pa_to_frame(PTE_ADDR(e)), &vm_lock);
       release(&vm_lock);
       continue;
     }
@@ -120,10 +114,10 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
 
   st_vm_faults++;
   void *page = frame_va(f);
-  bool ok = true;
+  bool ok = true, backed = false;
   if (e & PTE_ONDISK) {
     ok = bypass_rw(s->swap, seg_block(s, va), page, false) == 0;
-    f->flags |= FRAME_BACKED;
+    backed = true;
     st_vm_pageins++;
   } else {
     bool loaded = false;
@@ -143,13 +137,13 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
   s->resident--;            /* vm_map_frame counts it again */
   if (!ok) {
     *pte = (e & ~PTE_COW) | (*pte & PTE_COW);
-    f->flags &= ~FRAME_BUSY;
-    frame_wakeup(f);
+    vm_putframe_locked(f);
     release(&vm_lock);
-    frame_free(f);
     vm_fault_reason = "I/O error paging in";
     return -1;
   }
+  if (backed)
+    f->pflags |= VMF_BACKED;
   /* A COW page stays read-only; COW-COR may have made it writable while we read it. */
   pte_t perm = s->type == SEG_CODE ? 0 : (*pte & PTE_COW) ? PTE_COW : PTE_W;
   vm_map_frame(s, va, f, PTE_U | perm);

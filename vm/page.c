@@ -68,7 +68,7 @@ static bool frame_unbacked(struct frame *f)
 bool pol_candidate(uint32_t i)
 {
   struct frame *f = &coremap[i];
-  if (f->pool != POOL_VM || (f->flags & (FRAME_BUSY | FRAME_WIRED)) || !f->owner)
+  if (f->pool != POOL_VM || frame_busy(f) || !f->owner)
     return false;
   struct segment *s = f->owner;
   if (s->refs <= 0 || frame_unbacked(f))
@@ -93,7 +93,7 @@ bool pol_referenced(uint32_t i)
   /* Fold the dirty bit in before clearing it, then drop the stale TLB entry: otherwise the
    * CPU would neither set the bits again nor tell us about the next write. */
   if (*pte & PTE_D)
-    f->flags |= FRAME_DIRTY;
+    f->pflags |= VMF_DIRTY;
   *pte &= ~(PTE_A | PTE_D);
   invlpg(frame_vaddr(f));
   if (ref)
@@ -111,6 +111,20 @@ void vm_drop_frame(struct frame *f)
   frame_free(f);
 }
 
+void vm_putframe_locked(struct frame *f)
+{
+  f->owner = 0;             /* first: a candidate no more, whatever its entry says */
+  frame_unbusy(f);
+  frame_free(f);
+}
+
+void vm_putframe(struct frame *f)
+{
+  acquire(&vm_lock);
+  vm_putframe_locked(f);
+  release(&vm_lock);
+}
+
 void vm_map_frame(struct segment *s, uint32_t va, struct frame *f, pte_t perm)
 {
   pte_t *pte = seg_walk(s, va, false);
@@ -119,10 +133,9 @@ void vm_map_frame(struct segment *s, uint32_t va, struct frame *f, pte_t perm)
   *pte = frame_pa(f) | PTE_P | PTE_A | perm;
   s->resident++;
   f->lastref = uptime_ms();
-  f->flags &= ~FRAME_BUSY;
   if (policy->page_in)
     policy->page_in(f - coremap);
-  frame_wakeup(f);
+  frame_unbusy(f);
 }
 
 /* Whether paging out the page in f (entry old) must write it: dirty, or a COW page whose
@@ -131,7 +144,7 @@ static bool must_write(struct segment *s, struct frame *f, pte_t old)
 {
   if (s->type == SEG_CODE)
     return false;
-  return (f->flags & FRAME_DIRTY) || ((old & PTE_COW) && !(f->flags & FRAME_BACKED));
+  return (f->pflags & VMF_DIRTY) || ((old & PTE_COW) && !(f->pflags & VMF_BACKED));
 }
 
 /* The entry of a page whose page-out failed: present again, COW if it still is (COW-COR may
@@ -155,7 +168,7 @@ static int evict(void)
       struct frame *f = &coremap[i];
       if (f->pool != POOL_VM || !f->owner)
         continue;
-      busy = f->flags & FRAME_BUSY;
+      busy = frame_busy(f);
       if (!busy && frame_unbacked(f) && !((struct segment *)f->owner)->noswap)
         unbacked = vm_reserve_wanted = true;    /* the daemon reserves it; wait for that */
     }
@@ -167,12 +180,12 @@ static int evict(void)
   uint32_t va = frame_vaddr(f);
   pte_t *pte = frame_pte(f);
   pte_t old = *pte;
-  f->flags |= FRAME_BUSY;
+  frame_try_busy(f);                        /* a candidate: not busy */
   s->refs++;                                /* the segment outlives our write */
   *pte = PTE_ADDR(old) | PTE_INTRANS | (old & PTE_COW);
   invlpg(va);
   if (old & PTE_D)
-    f->flags |= FRAME_DIRTY;
+    f->pflags |= VMF_DIRTY;
   bool write = must_write(s, f, old);
   release(&vm_lock);
 
@@ -184,19 +197,17 @@ static int evict(void)
     /* Not written: the page stays. */
     kprintf("vm: cannot write a page of segment %u to backing store\n", (uint32_t)(s - segtab));
     *pte = restored(old, *pte);
-    f->flags &= ~FRAME_BUSY;
-    frame_wakeup(f);
+    frame_unbusy(f);
     release(&vm_lock);
     seg_put(s);
     return 0;
   }
   if (write)
     st_vm_pageouts++;
-  bool ondisk = s->type != SEG_CODE && (write || (f->flags & FRAME_BACKED));
+  bool ondisk = s->type != SEG_CODE && (write || (f->pflags & VMF_BACKED));
   *pte = (ondisk ? PTE_ONDISK : 0) | (*pte & PTE_COW);
   s->resident--;
-  f->flags &= ~FRAME_BUSY;
-  frame_wakeup(f);
+  frame_unbusy(f);
   vm_drop_frame(f);
   release(&vm_lock);
   seg_put(s);
@@ -213,8 +224,9 @@ struct frame *vm_getframe(struct segment *s, uint32_t va)
         acquire(&vm_lock);
         f->owner = s;
         f->index = (va - s->lo) >> PGSHIFT;
-        f->flags = (f->flags & FRAME_WANTED) | FRAME_BUSY;
+        f->pflags = 0;
         f->pword = 0;
+        frame_try_busy(f);  /* just allocated: nobody else knows it */
         release(&vm_lock);
         return f;
       }
@@ -243,30 +255,28 @@ static int pageout_page(struct segment *s, uint32_t va)
   if (!pte || !(*pte & PTE_P))
     return 0;
   struct frame *f = pa_to_frame(PTE_ADDR(*pte));
-  if (f->flags & (FRAME_BUSY | FRAME_WIRED) || frame_unbacked(f))
+  if (frame_busy(f) || frame_unbacked(f))
     return 0;
   pte_t old = *pte;
-  f->flags |= FRAME_BUSY;
+  frame_try_busy(f);
   *pte = PTE_ADDR(old) | PTE_INTRANS | (old & PTE_COW);
   invlpg(va);
   if (old & PTE_D)
-    f->flags |= FRAME_DIRTY;
+    f->pflags |= VMF_DIRTY;
   bool write = must_write(s, f, old);
   release(&vm_lock);
   int err = write ? bypass_rw(s->swap, seg_block(s, va), frame_va(f), true) : 0;
   acquire(&vm_lock);
   if (err < 0) {
     *pte = restored(old, *pte);
-    f->flags &= ~FRAME_BUSY;
-    frame_wakeup(f);
+    frame_unbusy(f);
     return 0;
   }
   if (write)
     st_vm_pageouts++;
-  *pte = ((write || (f->flags & FRAME_BACKED)) ? PTE_ONDISK : 0) | (*pte & PTE_COW);
+  *pte = ((write || (f->pflags & VMF_BACKED)) ? PTE_ONDISK : 0) | (*pte & PTE_COW);
   s->resident--;
-  f->flags &= ~FRAME_BUSY;
-  frame_wakeup(f);
+  frame_unbusy(f);
   vm_drop_frame(f);
   return write;
 }
@@ -433,7 +443,7 @@ int vm_audit(bool quiet)
       continue;
     vmframes++;
     struct segment *s = f->owner;
-    if (f->flags & FRAME_BUSY)
+    if (frame_busy(f))
       continue;               /* being filled or written: its entry is in transit */
     if (!s || s < segtab || s >= segtab + nsegtab || !s->used) {
       BAD("VM frame %u has no live segment\n", i);
@@ -463,7 +473,7 @@ int vm_audit(bool quiet)
           if (PTE_ADDR(e) >> PGSHIFT >= nframes || f->pool != POOL_VM || f->owner != s ||
               f->index != (va - s->lo) >> PGSHIFT)
             BAD("segment %u va 0x%x maps frame 0x%x it does not own\n", k, va, PTE_ADDR(e));
-          if ((e & PTE_INTRANS) && !(f->flags & FRAME_BUSY))
+          if ((e & PTE_INTRANS) && !frame_busy(f))
             BAD("segment %u va 0x%x in transit but its frame is not busy\n", k, va);
         } else if (pte_is_cor(e)) {
           /* checked by cowcor_audit */

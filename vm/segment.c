@@ -287,8 +287,8 @@ int seg_alloc_range(struct segment *s, uint32_t va, uint32_t len, uint32_t perm)
     if (!f)
       return -ENOMEM;
     memset(frame_va(f), 0, PGSIZE);
-    f->flags |= FRAME_DIRTY;
     acquire(&vm_lock);
+    f->pflags |= VMF_DIRTY;
     vm_map_frame(s, a, f, PTE_U | perm);
     release(&vm_lock);
   }
@@ -305,7 +305,7 @@ static void seg_free_range(struct segment *s, uint32_t lo, uint32_t hi)
     if (!pte)
       continue;
     while (*pte & PTE_INTRANS)
-      frame_sleep(pa_to_frame(PTE_ADDR(*pte)), &vm_lock);
+      frame_wait(pa_to_frame(PTE_ADDR(*pte)), &vm_lock);
     if (*pte & PTE_P) {
       vm_drop_frame(pa_to_frame(PTE_ADDR(*pte)));
       s->resident--;
@@ -378,7 +378,7 @@ static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
       e = ppte ? *ppte : 0;
     }
     if (e & PTE_INTRANS) {
-      frame_sleep(pa_to_frame(PTE_ADDR(e)), &vm_lock);
+      frame_wait(pa_to_frame(PTE_ADDR(e)), &vm_lock);
       release(&vm_lock);
       continue;
     }
@@ -389,7 +389,7 @@ static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
     struct frame *pf = 0;
     if (e & PTE_P) {
       pf = pa_to_frame(PTE_ADDR(e));
-      pf->flags |= FRAME_BUSY;
+      frame_try_busy(pf);   /* pinned while copied; a present page is not under I/O */
     }
     release(&vm_lock);
     struct frame *f = vm_getframe(s, va);
@@ -399,22 +399,17 @@ static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
     else if (f)
       err = bypass_rw(src->swap, seg_block(src, va), frame_va(f), false);
     acquire(&vm_lock);
-    if (pf) {
-      pf->flags &= ~FRAME_BUSY;
-      frame_wakeup(pf);
-    }
+    if (pf)
+      frame_unbusy(pf);
     if (f && err == 0) {
       st_fork_copies++;
-      f->flags |= FRAME_DIRTY;
+      f->pflags |= VMF_DIRTY;
       seg_walk(s, va, true);
       vm_map_frame(s, va, f, PTE_U | PTE_W);
     } else if (f) {
-      f->flags &= ~FRAME_BUSY;
-      frame_wakeup(f);
+      vm_putframe_locked(f);
     }
     release(&vm_lock);
-    if (f && err < 0)
-      frame_free(f);
     return err;
   }
 }

@@ -14,8 +14,8 @@
  *   0                       never touched, or dropped clean: zero-filled, or loaded from the
  *                           executable (code, initialised data)
  *   PTE_ONDISK              on the segment's backing file, at block seg_block(s, va)
- *   frame | PTE_INTRANS     its frame is busy under I/O (being paged in or out): sleep on
- *                           the frame and look again
+ *   frame | PTE_INTRANS     its frame is busy under I/O (being paged in or out): wait for
+ *                           the frame (frame_wait, vm/coremap.h) and look again
  *   master << 12 | PTE_COR  copy-on-reference (vm/cowcor.c): the page is the one the master
  *                           segment (index in segtab) holds copy-on-write at the same address
  * PTE_COW marks a master's copy-on-write page, in a present entry (then read-only) and in an
@@ -35,6 +35,10 @@ struct frame;
 #define PTE_COW     0x800     /* any state: a COW master's page (present: read-only) */
 #define PTE_COR     0x100     /* non-present: copy-on-reference, master index in bits 12..31 */
 static inline bool pte_is_cor(pte_t e) { return !(e & PTE_P) && (e & PTE_COR); }
+
+/* A VM frame's own flags (frame->pflags, under vm_lock). */
+#define VMF_DIRTY   0x1     /* the page differs from its backing copy (dirty bits folded in) */
+#define VMF_BACKED  0x2     /* the backing file holds this page (valid unless dirty) */
 
 enum seg_type { SEG_CODE, SEG_HEAP, SEG_STACK };
 
@@ -73,9 +77,10 @@ struct addrspace {
   int pid;                  /* the process it belongs to (for vm.pageout) */
 };
 
-/* The VM lock: segment and address-space tables, page-table entries, and the state of VM
- * frames (busy, dirty, owner). A spinlock held briefly, never across I/O: I/O is done with
- * the frame busy and its page-table entry PTE_INTRANS, so others wait on the frame. */
+/* The VM lock: segment and address-space tables, page-table entries, and the pool-private
+ * fields of VM frames (owner, index, pflags, lastref; busy together with coremap_lock). A
+ * spinlock held briefly, never across I/O: I/O is done with the frame busy and its
+ * page-table entry PTE_INTRANS, so others wait on the frame (vm/coremap.h). */
 extern struct spinlock vm_lock;
 extern struct segment segtab[];
 extern uint32_t nsegtab;
@@ -124,6 +129,10 @@ struct frame *vm_getframe(struct segment *s, uint32_t va);
 void vm_map_frame(struct segment *s, uint32_t va, struct frame *f, pte_t pte);
 /* Frees a resident page's frame (vm_lock held; the page's entry is the caller's to set). */
 void vm_drop_frame(struct frame *f);
+/* Gives back, unused, a frame vm_getframe returned (busy, mapped nowhere): without vm_lock,
+ * or with it (_locked). */
+void vm_putframe(struct frame *f);
+void vm_putframe_locked(struct frame *f);
 /* Pushes every resident page of process pid to backing store; pages written, or -errno. */
 int vm_pageout_pid(int pid);
 /* Checks the accounting; prints each problem; returns how many. */

@@ -230,17 +230,23 @@ void frame_free(struct frame *f)
   kfs_frames_used--;
 }
 
-void frame_set_busy(struct frame *f)
+bool frame_try_busy(struct frame *f)
 {
-  if (f->flags & FRAME_BUSY)
-    panic("frame_set_busy: already busy (would wait forever)");
+  bool was = f->flags & FRAME_BUSY;
   f->flags |= FRAME_BUSY;
+  return !was;
 }
-void frame_clear_busy(struct frame *f) { f->flags &= ~FRAME_BUSY; }
-void frame_wait_unbusy(struct frame *f)
+void frame_unbusy(struct frame *f)
 {
+  if (!(f->flags & FRAME_BUSY))
+    panic("frame_unbusy: not busy");
+  f->flags &= ~FRAME_BUSY;
+}
+void frame_wait(struct frame *f, struct spinlock *lk)
+{
+  (void)lk;
   if (f->flags & FRAME_BUSY)
-    panic("frame_wait_unbusy: busy (would wait forever)");
+    panic("frame_wait: busy (would wait forever)");
 }
 
 void *kalloc_page(void)
