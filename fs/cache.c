@@ -11,8 +11,9 @@
 #include "vm/coremap.h"
 #include "drivers/disk.h"
 #include "fs/ordering.h"
+#include "vm/negotiate.h"
 
-#define NHASH   4096u               /* a power of two, as many chains as the most blocks */
+#define NHASH   8192u               /* a power of two: chains of a few blocks in 64 MB */
 #define NCFILE  256                 /* files with dirty blocks (or a name or error) at once */
 #define NBATCH  16                  /* write-backs a cleaner keeps in flight */
 #define ALL_FILES 0xFFFFFFFFu
@@ -32,7 +33,6 @@ struct cfile {
 };
 
 static struct spinlock cache_lock;
-static struct cblock blocks[CACHE_MAX_BLOCKS];
 static struct cblock *hashtab[NHASH];
 static struct cblock lru;           /* sentinel: lru.next is the oldest, lru.prev the newest */
 static struct cblock freelist;      /* sentinel: blocks with a frame but no identity */
@@ -40,7 +40,7 @@ static struct cblock spare;         /* sentinel: headers without a frame */
 static struct cfile cfiles[NCFILE];
 static struct cfile *qhead, *qtail; /* files with scheduled blocks */
 static uint32_t nframes_held;       /* frames the cache holds */
-static uint32_t cache_limit;        /* most frames the cache may hold (fs.cache_blocks) */
+static uint32_t min_kb = CACHE_MIN_KB, max_kb = 1024, fixed_kb = 0;   /* the size settings */
 static uint32_t disk_nblocks;       /* the disk's size, for a last range check */
 static uint32_t desc_lo, desc_hi;   /* descriptor blocks */
 static uint32_t dirtyseq;
@@ -53,6 +53,7 @@ uint32_t cache_policy = WP_DELAY;
 
 static uint32_t st_hits, st_misses, st_reads, st_writes, st_writes_data, st_writes_meta;
 static uint32_t st_flushes, st_dirty, st_wb_delayed, st_wb_recycled, st_wb_fsync, st_wb_errors;
+static uint32_t st_min_held, st_max_held, st_hpages;
 
 enum wbclass { WB_DELAYED, WB_FSYNC, WB_RECYCLED };
 
@@ -219,19 +220,82 @@ static void schedule(struct cblock *b)
   enqueue(b->cf);
 }
 
-/* --- frames ------------------------------------------------------------------------------- */
+/* --- the cache's size and its frames ------------------------------------------------------- */
 
-/* Frames beyond the limit go back to the frame allocator, from the free list. */
+/* Block headers live in pages of the kernel pool, made at boot, one header for every frame
+ * of memory: no table caps the cache (they cost 2 % of memory), and the kernel pool does not
+ * change size as the cache does. */
+struct hpage {
+  struct hpage *next;
+  uint32_t n;
+  struct cblock b[];
+};
+#define HPAGE_BLOCKS ((FS_BSIZE - sizeof(struct hpage)) / sizeof(struct cblock))
+static struct hpage *hpages;
+
+#define FOR_EACH_HEADER(hp, b) \
+  for (struct hpage *hp = hpages; hp; hp = hp->next) \
+    for (struct cblock *b = hp->b; b < hp->b + hp->n; b++)
+
+static bool more_headers(void)
+{
+  struct hpage *hp = kalloc_page();
+  if (!hp)
+    return false;
+  hp->n = HPAGE_BLOCKS;
+  hp->next = hpages;
+  hpages = hp;
+  for (uint32_t i = 0; i < hp->n; i++) {
+    initsleeplock(&hp->b[i].lock, "cblock");
+    list_append(&spare, &hp->b[i]);
+  }
+  st_hpages++;
+  return true;
+}
+
+/* The size: never below fs.cache_min_kb when asked to give frames away; exactly
+ * fs.cache_fixed_kb once grown to it, when that is set; else up to fs.cache_max_kb, if set.
+ * In blocks; cap 0 means no cap. A cap is never below the floor: fewer than 16 blocks (the
+ * most the file system holds at once, with room to spare) would starve it. */
+static uint32_t min_blocks(void) { return min_kb / (FS_BSIZE / 1024); }
+static uint32_t cap(void)
+{
+  uint32_t kb = fixed_kb ? fixed_kb : max_kb;
+  return kb ? MAX(kb / (FS_BSIZE / 1024), min_blocks()) : 0;
+}
+static bool may_grow(void) { return cap() == 0 || nframes_held < cap(); }
+/* Under its floor (or its fixed size) the cache takes frames whatever their age. */
+static bool must_grow(void) { return nframes_held < (fixed_kb ? cap() : min_blocks()); }
+
+static void held_changed(void)
+{
+  if (nframes_held < st_min_held)
+    st_min_held = nframes_held;
+  if (nframes_held > st_max_held)
+    st_max_held = nframes_held;
+}
+
+/* The block's frame leaves the cache (to the core map, or to the VM); its header waits for
+ * another. The block has no identity and nobody holds it. */
+static struct frame *detach_frame(struct cblock *b)
+{
+  struct frame *f = b->frame;
+  b->frame = 0;
+  b->data = 0;
+  b->flags = 0;
+  list_append(&spare, b);
+  nframes_held--;
+  held_changed();
+  return f;
+}
+
+/* Frames beyond the cap go back to the frame allocator, from the free list. */
 static void give_back(void)
 {
-  while (nframes_held > cache_limit && freelist.next != &freelist) {
+  while (cap() && nframes_held > cap() && freelist.next != &freelist) {
     struct cblock *b = freelist.next;
     list_remove(b);
-    frame_free(b->frame);
-    b->frame = 0;
-    b->data = 0;
-    list_append(&spare, b);
-    nframes_held--;
+    frame_free(detach_frame(b));
   }
 }
 
@@ -251,9 +315,34 @@ static void forget(struct cblock *b)
   }
 }
 
-/* A block for a new identity: the free list, else a new frame while under the limit, else
- * the least recently used clean block that nobody holds and that is not under I/O. Dirty
- * blocks met on the way are scheduled, to go to the free list once clean. 0 when none. */
+/* The least recently used block that could go now: valid, clean, held by nobody, not under
+ * I/O. With schedule, the dirty ones met on the way are handed to the cleaners, to go to the
+ * free list once clean. 0 when there is none. */
+static struct cblock *oldest_clean(bool schedule_dirty)
+{
+  for (struct cblock *b = lru.next; b != &lru; b = b->next) {
+    if (b->refcnt > 0 || busy(b))
+      continue;
+    if (!(b->flags & CB_DIRTY))
+      return b;
+    if (schedule_dirty && !(b->flags & CB_RECYCLE) && cache_have_cleaners) {
+      b->flags |= CB_RECYCLE;
+      schedule(b);
+    }
+  }
+  return 0;
+}
+
+/* A frame for a new block (cache_lock held, and let go meanwhile). */
+static struct frame *new_frame(void)
+{
+  return frame_alloc(POOL_CACHE, false);
+}
+
+/* A block for a new identity: the free list; else a new frame while the cache may grow;
+ * else the least recently used clean block (dirty ones met on the way are scheduled). 0
+ * when there is none. cache_lock held; it may be let go meanwhile, so the caller looks the
+ * identity up again. */
 static struct cblock *cache_alloc_block(void)
 {
   if (freelist.next != &freelist) {
@@ -261,8 +350,8 @@ static struct cblock *cache_alloc_block(void)
     list_remove(b);
     return b;
   }
-  if (nframes_held < cache_limit && spare.next != &spare) {
-    struct frame *f = frame_alloc(POOL_CACHE, false);
+  if (may_grow() && spare.next != &spare) {
+    struct frame *f = new_frame();
     if (f) {
       struct cblock *b = spare.next;
       list_remove(b);
@@ -270,24 +359,88 @@ static struct cblock *cache_alloc_block(void)
       b->data = frame_va(f);
       f->owner = b;
       nframes_held++;
+      held_changed();
       return b;
     }
   }
-  for (struct cblock *b = lru.next; b != &lru; b = b->next) {
+  struct cblock *b = oldest_clean(true);
+  if (b) {
+    hash_remove(b);
+    list_remove(b);
+    b->flags = 0;
+  }
+  return b;
+}
+
+/* Lowering the cap gives frames back: clean blocks at once, dirty ones once written. */
+static void shrink(void)
+{
+  uint32_t excess = cap() && nframes_held > cap() ? nframes_held - cap() : 0;
+  for (struct cblock *b = lru.next, *next; b != &lru && excess > 0; b = next) {
+    next = b->next;
     if (b->refcnt > 0 || busy(b))
       continue;
-    if (!(b->flags & CB_DIRTY)) {
-      hash_remove(b);
-      list_remove(b);
-      b->flags = 0;
-      return b;
-    }
-    if (!(b->flags & CB_RECYCLE) && cache_have_cleaners) {
+    if (b->flags & CB_DIRTY) {
       b->flags |= CB_RECYCLE;
       schedule(b);
+    } else {
+      forget(b);
     }
+    excess--;
   }
-  return 0;
+  give_back();
+}
+
+/* --- what the negotiation asks (vm/negotiate.c) ------------------------------------------- */
+
+struct neg_offer cache_offer(bool giving)
+{
+  struct neg_offer o = { .refuse = true };
+  acquire(&cache_lock);
+  if (giving ? fixed_kb || nframes_held <= min_blocks() : must_grow()) {
+    release(&cache_lock);
+    return o;
+  }
+  struct cblock *b;
+  if (freelist.next != &freelist) {
+    o.refuse = false;
+    o.lastref_ms = 0;         /* a block without identity is older than anything */
+  } else if ((b = oldest_clean(false))) {
+    o.refuse = false;
+    o.lastref_ms = b->lastref;
+  }
+  release(&cache_lock);
+  return o;
+}
+
+struct frame *cache_surrender(void)
+{
+  struct frame *f = 0;
+  acquire(&cache_lock);
+  if (fixed_kb || nframes_held <= min_blocks()) {
+    release(&cache_lock);
+    return 0;
+  }
+  struct cblock *b = freelist.next;
+  if (b != &freelist) {
+    list_remove(b);
+  } else if ((b = oldest_clean(true))) {
+    hash_remove(b);
+    list_remove(b);
+  }
+  if (b) {
+    f = detach_frame(b);
+    f->owner = 0;
+  }
+  release(&cache_lock);
+  return f;
+}
+
+void cache_minmax_reset(void)
+{
+  acquire(&cache_lock);
+  st_min_held = st_max_held = nframes_held;
+  release(&cache_lock);
 }
 
 /* --- writing ------------------------------------------------------------------------------ */
@@ -511,43 +664,37 @@ static int set_policy(const char *v)
   return -EINVAL;
 }
 
-static void get_limit(char *out, int len) { snprintf(out, len, "%u", cache_limit); }
-
-/* Lowering the limit gives frames back: clean blocks at once, dirty ones once written.
- * The value has been range-checked against the setting's bounds (kernel/sysctl.c). */
-static int set_limit(const char *v)
+/* The size settings, in KB (range-checked by kernel/sysctl.c). */
+static int set_size(uint32_t *what, const char *v)
 {
   uint32_t n;
   if (parse_uint(v, &n) < 0)
     return -EINVAL;
   acquire(&cache_lock);
-  cache_limit = n;
-  uint32_t excess = nframes_held > n ? nframes_held - n : 0;
-  for (struct cblock *b = lru.next, *next; b != &lru && excess > 0; b = next) {
-    next = b->next;
-    if (b->refcnt > 0 || busy(b))
-      continue;
-    if (b->flags & CB_DIRTY) {
-      b->flags |= CB_RECYCLE;
-      schedule(b);
-    } else {
-      forget(b);
-    }
-    excess--;
-  }
-  give_back();
+  *what = n;
+  shrink();
   release(&cache_lock);
   return 0;
 }
+static int set_max(const char *v) { return set_size(&max_kb, v); }
+static int set_fixed(const char *v) { return set_size(&fixed_kb, v); }
+static int set_min(const char *v) { return set_size(&min_kb, v); }
 
 static const struct setting policy_setting = {
   "fs.write_policy", "delay: write back later; through: write() waits for the disk; asap: at once, not waiting",
   0, 0, 0, get_policy, set_policy,
 };
-static const struct setting limit_setting = {
-  "fs.cache_blocks", "most 4 KB blocks the file cache may hold (lowering it gives frames back)",
-  0, CACHE_MIN_BLOCKS, CACHE_MAX_BLOCKS, get_limit, set_limit,
+static const struct setting size_settings[] = {
+  { "fs.cache_min_kb", "KB the file cache keeps whoever asks (64 or more)",
+    &min_kb, CACHE_MIN_KB, 4194304, 0, set_min },
+  { "fs.cache_max_kb", "most KB the file cache may hold (0: no cap, else fs.cache_min_kb at least)",
+    &max_kb, 0, 4194304, 0, set_max },
+  { "fs.cache_fixed_kb", "0: the cache's size follows demand; else it grows to this (fs.cache_min_kb at least) and stays",
+    &fixed_kb, 0, 4194304, 0, set_fixed },
 };
+
+static uint32_t min_held_kb(void) { return st_min_held * (FS_BSIZE / 1024); }
+static uint32_t max_held_kb(void) { return st_max_held * (FS_BSIZE / 1024); }
 
 /* --- the interface ----------------------------------------------------------------------- */
 
@@ -558,17 +705,18 @@ void cache_init(void)
   list_init(&lru);
   list_init(&freelist);
   list_init(&spare);
-  for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++) {
-    initsleeplock(&blocks[i].lock, "cblock");
-    list_append(&spare, &blocks[i]);
-  }
-  cache_limit = CACHE_DEFAULT_BLOCKS;
+  for (uint32_t n = 0; n < frame_total(); n += HPAGE_BLOCKS)
+    if (!more_headers())
+      break;
   uint64_t nb = disk_present() ? disk_sectors() / FS_SECTORS_PER_BLOCK : 0;
   disk_nblocks = nb > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)nb;
-  setting_register(&limit_setting);
+  for (uint32_t i = 0; i < NELEM(size_settings); i++)
+    setting_register(&size_settings[i]);
   setting_register(&policy_setting);
   stat_register("fs.cache.blocks", &nframes_held);
-  stat_register("fs.cache.limit", &cache_limit);
+  stat_register_fn("fs.cache.min_kb", min_held_kb);
+  stat_register_fn("fs.cache.max_kb", max_held_kb);
+  stat_register("fs.cache.header_pages", &st_hpages);
   stat_register("fs.cache.dirty", &st_dirty);
   stat_register("fs.cache.hits", &st_hits);
   stat_register("fs.cache.misses", &st_misses);
@@ -608,10 +756,31 @@ struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
       continue;
     }
     b = cache_alloc_block();
+    if (b && lookup(fileid, blockno)) {
+      /* Brought in by someone else while cache_alloc_block let the lock go. */
+      list_append(&freelist, b);
+      continue;
+    }
+    if (!b && cache_have_cleaners) {
+      /* No clean block anywhere, and no frame to be had: the cleaners write the dirty ones
+       * cache_alloc_block just scheduled, and a release wakes us. We do not write them
+       * ourselves: we may hold other blocks and inodes locked (vm/coremap.h). A pointer
+       * block held back for data not yet durable needs a flush to go out whole. */
+      if (cache_unflushed()) {
+        release(&cache_lock);
+        cache_flush_disk();
+        acquire(&cache_lock);
+        continue;
+      }
+      waiters++;
+      sleep(&waiters, &cache_lock);
+      waiters--;
+      continue;
+    }
     if (!b) {
-      /* No clean block anywhere: write the least recently used dirty one ourselves. */
-      /* Data before pointer blocks: a pointer block may go out only in part until the
-       * data it names is written and flushed (fs/ordering.c). */
+      /* No cleaners (the host harness, or before they start): write the least recently
+       * used dirty block ourselves. Data before pointer blocks: a pointer block may go out
+       * only in part until the data it names is written and flushed (fs/ordering.c). */
       struct cblock *v = 0, *ptrs = 0;
       for (struct cblock *c = lru.next; c != &lru && !v; c = c->next)
         if (c->refcnt == 0 && (c->flags & CB_DIRTY) && !busy(c)) {
@@ -795,11 +964,9 @@ static bool of_file(struct cblock *b, uint32_t fileid)
 
 static void wait_writes(uint32_t fileid)
 {
-  for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++) {
-    struct cblock *b = &blocks[i];
+  FOR_EACH_HEADER(hp, b)
     while (busy(b) && of_file(b, fileid))
       frame_wait(b->frame, &cache_lock);
-  }
 }
 
 /* Syncs one file entry; cache_lock held. */
@@ -892,9 +1059,9 @@ static uint32_t oldest_unwritten(void)
   for (int i = 0; i < NCFILE; i++)
     if (cfiles[i].used && cfiles[i].dhead && (int32_t)(cfiles[i].dhead->dirtyseq - oldest) < 0)
       oldest = cfiles[i].dhead->dirtyseq;
-  for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++)
-    if (writing(&blocks[i]) && (int32_t)(blocks[i].dirtyseq - oldest) < 0)
-      oldest = blocks[i].dirtyseq;
+  FOR_EACH_HEADER(hp, b)
+    if (writing(b) && (int32_t)(b->dirtyseq - oldest) < 0)
+      oldest = b->dirtyseq;
   return oldest;
 }
 

@@ -4,9 +4,12 @@
  * hit needs no block map; blocks that belong to no file (the superblock, the bitmap,
  * descriptors, indirect blocks) by the device file id CACHE_DEV and their disk address. A
  * hash table of chains finds a block in O(1) whatever the cache size. Each block's data is
- * one core-map frame of POOL_CACHE (owner: the block header), taken from the frame
- * allocator when the cache grows and given back when fs.cache_blocks is lowered; headers
- * without a frame wait on a spare list.
+ * one core-map frame of POOL_CACHE (owner: the block header). The cache's size follows
+ * demand (Sprite thesis 6.3): it grows by taking a frame, free or traded from the VM
+ * (vm/negotiate.c), and shrinks when the VM asks for its oldest clean block; it never goes
+ * below fs.cache_min_kb when asked, nor above fs.cache_max_kb if set, and with
+ * fs.cache_fixed_kb set it grows to that size and stays. Headers are made a page at a
+ * time as the cache grows; those without a frame wait on a spare list.
  *
  * Lists (thesis Figure 3-1):
  *   LRU list     every block with an identity, in perfect LRU order: moved to the tail,
@@ -21,10 +24,11 @@
  * from their oldest unsaved change so that a block changed over and over still goes out;
  * a cleaner writes a file's scheduled blocks with several requests in flight. A block
  * scheduled because it reached the LRU head for recycling goes to the free list once
- * clean. A new identity takes a free block, else a new frame while under the limit, else
- * the least recently used clean block that nobody holds (dirty ones met on the way are
- * scheduled); when there is no clean block at all, the allocating process writes the
- * oldest dirty one itself. A block under I/O is never taken.
+ * clean. A new identity takes a free block, else a new frame while the cache may grow,
+ * else the least recently used clean block that nobody holds (dirty ones met on the way
+ * are scheduled); when there is no clean block at all, the allocating process waits for
+ * the cleaners (it never writes itself: it may hold other blocks and inodes locked). A
+ * block under I/O is never taken.
  *
  * Locking: cache_lock (a spinlock) guards the hash table, the lists, reference counts and
  * flags; each block has a sleeplock held by whoever reads or changes its contents, and by
@@ -40,9 +44,7 @@
 #include "kernel/sleeplock.h"
 
 #define CACHE_DEV          0u       /* file id of blocks named by disk address */
-#define CACHE_MAX_BLOCKS   4096u    /* headers: 16 MB of cache at most */
-#define CACHE_MIN_BLOCKS   16u
-#define CACHE_DEFAULT_BLOCKS 256u
+#define CACHE_MIN_KB       64u      /* the least fs.cache_min_kb: 16 blocks */
 
 #define CB_VALID   0x01     /* data holds the block's contents */
 #define CB_DIRTY   0x02     /* data differs from the disk */

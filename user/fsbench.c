@@ -105,7 +105,7 @@ static void fill_cache(unsigned mb)
 
 static void cpu(void)
 {
-  set("fs.cache_blocks", "2048");       /* 8 MB: the 2 MB file stays resident */
+  set("fs.cache_max_kb", "8192");       /* 8 MB: the 2 MB file stays resident */
   unsigned long long copy = bench_copy4k();
   printf("csv,copy,4096,%llu,%u\n", copy, mbps(4096, copy));
   memset(buf, 'x', sizeof(buf));
@@ -122,9 +122,9 @@ static void cpu(void)
   sync();
   /* One cached block read over and over, with the cache small, then large and full. */
   write_file("/tmp/bench", 65536, O_TRUNC);
-  set("fs.cache_blocks", "256");            /* 1 MB */
+  set("fs.cache_max_kb", "1024");           /* 1 MB */
   unsigned long long small = cached_read_cost("/tmp/bench");
-  set("fs.cache_blocks", "4096");           /* 16 MB, filled */
+  set("fs.cache_max_kb", "16384");          /* 16 MB, filled */
   fill_cache(15);
   unsigned long long large = cached_read_cost("/tmp/bench");
   printf("csv,lookup,%u,%llu,%llu,%ld\n", 4096u, small, large, kstat_get("fs.cache.blocks"));
@@ -134,15 +134,15 @@ static void cpu(void)
     unlink(name);
   }
   unlink("/tmp/bench");
-  set("fs.cache_blocks", "256");
+  set("fs.cache_max_kb", "0");
 }
 
 /* Wall-clock: the file is on disk and not in the cache. */
 static void evict(void)
 {
   sync();
-  set("fs.cache_blocks", "16");
-  set("fs.cache_blocks", "256");
+  set("fs.cache_max_kb", "64");
+  set("fs.cache_max_kb", "0");
 }
 
 static void disk(void)

@@ -5,6 +5,7 @@ build/tests/kfs is a static i686 program (the kernel's 32-bit pointers) built by
 Makefile; nothing is built here.
 """
 import os
+import re
 import struct
 import subprocess
 
@@ -81,7 +82,7 @@ def test_big_file(img):
 
 
 def test_big_file_small_cache(img):
-    kfs(img, "big", "smallcache", env={"KFS_CMDLINE": "fs.cache_blocks=16"})
+    kfs(img, "big", "smallcache", env={"KFS_CMDLINE": "fs.cache_max_kb=64"})
     fsck_ok(img)
     assert cat(img, "/tmp/big") == pattern(5 * 1024 * 1024 + 123, 77)
     assert cat(img, "/tmp/sc") == pattern(1024 * 1024, 6)
@@ -89,13 +90,13 @@ def test_big_file_small_cache(img):
 
 def test_cache_size_setting_is_checked(img):
     # Out of range at boot: refused with sysctl's message, the default kept.
-    out = kfs(img, "counts", env={"KFS_CMDLINE": "fs.cache_blocks=3"})
-    assert "fs.cache_blocks=3: out of range [16..4096]; keeping 256" in out
-    assert "cache_limit 256\n" in out
-    out = kfs(img, "counts", env={"KFS_CMDLINE": "fs.cache_blocks=100000"})
-    assert "cache_limit 256\n" in out
-    out = kfs(img, "counts", env={"KFS_CMDLINE": "fs.cache_blocks=40"})
-    assert "cache_limit 40\n" in out and "out of range" not in out
+    # Out of range at boot: refused with sysctl's message, the default kept.
+    default = re.search(r"cache_max_kb (\d+)\n", kfs(img, "counts")).group(1)
+    out = kfs(img, "counts", env={"KFS_CMDLINE": "fs.cache_max_kb=100000000"})
+    assert "fs.cache_max_kb=100000000: out of range [0..4194304]; keeping %s" % default in out
+    assert "cache_max_kb %s\n" % default in out
+    out = kfs(img, "counts", env={"KFS_CMDLINE": "fs.cache_max_kb=160"})
+    assert "cache_max_kb 160\n" in out and "out of range" not in out
 
 
 def test_cache_keeps_and_writes_through(img):

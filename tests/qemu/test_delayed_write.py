@@ -162,7 +162,7 @@ def test_sysctl_program(sh):
     # Alone in its boot: typed input echoed meanwhile cannot cut its lines.
     a = sh("sysctl -a\n")
     for name in ("fs.writeback_delay=30", "fs.desc_delay=5", "fs.scan_interval=5",
-                 "fs.write_policy=delay", "fs.cache_blocks=256"):
+                 "fs.write_policy=delay", "fs.cache_min_kb=64"):
         line = [l.lstrip("$ ") for l in a.out.splitlines() if l.lstrip("$ ").startswith(name)]
         assert line and len(line[0].split()) > 2, (name, a)   # with a description
     r = sh("sysctl fs.writeback_delay\nsysctl fs.writeback_delay=12\n"
@@ -179,8 +179,8 @@ def test_sysctl_program(sh):
 
 def test_lowering_cache_size_gives_frames_back(sh):
     r = sh("cat /bin/sh /bin/usertests /bin/cat > /tmp/junk\nvmstat fs.cache.blocks\n"
-           "sysctl fs.cache_blocks=16\nsync\nvmstat fs.cache.blocks mem.frames.cache\n"
-           "sysctl fs.cache_blocks=256\n")
+           "sysctl fs.cache_max_kb=64\nsync\nvmstat fs.cache.blocks mem.frames.cache\n"
+           "sysctl fs.cache_max_kb=0\n")
     nums = [int(l) for l in r.out.splitlines() if l.strip().isdigit()]
     assert nums[0] > 16 and nums[1] <= 16 and nums[2] <= 16, r
 
@@ -195,7 +195,7 @@ def test_counters_are_listed(sh):
 
 def test_small_cache_recycles_dirty_blocks(disk):
     r = boot("mkdata /big 2M 9\ncksum /big\nvmstat fs.writebacks.recycled\n", disk=disk,
-             cmdline="fs.cache_blocks=16 " + LONG)
+             cmdline="fs.cache_max_kb=64 " + LONG)
     assert r.rc == 0, r
     assert int([l for l in r.out.splitlines() if l.strip().isdigit()][0]) > 0, r
     data = fsck_cat(disk, "/big")

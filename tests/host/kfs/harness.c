@@ -778,16 +778,17 @@ static void s_cache(void)
   EQ(kfs_setting("fs.write_policy", "later"), -EINVAL);
   EQ(kfs_setting("fs.write_policy", "delay"), 0);
   CLOSE(fd);
-  OK(kfs_stat("fs.cache.blocks") <= kfs_stat("fs.cache.limit"));
-  printf("cache_blocks %u limit %u hits %u misses %u reads %u writes %u\n",
-         kfs_stat("fs.cache.blocks"), kfs_stat("fs.cache.limit"), kfs_stat("fs.cache.hits"),
+  OK(kfs_setting_value("fs.cache_max_kb") == 0 ||
+     kfs_stat("fs.cache.blocks") * 4 <= kfs_setting_value("fs.cache_max_kb"));
+  printf("cache_blocks %u max_kb %u hits %u misses %u reads %u writes %u\n",
+         kfs_stat("fs.cache.blocks"), kfs_setting_value("fs.cache_max_kb"), kfs_stat("fs.cache.hits"),
          kfs_stat("fs.cache.misses"), kfs_stat("fs.disk.reads"), kfs_stat("fs.disk.writes"));
 }
 
 /* With a 16-block cache a 1 MB file cannot stay: the second pass reads it all again. */
 static void s_smallcache(void)
 {
-  EQ(kfs_stat("fs.cache.limit"), 16);
+  EQ(kfs_setting_value("fs.cache_max_kb"), 64);
   EQ(write_pattern("/tmp/sc", 1024 * 1024, 6, 10000), 0);
   uint32_t reads = kfs_disk_reads;
   EQ(check_pattern("/tmp/sc", 1024 * 1024, 6, 10000), 0);
@@ -806,8 +807,8 @@ static void s_persist_read(void)
 
 static void s_counts(void)
 {
-  printf("free_blocks %u\nfree_descriptors %u\ncache_limit %u\n", fs_free(), fs_free_descs(),
-         kfs_stat("fs.cache.limit"));
+  printf("free_blocks %u\nfree_descriptors %u\ncache_max_kb %u\n", fs_free(), fs_free_descs(),
+         kfs_setting_value("fs.cache_max_kb"));
 }
 
 /* Writes fail from now on: the calls say EIO and nothing crashes. */

@@ -13,6 +13,7 @@ extern uint32_t kfs_disk_reads, kfs_disk_writes, kfs_frames_used;
 extern long kfs_fail_writes_after, kfs_fail_read_block;
 extern uint32_t kfs_disk_flushes;
 int kfs_setting(const char *name, const char *value);
+uint32_t kfs_setting_value(const char *name);     /* a number setting's value */
 
 /* User memory: addresses inside it are valid user pointers. */
 uint32_t ualloc(uint32_t n);

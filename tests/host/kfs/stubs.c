@@ -146,11 +146,19 @@ int parse_uint(const char *s, uint32_t *out)
 }
 
 /* kfs_setting("fs.write_policy", "through") plays sysctl, through the kernel's own table
- * (kernel/sysctl.c); KFS_CMDLINE="fs.cache_blocks=16 ..." plays the kernel command line. */
+ * (kernel/sysctl.c); KFS_CMDLINE="fs.cache_max_kb=64 ..." plays the kernel command line. */
 int kfs_setting(const char *name, const char *value)
 {
   char out[256];
   return sysctl(name, value, out, sizeof out);
+}
+
+uint32_t kfs_setting_value(const char *name)
+{
+  char out[256];
+  if (sysctl(name, 0, out, sizeof out) < 0)
+    panic("no setting %s", name);
+  return (uint32_t)strtoul(out, 0, 10);
 }
 
 /* No scheduler: no kernel threads. The cache then writes everything itself on sync. */
@@ -219,6 +227,8 @@ struct frame *frame_alloc(enum frame_pool pool, bool zero)
     memset(frame_va(f), 0, 4096);
   return f;
 }
+
+uint32_t frame_total(void) { return NFRAMES; }
 
 void frame_free(struct frame *f)
 {

@@ -1,0 +1,18 @@
+/* The negotiation between the file cache and the VM (vm/negotiate.c): what each pool answers,
+ * and how either asks for a frame. The only place where fs and vm meet besides the core map. */
+#ifndef VM_NEGOTIATE_H
+#define VM_NEGOTIATE_H
+#include "kernel/types.h"
+#include "vm/negotiate_rule.h"
+
+struct frame;
+
+/* fs/cache.c. offer: the time of last reference of the block the cache would give up next
+ * (a block on its free list: 0), or refuse; giving: asked by the other pool (refused at the
+ * floor, fs.cache_min_kb, or in fixed mode), else asked as the asker's own (refused while the
+ * cache must grow: under its floor or fixed size). surrender: that block's frame, detached
+ * (still POOL_CACHE), or 0; it never writes (dirty blocks met go to the cleaners). */
+struct neg_offer cache_offer(bool giving);
+struct frame *cache_surrender(void);
+void cache_minmax_reset(void);     /* fs.cache.min_kb and max_kb start again from now */
+#endif
