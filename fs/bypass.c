@@ -1,7 +1,9 @@
 /* What the VM needs from the file system, and nothing more (fs and vm stay apart):
  *   - backing files in /swap, created and removed by name, with their blocks allocated
- *     (reserved) when a segment grows, and read and written straight to disk, never through
- *     the block cache (no double caching of VM pages);
+ *     (reserved) when a segment grows; reserving tells the VM each block's disk address, so
+ *     that it reads and writes pages straight to disk by address: never through the block
+ *     cache (no double caching of VM pages), and never reading a block map through it (a
+ *     page-out, which may run to give a cache miss a frame, must not re-enter the cache);
  *   - demand loading of an executable's blocks: a block the cache holds is copied from there
  *     and made the cache's oldest (it goes first); any other is read straight from disk.
  * Interface in fs/fs.h. */
@@ -79,13 +81,13 @@ void bypass_remove(struct inode *ip, const char *name)
   iput(ip);                   /* the last reference frees the blocks */
 }
 
-static int reserve(struct inode *ip, uint32_t from, uint32_t to)
+static int reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
 {
   int err = 0;
   ilock(ip);
   for (uint32_t b = from; b < to && err == 0; b++) {
-    uint32_t a, before = ip->d.blocks;
-    err = inode_bmap(ip, b, true, &a);
+    uint32_t before = ip->d.blocks;
+    err = inode_bmap(ip, b, true, &addr[b - from]);
     bypass_swap_blocks += ip->d.blocks - before;
   }
   if (ip->d.size < to * FS_BSIZE)
@@ -97,32 +99,33 @@ static int reserve(struct inode *ip, uint32_t from, uint32_t to)
   return err < 0 ? err : uerr;
 }
 
-int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to)
+int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
 {
-  int err = reserve(ip, from, to);
+  /* A request the disk cannot hold fails before it takes anything: its blocks would stay in
+   * the backing file, and the disk full, until the segment dies (a huge sbrk). The free
+   * count may be a little off (indirect blocks, pending frees): then the loop finds out. */
+  uint32_t need = to - from + (to - from) / (FS_BSIZE / 4);
+  if (from < to && need > fs_sb.free_blocks + fs_pending_blocks())
+    return -ENOMEM;
+  int err = reserve(ip, from, to, addr);
   if (err == -ENOMEM && fs_pending_blocks() > 0) {
     /* Blocks freed lately wait to be reusable (fs/inode.c, pending frees): a sync makes
      * them so at once. */
     fs_sync();
-    err = reserve(ip, from, to);
+    err = reserve(ip, from, to, addr);
   }
   return err;
 }
 
-/* The block under lbn of ip, without the inode lock: the file does not change shape while
- * the VM uses it (a backing file grows only under its segment's owner, an executable in use
- * cannot be written), and the descriptor is valid while referenced. */
-int bypass_rw(struct inode *ip, uint32_t lbn, void *buf, bool write)
+/* A backing file's blocks stay where reserving put them until the file is removed (it is
+ * never truncated while in use), so the address the VM keeps stays good. */
+int bypass_rw(uint32_t addr, void *buf, bool write)
 {
-  uint32_t a;
-  int err = inode_bmap(ip, lbn, false, &a);
-  if (err < 0)
-    return err;
-  if (a == 0) {
-    kprintf("fs: backing file %u has no block %u\n", inode_num(ip), lbn);
+  if (addr == 0 || addr >= fs_sb.nblocks) {
+    kprintf("fs: backing store I/O at block %u, outside the disk\n", addr);
     return -EIO;
   }
-  err = disk_rw(write ? DISK_WRITE : DISK_READ, (uint64_t)a * FS_SECTORS_PER_BLOCK, buf, FS_BSIZE);
+  int err = disk_rw(write ? DISK_WRITE : DISK_READ, (uint64_t)addr * FS_SECTORS_PER_BLOCK, buf, FS_BSIZE);
   return err < 0 ? -EIO : 0;
 }
 

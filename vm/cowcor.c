@@ -238,7 +238,7 @@ int cor_fault(struct segment *s, uint32_t va)
       /* From the master's backing file (7.4.4). Under cow_lock the master's page cannot
        * change or go away; it may be paged in meanwhile, which only reads the block. */
       release(&vm_lock);
-      int err = bypass_rw(m->swap, seg_block(m, va), frame_va(f), false);
+      int err = seg_rw(m, va, frame_va(f), false);
       acquire(&vm_lock);
       if (err < 0) {
         vm_putframe_locked(f);
@@ -401,9 +401,9 @@ static void release_page(struct segment *s, uint32_t va)
       f = vm_getframe(t, va);
     int err = (buf || f) ? 0 : -ENOMEM;
     if (err == 0)
-      err = bypass_rw(s->swap, seg_block(s, va), buf ? buf : frame_va(f), false);
+      err = seg_rw(s, va, buf ? buf : frame_va(f), false);
     if (err == 0 && buf)
-      err = bypass_rw(t->swap, seg_block(t, va), buf, true);
+      err = seg_rw(t, va, buf, true);
     acquire(&vm_lock);
     if (buf)
       kfree_page(buf);

@@ -116,7 +116,7 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
   void *page = frame_va(f);
   bool ok = true, backed = false;
   if (e & PTE_ONDISK) {
-    ok = bypass_rw(s->swap, seg_block(s, va), page, false) == 0;
+    ok = seg_rw(s, va, page, false) == 0;
     backed = true;
     st_vm_pageins++;
   } else {
@@ -171,13 +171,8 @@ int vm_fault(uint32_t va, uint32_t err, bool from_user)
       return -1;
     }
     /* Grown 64 KB at a time: fewer, larger reservations of backing store. */
-    uint32_t oldstart = s->start;
     uint32_t lim = USER_STACK_TOP - USER_STACK_MAX;
-    s->start = MIN(va, oldstart - 16 * PGSIZE);
-    if (s->start < lim)
-      s->start = lim;
-    if (seg_reserve(s) < 0) {
-      s->start = oldstart;
+    if (seg_grow(s, MAX(MIN(va, s->start - 16 * PGSIZE), lim), s->end) < 0) {
       vm_fault_reason = "out of backing store growing the stack";
       return -1;
     }

@@ -1,14 +1,24 @@
-/* Frames for pages, paging out, and the clock.
+/* Frames for pages: where they come from, how they are cleaned, and how pages age.
  *
- *   vm_getframe     a frame for a page: a free one while more than vm.reserve are free,
- *                   else one taken from the victim the replacement policy chooses
- *   evict           pages a victim out: the frame busy and its entry PTE_INTRANS while a
- *                   dirty page is written to its backing file, straight to disk
- *   vm_daemon       the clock: ten times a second it looks at the accessed bits of the
- *                   next vm.clock_rate/10 frames (refreshing each frame's time of last
- *                   reference) and lets the policy tick
+ *   vm_getframe     a frame for a page: free, traded from the file cache, or the VM's own
+ *                   clean victim (vm/negotiate.c decides which); never written in the
+ *                   asker's thread: with no clean victim, it waits for the page-out daemon
+ *   take_clean      the VM's next clean victim, unmapped: first a page the daemon has just
+ *                   cleaned (the ready list), else the replacement policy's choice; dirty
+ *                   victims met on the way go to the laundry
+ *   pageout_daemon  Sprite's page-out process: writes each laundered page to its backing
+ *                   block, straight to disk by the address recorded when it was reserved,
+ *                   and puts it, clean and unreferenced, on the ready list
+ *   vm_offer        what the VM tells the negotiation: its next victim's time of last
+ *   vm_surrender    reference (or refuse, at its floor of 1/16 of memory), and that frame
+ *   vm_daemon       the aging clock: ten times a second it looks at the accessed bits of a
+ *                   twentieth of the frames (a whole pass in 2 s, vm.age_lag_ms), refreshing
+ *                   each VM frame's time of last reference, and lets the policy tick
  *   pol_*           the questions a policy may ask (vm/policy.h)
  *   vm_audit        the invariant checker (SYS_vmaudit, the audit program, vm.audit=1)
+ *
+ * The laundry and the ready list run through the frames' next/prev links (vm_lock); a frame
+ * on the laundry (VMF_LAUNDRY) is no candidate for replacement until it is clean.
  */
 #include "kernel/klib.h"
 #include "kernel/x86.h"
@@ -21,20 +31,30 @@
 #include "vm/vm.h"
 #include "vm/coremap.h"
 #include "vm/policy.h"
+#include "vm/negotiate.h"
 
 extern pde_t boot_pgdir[];
+
+#define LAUNDER_BATCH 16          /* dirty victims one search may hand to the laundry */
+#define AGE_PASS_MS 2000          /* the aging clock's pass, when vm.clock_rate is 0 */
 
 /* User pages stop coming from the free pool while this many frames are free, so the kernel
  * can always get page tables, kernel structures and cache blocks. */
 static uint32_t vm_reserve = 64;
-static uint32_t clock_rate = 100;          /* frames the background clock checks per second */
+static uint32_t clock_rate = 0;            /* frames the aging clock checks per second; 0: auto */
 uint32_t vm_audit_every_fault;
 static const struct vm_policy *policy;
-static uint32_t clock_hand;                /* the background sweep's position */
+static uint32_t clock_hand;                /* the aging sweep's position */
+static uint32_t pass_start, age_lag_ms;    /* when the sweep's pass began; the last pass's length */
 static uint32_t pageout_last;
+static struct frame laundry, ready;        /* list heads (sentinels, not in the core map) */
+static uint32_t nlaundry, nready;
+static int ready_waiters;                  /* askers waiting for the page-out daemon */
+static int32_t next_cached = -1;           /* policy->next(), remembered for one tick */
+static uint32_t next_cached_tick, ticks;
 
 uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins, st_vm_pageouts;
-static uint32_t st_sweeps, st_checks, st_evictions, st_oom;
+static uint32_t st_sweeps, st_checks, st_evictions, st_oom, st_laundered, st_waits;
 
 /* --- the page behind a frame --------------------------------------------------------------- */
 
@@ -68,13 +88,13 @@ static bool frame_unbacked(struct frame *f)
 bool pol_candidate(uint32_t i)
 {
   struct frame *f = &coremap[i];
-  if (f->pool != POOL_VM || frame_busy(f) || !f->owner)
+  if (f->pool != POOL_VM || frame_busy(f) || !f->owner || (f->pflags & VMF_LAUNDRY))
     return false;
   struct segment *s = f->owner;
   if (s->refs <= 0 || frame_unbacked(f))
     return false;
   pte_t *pte = frame_pte(f);
-  return pte && (*pte & PTE_P);
+  return pte && (*pte & PTE_P) && PTE_ADDR(*pte) == frame_pa(f);
 }
 
 bool pol_accessed(uint32_t i)
@@ -101,10 +121,57 @@ bool pol_referenced(uint32_t i)
   return ref;
 }
 
+/* --- the laundry and the ready list (vm_lock held) ----------------------------------------- */
+
+static void fl_init(struct frame *head) { head->next = head->prev = head; }
+static bool fl_empty(struct frame *head) { return head->next == head; }
+
+static void fl_append(struct frame *head, struct frame *f)
+{
+  f->prev = head->prev;
+  f->next = head;
+  head->prev->next = f;
+  head->prev = f;
+}
+
+/* Takes f off the laundry or the ready list, if it is on one. */
+static void unlist(struct frame *f)
+{
+  if (!(f->pflags & (VMF_LAUNDRY | VMF_READY)))
+    return;
+  f->prev->next = f->next;
+  f->next->prev = f->prev;
+  f->next = f->prev = 0;
+  if (f->pflags & VMF_LAUNDRY)
+    nlaundry--;
+  else
+    nready--;
+  f->pflags &= ~(VMF_LAUNDRY | VMF_READY);
+}
+
+static void launder(struct frame *f)
+{
+  unlist(f);
+  f->pflags |= VMF_LAUNDRY;
+  fl_append(&laundry, f);
+  nlaundry++;
+  st_laundered++;
+  wakeup(&laundry);
+}
+
+static void make_ready(struct frame *f)
+{
+  unlist(f);
+  f->pflags |= VMF_READY;
+  fl_append(&ready, f);
+  nready++;
+}
+
 /* --- frames for pages ------------------------------------------------------------------ */
 
 void vm_drop_frame(struct frame *f)
 {
+  unlist(f);
   if (policy->page_out)
     policy->page_out(f - coremap);
   f->owner = 0;
@@ -147,96 +214,129 @@ static bool must_write(struct segment *s, struct frame *f, pte_t old)
   return (f->pflags & VMF_DIRTY) || ((old & PTE_COW) && !(f->pflags & VMF_BACKED));
 }
 
-/* The entry of a page whose page-out failed: present again, COW if it still is (COW-COR may
- * have made it writable meanwhile; cur is the in-transit entry). */
+/* The entry of a page whose page-out failed or that was cleaned: present again, COW if it
+ * still is (COW-COR may have made it writable meanwhile; cur is the in-transit entry), and
+ * neither accessed nor dirty. */
 static pte_t restored(pte_t old, pte_t cur)
 {
   pte_t perm = (cur & PTE_COW) ? PTE_COW : (old & (PTE_W | PTE_COW)) ? PTE_W : 0;
   return PTE_ADDR(old) | (old & PTE_U) | PTE_P | perm;
 }
 
-/* Pages one victim out; 1 when a frame went back to the free pool, 0 when every candidate
- * is busy (try again soon), 2 when the only pages left wait for the VM daemon to reserve
- * their backing store (forked segments), -1 when the VM holds nothing that could be taken. */
-static int evict(void)
+/* Candidate f's page goes, if it is clean: its entry then says where the page is now (on
+ * backing store, or 0: zero fill or the executable again), and f, mapped nowhere and owned
+ * by nobody, stays in the VM's pool for the taker. A dirty one goes to the laundry. */
+static bool take_if_clean(struct frame *f)
 {
-  acquire(&vm_lock);
-  int32_t v = policy->choose();
-  if (v < 0) {
-    bool busy = false, unbacked = false;
-    for (uint32_t i = 0; i < nframes && !busy; i++) {
-      struct frame *f = &coremap[i];
-      if (f->pool != POOL_VM || !f->owner)
-        continue;
-      busy = frame_busy(f);
-      if (!busy && frame_unbacked(f) && !((struct segment *)f->owner)->noswap)
-        unbacked = vm_reserve_wanted = true;    /* the daemon reserves it; wait for that */
-    }
-    release(&vm_lock);
-    return busy ? 0 : unbacked ? 2 : -1;
-  }
-  struct frame *f = &coremap[v];
   struct segment *s = f->owner;
   uint32_t va = frame_vaddr(f);
   pte_t *pte = frame_pte(f);
   pte_t old = *pte;
-  frame_try_busy(f);                        /* a candidate: not busy */
-  s->refs++;                                /* the segment outlives our write */
-  *pte = PTE_ADDR(old) | PTE_INTRANS | (old & PTE_COW);
-  invlpg(va);
   if (old & PTE_D)
     f->pflags |= VMF_DIRTY;
-  bool write = must_write(s, f, old);
-  release(&vm_lock);
-
-  int err = write ? bypass_rw(s->swap, seg_block(s, va), frame_va(f), true) : 0;
-
-  acquire(&vm_lock);
-  st_evictions++;
-  if (err < 0) {
-    /* Not written: the page stays. */
-    kprintf("vm: cannot write a page of segment %u to backing store\n", (uint32_t)(s - segtab));
-    *pte = restored(old, *pte);
-    frame_unbusy(f);
-    release(&vm_lock);
-    seg_put(s);
-    return 0;
+  if (must_write(s, f, old)) {
+    launder(f);
+    return false;
   }
-  if (write)
-    st_vm_pageouts++;
-  bool ondisk = s->type != SEG_CODE && (write || (f->pflags & VMF_BACKED));
-  *pte = (ondisk ? PTE_ONDISK : 0) | (*pte & PTE_COW);
+  unlist(f);
+  bool ondisk = s->type != SEG_CODE && (f->pflags & VMF_BACKED);
+  *pte = (ondisk ? PTE_ONDISK : 0) | (old & PTE_COW);
+  invlpg(va);
   s->resident--;
-  frame_unbusy(f);
-  vm_drop_frame(f);
-  release(&vm_lock);
-  seg_put(s);
-  return 1;
+  if (policy->page_out)
+    policy->page_out(f - coremap);
+  f->owner = 0;
+  f->pflags = 0;
+  st_evictions++;
+  return true;
+}
+
+/* The VM's next clean victim, taken (vm_lock held), or 0. A page the daemon has cleaned is
+ * the next victim, as Sprite puts it at the front of its allocate list, unless referenced
+ * since; else the policy chooses, and the dirty victims it chooses go to the laundry. */
+static struct frame *take_clean(void)
+{
+  while (!fl_empty(&ready)) {
+    struct frame *f = ready.next;
+    unlist(f);
+    uint32_t i = f - coremap;
+    if (pol_candidate(i) && !pol_accessed(i) && take_if_clean(f))
+      return f;
+  }
+  next_cached = -1;
+  for (int n = 0; n < LAUNDER_BATCH; n++) {
+    int32_t v = policy->choose();
+    if (v < 0)
+      break;
+    if (take_if_clean(&coremap[v]))
+      return &coremap[v];
+  }
+  return 0;
+}
+
+/* What to wait for when take_clean found nothing (vm_lock held). */
+enum { WAIT_NOTHING = -1, WAIT_DAEMON, WAIT_IO, WAIT_RESERVE };
+static int why_none(void)
+{
+  if (nlaundry > 0)
+    return WAIT_DAEMON;       /* dirty victims being cleaned */
+  bool busy = false, unbacked = false;
+  for (uint32_t i = 0; i < nframes && !busy; i++) {
+    struct frame *f = &coremap[i];
+    if (f->pool != POOL_VM || !f->owner)
+      continue;
+    busy = frame_busy(f);
+    if (!busy && frame_unbacked(f) && !((struct segment *)f->owner)->noswap)
+      unbacked = vm_reserve_wanted = true;    /* the daemon reserves it; wait for that */
+  }
+  return busy ? WAIT_IO : unbacked ? WAIT_RESERVE : WAIT_NOTHING;
+}
+
+/* The frame becomes s's page va, busy (the caller fills it). vm_lock held. */
+static void claim(struct frame *f, struct segment *s, uint32_t va)
+{
+  f->owner = s;
+  f->index = (va - s->lo) >> PGSHIFT;
+  f->pflags = 0;
+  f->pword = 0;
+  frame_try_busy(f);        /* nobody else knows it */
 }
 
 struct frame *vm_getframe(struct segment *s, uint32_t va)
 {
   uint32_t waited = 0;
   for (int tries = 0; tries < 1000; tries++) {
-    if (frame_count(POOL_FREE) > vm_reserve) {
-      struct frame *f = frame_alloc(POOL_VM, false);
-      if (f) {
-        acquire(&vm_lock);
-        f->owner = s;
-        f->index = (va - s->lo) >> PGSHIFT;
-        f->pflags = 0;
-        f->pword = 0;
-        frame_try_busy(f);  /* just allocated: nobody else knows it */
-        release(&vm_lock);
-        return f;
-      }
+    struct frame *f = frame_count(POOL_FREE) > vm_reserve ? frame_alloc(POOL_VM, false) : 0;
+    acquire(&vm_lock);
+    if (!f) {
+      f = take_clean();
+      /* The kernel's reserve is refilled by those who take frames below it. */
+      struct frame *extra = f && frame_count(POOL_FREE) < vm_reserve ? take_clean() : 0;
+      if (extra)
+        frame_free(extra);
     }
-    int r = evict();
-    if (r < 0)
+    if (f) {
+      claim(f, s, va);
+      release(&vm_lock);
+      return f;
+    }
+    int why = why_none();
+    if (why == WAIT_DAEMON) {
+      /* Never written in the asker's thread (it may hold cow_lock): the daemon cleans. */
+      st_waits++;
+      ready_waiters++;
+      sleep(&ready_waiters, &vm_lock);
+      ready_waiters--;
+      release(&vm_lock);
+      tries--;
+      continue;
+    }
+    release(&vm_lock);
+    if (why == WAIT_NOTHING)
       break;
-    if (r == 0)
+    if (why == WAIT_IO)
       sleep_ms(1);          /* every candidate is under I/O: let it finish */
-    if (r == 2 && waited < 30000) {
+    if (why == WAIT_RESERVE && waited < 30000) {
       sleep_ms(10);         /* the daemon is reserving backing store: not a failed try */
       waited += 10;
       tries--;
@@ -244,6 +344,107 @@ struct frame *vm_getframe(struct segment *s, uint32_t va)
   }
   st_oom++;
   return 0;
+}
+
+/* --- what the negotiation asks (vm/negotiate.c) ------------------------------------------- */
+
+/* The VM keeps 1/16 of memory whoever asks (Sprite's minVMPages). */
+static bool at_floor(void)
+{
+  return frame_count(POOL_VM) <= frame_total() / 16;
+}
+
+/* The frame take_clean would look at first (vm_lock held), or -1. The policy's next() may
+ * look at every frame, so its answer is kept for a tick while it stays a candidate that
+ * nobody referenced: the cache asks on every miss once memory is full. */
+static int32_t next_victim(void)
+{
+  for (struct frame *f = ready.next; f != &ready; f = f->next)
+    if (pol_candidate(f - coremap) && !pol_accessed(f - coremap))
+      return f - coremap;
+  if (next_cached >= 0 && next_cached_tick == ticks && pol_candidate(next_cached) &&
+      !pol_accessed(next_cached))
+    return next_cached;
+  next_cached = policy->next ? policy->next() : -1;
+  next_cached_tick = ticks;
+  return next_cached;
+}
+
+struct neg_offer vm_offer(bool giving)
+{
+  struct neg_offer o = { .refuse = true };
+  acquire(&vm_lock);
+  int32_t v = giving && at_floor() ? -1 : next_victim();
+  if (v >= 0) {
+    o.refuse = false;
+    o.lastref_ms = coremap[v].lastref;
+  }
+  release(&vm_lock);
+  return o;
+}
+
+struct frame *vm_surrender(void)
+{
+  acquire(&vm_lock);
+  struct frame *f = at_floor() ? 0 : take_clean();
+  release(&vm_lock);
+  return f;
+}
+
+/* --- the page-out daemon ------------------------------------------------------------------ */
+
+/* Writes laundered page f to its backing block and makes it ready (vm_lock held, let go
+ * during the write). The page stays resident: in transit while written, so that a touch
+ * waits for the write instead of changing the page under it. */
+static void clean_page(struct frame *f)
+{
+  uint32_t i = f - coremap;
+  if (!pol_candidate(i))
+    return;                   /* freed, or taken, while it waited */
+  struct segment *s = f->owner;
+  uint32_t va = frame_vaddr(f);
+  pte_t *pte = frame_pte(f);
+  pte_t old = *pte;
+  if (old & PTE_D)
+    f->pflags |= VMF_DIRTY;
+  if (!must_write(s, f, old)) {
+    make_ready(f);
+    return;
+  }
+  /* No reference taken: the segment's end waits for the write (seg_free). */
+  frame_try_busy(f);
+  *pte = PTE_ADDR(old) | PTE_INTRANS | (old & PTE_COW);
+  invlpg(va);
+  release(&vm_lock);
+  int err = seg_rw(s, va, frame_va(f), true);
+  acquire(&vm_lock);
+  *pte = restored(old, *pte);
+  if (err < 0) {
+    kprintf("vm: cannot write a page of segment %u to backing store\n", (uint32_t)(s - segtab));
+  } else {
+    f->pflags = (f->pflags & ~VMF_DIRTY) | VMF_BACKED;
+    st_vm_pageouts++;
+    make_ready(f);
+  }
+  frame_unbusy(f);
+  if (ready_waiters)
+    wakeup(&ready_waiters);
+}
+
+static void pageout_daemon(void *arg)
+{
+  (void)arg;
+  acquire(&vm_lock);
+  for (;;) {
+    while (fl_empty(&laundry)) {
+      if (ready_waiters)
+        wakeup(&ready_waiters);   /* nothing left to clean: let the askers look again */
+      sleep(&laundry, &vm_lock);
+    }
+    struct frame *f = laundry.next;
+    unlist(f);
+    clean_page(f);
+  }
 }
 
 /* --- vm.pageout=PID ------------------------------------------------------------------------ */
@@ -265,7 +466,7 @@ static int pageout_page(struct segment *s, uint32_t va)
     f->pflags |= VMF_DIRTY;
   bool write = must_write(s, f, old);
   release(&vm_lock);
-  int err = write ? bypass_rw(s->swap, seg_block(s, va), frame_va(f), true) : 0;
+  int err = write ? seg_rw(s, va, frame_va(f), true) : 0;
   acquire(&vm_lock);
   if (err < 0) {
     *pte = restored(old, *pte);
@@ -303,24 +504,38 @@ int vm_pageout_pid(int pid)
   return found || pid == 0 ? n : -ESRCH;    /* "every process" may be none (at boot) */
 }
 
-/* --- the clock daemon ---------------------------------------------------------------------- */
+/* --- the aging clock ---------------------------------------------------------------------- */
+
+/* A VM page's time of last reference is only as fresh as the sweep's last visit: the
+ * negotiation compares it with the cache's exact times, under a penalty of seconds to
+ * minutes, so a whole pass takes AGE_PASS_MS whatever the memory size (Sprite's 100 frames
+ * a second would take 164 s over 64 MB), at a cost that grows with memory. Frames of other
+ * pools are skipped at the price of one comparison. vm.age_lag_ms is the last pass's
+ * length: how stale a VM time may be, whatever the policy. */
+static void age_tick(void)
+{
+  uint32_t n = clock_rate ? (clock_rate + 9) / 10 : (nframes * 100 + AGE_PASS_MS - 1) / AGE_PASS_MS;
+  for (uint32_t i = 0; i < n && nframes; i++) {
+    if (coremap[clock_hand].pool == POOL_VM && pol_candidate(clock_hand)) {
+      pol_referenced(clock_hand);
+      st_checks++;
+    }
+    if (++clock_hand >= nframes) {
+      clock_hand = 0;
+      st_sweeps++;
+      age_lag_ms = uptime_ms() - pass_start;
+      pass_start = uptime_ms();
+    }
+  }
+}
 
 static void vm_daemon(void *arg)
 {
   for (;;) {
     sleep_ms(100);
     acquire(&vm_lock);
-    uint32_t n = (clock_rate + 9) / 10;
-    for (uint32_t i = 0; i < n && nframes; i++) {
-      if (pol_candidate(clock_hand)) {
-        pol_referenced(clock_hand);
-        st_checks++;
-      }
-      if (++clock_hand >= nframes) {
-        clock_hand = 0;
-        st_sweeps++;
-      }
-    }
+    ticks++;
+    age_tick();
     if (policy->tick)
       policy->tick();
     bool all = vm_reserve_wanted;
@@ -390,13 +605,16 @@ static const struct setting set_cluster = {
 static const struct setting set_audit = {
   "vm.audit", "1: run the VM audit after every fault", &vm_audit_every_fault, 0, 1, 0, 0 };
 static const struct setting set_rate = {
-  "vm.clock_rate", "frames the background clock checks per second", &clock_rate, 0, 1000000, 0, 0 };
+  "vm.clock_rate", "frames the aging clock checks per second (0: a whole pass every 2 s)",
+  &clock_rate, 0, 1000000, 0, 0 };
 static const struct setting set_reserve = {
   "vm.reserve", "frames kept free for the kernel and the cache", &vm_reserve, 8, 65536, 0, 0 };
 
 void vm_init(void)
 {
   initlock(&vm_lock, "vm");
+  fl_init(&laundry);
+  fl_init(&ready);
   boot_pgdir[0] = 0;        /* the identity map was only for turning paging on */
   lcr3(V2P(boot_pgdir));
   policy = vm_policies[0];
@@ -417,14 +635,17 @@ void vm_init(void)
   stat_register("vm.evictions", &st_evictions);
   stat_register("vm.oom", &st_oom);
   stat_register_fn("vm.oldest_ms", oldest_age);
+  stat_register("vm.age_lag_ms", &age_lag_ms);
+  stat_register("vm.laundered", &st_laundered);
+  stat_register("vm.pageout_waits", &st_waits);
   stat_register("vm.swap.blocks", &bypass_swap_blocks);
   cowcor_init();
 }
 
 void vm_start(void)
 {
-  if (kthread_create("vmclock", vm_daemon, 0) < 0)
-    panic("vm: cannot start the clock");
+  if (kthread_create("vmclock", vm_daemon, 0) < 0 || kthread_create("vmpageout", pageout_daemon, 0) < 0)
+    panic("vm: cannot start the clock and the page-out daemon");
 }
 
 /* --- the audit ----------------------------------------------------------------------------- */
@@ -501,6 +722,24 @@ int vm_audit(bool quiet)
   }
   if (vmframes != frame_count(POOL_VM))
     BAD("%u VM frames, the core map counts %u\n", vmframes, frame_count(POOL_VM));
+  /* The laundry and the ready list hold VM frames marked so, each once, and the counts. */
+  uint32_t marked[2] = { 0, 0 }, listed[2] = { 0, 0 };
+  for (uint32_t i = 0; i < nframes; i++)
+    if (coremap[i].pool == POOL_VM)
+      for (int k = 0; k < 2; k++)
+        marked[k] += (coremap[i].pflags & (k ? VMF_READY : VMF_LAUNDRY)) != 0;
+  for (int k = 0; k < 2; k++) {
+    struct frame *head = k ? &ready : &laundry;
+    for (struct frame *f = head->next; f != head && listed[k] <= nframes; f = f->next) {
+      listed[k]++;
+      if (f < coremap || f >= coremap + nframes || f->pool != POOL_VM ||
+          !(f->pflags & (k ? VMF_READY : VMF_LAUNDRY)) || f->next->prev != f)
+        BAD("frame %d on the %s list is not a marked VM frame\n", (int)(f - coremap), k ? "ready" : "laundry");
+    }
+    if (listed[k] != marked[k] || listed[k] != (k ? nready : nlaundry))
+      BAD("%s list: %u frames listed, %u marked, %u counted\n", k ? "ready" : "laundry",
+          listed[k], marked[k], k ? nready : nlaundry);
+  }
   bad += cowcor_audit(quiet);
   release(&vm_lock);
   return bad;

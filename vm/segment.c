@@ -58,6 +58,7 @@ struct segment *seg_create(struct addrspace *as, enum seg_type type)
     s->used = false;
     return 0;
   }
+  s->swapaddr = (uint32_t **)&s->pts[SEG_MAXPT];
   s->type = type;
   s->lo = slot[type].lo;
   s->hi = slot[type].hi;
@@ -126,9 +127,26 @@ static int seg_reserve_locked(struct segment *s)
     s->swap = ip;
     release(&vm_lock);
   }
-  int err = bypass_reserve(s->swap, s->swapblocks, want);
-  if (err < 0)
+  /* The addresses are kept page by page, so that a page-out finds its block without
+   * asking the file system (fs/bypass.c). */
+  int err = 0;
+  for (uint32_t b = s->swapblocks; b < want && err == 0;) {
+    uint32_t c = b / SWAPADDR_PER_PAGE, end = MIN(want, (c + 1) * SWAPADDR_PER_PAGE);
+    if (c >= SEG_MAXPT || (!s->swapaddr[c] && !(s->swapaddr[c] = kalloc_page())))
+      err = -ENOMEM;
+    else
+      err = bypass_reserve(s->swap, b, end, &s->swapaddr[c][b % SWAPADDR_PER_PAGE]);
+    b = end;
+  }
+  if (err < 0) {
+    /* A huge sbrk that failed keeps no address pages beyond the blocks in use. */
+    for (uint32_t c = (s->swapblocks + SWAPADDR_PER_PAGE - 1) / SWAPADDR_PER_PAGE; c < SEG_MAXPT; c++)
+      if (s->swapaddr[c]) {
+        kfree_page(s->swapaddr[c]);
+        s->swapaddr[c] = 0;
+      }
     return err;
+  }
   acquire(&vm_lock);
   s->swapblocks = want;     /* pages below it may go out from now on */
   s->lazy = want < seg_npages(s);   /* grown meanwhile: its owner is waiting to reserve more */
@@ -136,22 +154,47 @@ static int seg_reserve_locked(struct segment *s)
   return 0;
 }
 
-int seg_reserve(struct segment *s)
+/* The new size is set under reserve_lock and taken back there if the blocks cannot be had:
+ * the VM daemon, reserving for forked segments, must never see a size being tried (a huge
+ * sbrk that fails would have it kill the process). Marked lazy until the blocks are
+ * reserved, so that the audit does not count them yet. */
+int seg_grow(struct segment *s, uint32_t start, uint32_t end)
 {
   if (!reserve_lock.name)
     initsleeplock(&reserve_lock, "reserve");
-  /* Marked lazy until the blocks are reserved: the segment already has its new size (stack
-   * growth, sbrk), and the audit must not count the blocks yet. */
+  acquiresleep(&reserve_lock);
   acquire(&vm_lock);
   bool was = s->lazy;
+  uint32_t ostart = s->start, oend = s->end;
+  s->start = start;
+  s->end = end;
   s->lazy = s->type != SEG_CODE;
   release(&vm_lock);
-  acquiresleep(&reserve_lock);
   int err = seg_reserve_locked(s);
-  if (err < 0)
+  if (err < 0) {
+    acquire(&vm_lock);
+    s->start = ostart;
+    s->end = oend;
     s->lazy = was;
+    release(&vm_lock);
+  }
   releasesleep(&reserve_lock);
   return err;
+}
+
+int seg_reserve(struct segment *s)
+{
+  return seg_grow(s, s->start, s->end);
+}
+
+int seg_rw(struct segment *s, uint32_t va, void *buf, bool write)
+{
+  uint32_t b = seg_block(s, va);
+  if (b >= s->swapblocks || !s->swapaddr) {
+    kprintf("vm: segment %u has no backing block %u\n", (uint32_t)(s - segtab), b);
+    return -EIO;
+  }
+  return bypass_rw(s->swapaddr[b / SWAPADDR_PER_PAGE][b % SWAPADDR_PER_PAGE], buf, write);
 }
 
 /* A forked segment gets its backing store here, from the VM daemon, once it has lived a tick
@@ -183,7 +226,9 @@ void seg_reserve_lazy(bool all)
 }
 
 /* The last reference: every frame back to the core map, the page tables freed, the backing
- * file removed. Nobody else can reach the segment now, so no entry is in transit. */
+ * file removed. Nobody else can reach the segment now but the page-out daemon, which may be
+ * writing one of its pages: wait for that (the daemon holds no reference, so that it never
+ * frees a segment: that takes cow_lock and file-system locks, which its askers may hold). */
 static void seg_free(struct segment *s)
 {
   cowcor_delete(s);         /* COW pages to a dependant, COR entries dropped, off the list */
@@ -193,8 +238,8 @@ static void seg_free(struct segment *s)
     if (!pt)
       continue;
     for (int j = 0; j < 1024; j++) {
-      if (pt[j] & PTE_INTRANS)
-        panic("seg_free: page in transit in a dead segment");
+      while (pt[j] & PTE_INTRANS)
+        frame_wait(pa_to_frame(PTE_ADDR(pt[j])), &vm_lock);
       if (pt[j] & PTE_P) {
         vm_drop_frame(pa_to_frame(PTE_ADDR(pt[j])));
         s->resident--;
@@ -204,8 +249,12 @@ static void seg_free(struct segment *s)
     kfree_page(pt);
     s->pts[i] = 0;
   }
+  for (uint32_t c = 0; c < SEG_MAXPT; c++)
+    if (s->swapaddr[c])
+      kfree_page(s->swapaddr[c]);
   kfree_page(s->pts);
   s->pts = 0;
+  s->swapaddr = 0;
   struct inode *ip = s->ip, *swap = s->swap;
   s->ip = 0;
   s->swap = 0;
@@ -397,7 +446,7 @@ static int copy_page(struct segment *ps, struct segment *s, uint32_t va)
     if (f && pf)
       memmove(frame_va(f), frame_va(pf), PGSIZE);
     else if (f)
-      err = bypass_rw(src->swap, seg_block(src, va), frame_va(f), false);
+      err = seg_rw(src, va, frame_va(f), false);
     acquire(&vm_lock);
     if (pf)
       frame_unbusy(pf);
@@ -476,14 +525,9 @@ int as_sbrk(struct addrspace *as, int incr, uint32_t *oldbrk)
     return incr > 0 ? -ENOMEM : -EINVAL;
   if (incr > 0) {
     /* Backing store for the new pages now; their frames come when they are touched. */
-    uint32_t oldend = h->end;
-    if (PGROUNDUP(nbrk) > h->end)
-      h->end = PGROUNDUP(nbrk);
-    int err = seg_reserve(h);
-    if (err < 0) {
-      h->end = oldend;
+    int err = seg_grow(h, h->start, MAX(h->end, PGROUNDUP(nbrk)));
+    if (err < 0)
       return err;
-    }
   } else if (incr < 0) {
     seg_free_range(h, PGROUNDUP(nbrk), PGROUNDUP(old));
     h->end = PGROUNDUP(nbrk);

@@ -39,6 +39,8 @@ static inline bool pte_is_cor(pte_t e) { return !(e & PTE_P) && (e & PTE_COR); }
 /* A VM frame's own flags (frame->pflags, under vm_lock). */
 #define VMF_DIRTY   0x1     /* the page differs from its backing copy (dirty bits folded in) */
 #define VMF_BACKED  0x2     /* the backing file holds this page (valid unless dirty) */
+#define VMF_LAUNDRY 0x4     /* a dirty victim waiting for the page-out daemon (vm/page.c) */
+#define VMF_READY   0x8     /* a victim the daemon has cleaned: taken first (vm/page.c) */
 
 enum seg_type { SEG_CODE, SEG_HEAP, SEG_STACK };
 
@@ -54,13 +56,16 @@ struct segment {
   int refs;                 /* address spaces using it, and pagers holding it for a while */
   uint32_t lo, hi;          /* its slot: [lo, hi), 4 MB aligned */
   uint32_t start, end;      /* pages that exist: [start, end), page aligned */
-  pte_t **pts;              /* page table per 4 MB of the slot, or 0 (a kernel page of pointers) */
+  pte_t **pts;              /* page table per 4 MB of the slot, or 0 (a kernel page of pointers:
+                               the first SEG_MAXPT; swapaddr is the rest of the page) */
   uint32_t resident;        /* pages with a frame (present or in transit) */
   struct inode *ip;         /* the executable its code or initialised data comes from */
   struct seg_load load[SEG_NLOAD];
   int nload;
   struct inode *swap;       /* heap, stack: the backing file */
   uint32_t swapblocks;      /* blocks reserved in it: pages [0, swapblocks) by seg_block */
+  uint32_t **swapaddr;      /* disk address of each reserved block: pointers to pages of
+                               SWAPADDR_PER_PAGE addresses, filled when reserved */
   struct addrspace *as;     /* heap and stack: the one address space using it */
   /* COW-COR (vm/cowcor.c) */
   struct segment *cow_next, *cow_prev;  /* the family's list (a ring); itself when alone */
@@ -106,6 +111,8 @@ void seg_put(struct segment *s);          /* drops a reference; the last frees e
 void seg_attach(struct addrspace *as, struct segment *seg);
 /* Reserves backing-store blocks for pages [start, end) of a heap or stack: 0 or -ENOMEM. */
 int seg_reserve(struct segment *s);
+/* Makes s [start, end) and reserves its backing store, or leaves it as it was: 0 or -ENOMEM. */
+int seg_grow(struct segment *s, uint32_t start, uint32_t end);
 /* Gives [va, va+len) of seg frames now (zeroed, dirty), mapped with perm; 0 or -ENOMEM. */
 int seg_alloc_range(struct segment *seg, uint32_t va, uint32_t len, uint32_t perm);
 /* The entry for va in s (vm_lock held), creating its page table when create; 0 if none. */
@@ -120,6 +127,13 @@ static inline uint32_t seg_block(struct segment *s, uint32_t va)
   return s->type == SEG_STACK ? (s->hi - PGSIZE - va) >> PGSHIFT : (va - s->lo) >> PGSHIFT;
 }
 static inline uint32_t seg_npages(struct segment *s) { return (s->end - s->start) >> PGSHIFT; }
+#define SWAPADDR_PER_PAGE (PGSIZE / sizeof(uint32_t))
+/* The largest slot (the heap's, 1.75 GB) has 448 page tables: the upper half of the page of
+ * page-table pointers holds the pointers to the address pages (1 per 4 MB of backing store). */
+#define SEG_MAXPT 512
+/* Reads or writes page va of s from or to its backing block, straight to disk at the address
+ * recorded when the block was reserved (no file-system lock, no cache): 0 or -EIO. */
+int seg_rw(struct segment *s, uint32_t va, void *buf, bool write);
 
 /* vm/page.c: frames for pages, paging out, the clock. */
 /* A frame for page va of s: free, or taken from a victim. Returned FRAME_BUSY, owned by s.
