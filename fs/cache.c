@@ -40,7 +40,7 @@ static struct cblock spare;         /* sentinel: headers without a frame */
 static struct cfile cfiles[NCFILE];
 static struct cfile *qhead, *qtail; /* files with scheduled blocks */
 static uint32_t nframes_held;       /* frames the cache holds */
-static uint32_t min_kb = CACHE_MIN_KB, max_kb = 1024, fixed_kb = 0;   /* the size settings */
+static uint32_t min_kb = CACHE_MIN_KB, max_kb = 0, fixed_kb = 0;   /* the size settings */
 static uint32_t disk_nblocks;       /* the disk's size, for a last range check */
 static uint32_t desc_lo, desc_hi;   /* descriptor blocks */
 static uint32_t dirtyseq;
@@ -333,10 +333,15 @@ static struct cblock *oldest_clean(bool schedule_dirty)
   return 0;
 }
 
-/* A frame for a new block (cache_lock held, and let go meanwhile). */
+/* A frame for a new block: free, or traded from the VM (cache_lock held, and let go
+ * meanwhile: the negotiation takes vm_lock, never with cache_lock). */
 static struct frame *new_frame(void)
 {
-  return frame_alloc(POOL_CACHE, false);
+  enum neg_verdict verdict;
+  release(&cache_lock);
+  struct frame *f = neg_getframe(NEG_FS, &verdict);
+  acquire(&cache_lock);
+  return f;
 }
 
 /* A block for a new identity: the free list; else a new frame while the cache may grow;
@@ -350,9 +355,11 @@ static struct cblock *cache_alloc_block(void)
     list_remove(b);
     return b;
   }
-  if (may_grow() && spare.next != &spare) {
+  if (may_grow()) {
     struct frame *f = new_frame();
     if (f) {
+      if (spare.next == &spare)
+        panic("cache: no header for a new frame");   /* one for every frame of memory */
       struct cblock *b = spare.next;
       list_remove(b);
       b->frame = f;
@@ -435,6 +442,91 @@ struct frame *cache_surrender(void)
   release(&cache_lock);
   return f;
 }
+
+/* Ties every block header, its frame and the lists together (the audit program; cache_lock
+ * taken). A cache frame owned by nobody is on its way between a pool and its new owner (a
+ * negotiation's frame not yet attached): counted apart, not a problem. */
+#define BAD(...) do { bad++; if (!quiet) kprintf("audit: cache: " __VA_ARGS__); } while (0)
+int cache_audit(bool quiet)
+{
+  int bad = 0;
+  acquire(&cache_lock);
+  uint32_t with_frame = 0, hashed = 0, dirty = 0, headers = 0;
+  FOR_EACH_HEADER(hp, b) {
+    headers++;
+    struct frame *f = b->frame;
+    if (f) {
+      with_frame++;
+      if (f < coremap || f >= coremap + nframes || f->pool != POOL_CACHE || f->owner != b ||
+          b->data != frame_va(f))
+        BAD("block %u of file %u holds frame %d, which is not its own\n", b->blockno, b->fileid,
+            (int)(f - coremap));
+    }
+    if (b->hashed) {
+      hashed++;
+      if (!f || lookup(b->fileid, b->blockno) != b)
+        BAD("block %u of file %u is hashed without a frame or cannot be found\n", b->blockno, b->fileid);
+    }
+    if (b->flags & CB_DIRTY) {
+      dirty++;
+      if (!b->hashed || !b->cf || b->cf->fileid != b->fileid)
+        BAD("dirty block %u of file %u has no identity or no file entry\n", b->blockno, b->fileid);
+    } else if (b->flags & CB_SCHED) {
+      BAD("block %u of file %u is scheduled but clean\n", b->blockno, b->fileid);
+    }
+    if (b->refcnt < 0)
+      BAD("block %u of file %u has %d references\n", b->blockno, b->fileid, b->refcnt);
+  }
+  uint32_t onlru = 0, onfree = 0, onspare = 0;
+  for (struct cblock *b = lru.next; b != &lru && onlru <= headers; b = b->next, onlru++)
+    if (!b->hashed || b->next->prev != b)
+      BAD("block %u of file %u on the LRU list has no identity\n", b->blockno, b->fileid);
+  for (struct cblock *b = freelist.next; b != &freelist && onfree <= headers; b = b->next, onfree++)
+    if (b->hashed || !b->frame || b->refcnt != 0)
+      BAD("a block on the free list has an identity, no frame, or holders\n");
+  for (struct cblock *b = spare.next; b != &spare && onspare <= headers; b = b->next, onspare++)
+    if (b->frame)
+      BAD("a spare header holds a frame\n");
+  if (onlru != hashed)
+    BAD("%u blocks on the LRU list, %u with an identity\n", onlru, hashed);
+  if (onspare != headers - with_frame)
+    BAD("%u spare headers, %u without a frame\n", onspare, headers - with_frame);
+  if (with_frame != nframes_held)
+    BAD("%u blocks hold a frame, the cache counts %u\n", with_frame, nframes_held);
+  if (dirty != st_dirty)
+    BAD("%u dirty blocks, the cache counts %u\n", dirty, st_dirty);
+  uint32_t listed = 0;
+  for (int i = 0; i < NCFILE; i++) {
+    uint32_t n = 0;
+    for (struct cblock *b = cfiles[i].used ? cfiles[i].dhead : 0; b && n <= headers; b = b->dnext, n++)
+      if (b->cf != &cfiles[i] || !(b->flags & CB_DIRTY))
+        BAD("block %u of file %u on the dirty list of file %u is not dirty there\n", b->blockno,
+            b->fileid, cfiles[i].fileid);
+    if (cfiles[i].used && n != cfiles[i].ndirty)
+      BAD("file %u has %u blocks on its dirty list, counts %u\n", cfiles[i].fileid, n, cfiles[i].ndirty);
+    listed += n;
+  }
+  if (listed != st_dirty)
+    BAD("%u blocks on dirty lists, %u dirty\n", listed, st_dirty);
+  /* Every cache frame of the core map is a block's, or in hand. */
+  uint32_t inhand = 0;
+  for (uint32_t i = 0; i < nframes; i++) {
+    struct frame *f = &coremap[i];
+    if (f->pool != POOL_CACHE)
+      continue;
+    struct cblock *b = f->owner;
+    if (!b)
+      inhand++;
+    else if (b->frame != f)
+      BAD("cache frame %u names a block that does not hold it\n", i);
+  }
+  if (frame_count(POOL_CACHE) != nframes_held + inhand)
+    BAD("the core map has %u cache frames, the cache holds %u (and %u in hand)\n",
+        frame_count(POOL_CACHE), nframes_held, inhand);
+  release(&cache_lock);
+  return bad;
+}
+#undef BAD
 
 void cache_minmax_reset(void)
 {
@@ -769,6 +861,14 @@ struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
       if (cache_unflushed()) {
         release(&cache_lock);
         cache_flush_disk();
+        acquire(&cache_lock);
+        continue;
+      }
+      if (st_dirty == 0) {
+        /* Nothing for the cleaners to write, so no release may come soon: the VM's page-out
+         * daemon may have a clean page for the next ask. */
+        release(&cache_lock);
+        sleep_ms(1);
         acquire(&cache_lock);
         continue;
       }

@@ -15,6 +15,7 @@
 #include "drivers/kbd.h"
 #include "vm/coremap.h"
 #include "vm/vm.h"
+#include "vm/negotiate.h"
 
 #define MULTIBOOT_BOOTLOADER_MAGIC 0x2BADB002
 #define MB_INFO_CMDLINE 0x004
@@ -89,6 +90,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
   gdt_init();
   trap_init();
   vm_init();
+  neg_init();
   coremap_register_stats();
   proc_init();
   timer_init();

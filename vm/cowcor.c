@@ -248,6 +248,7 @@ int cor_fault(struct segment *s, uint32_t va)
         return -1;
       }
       st_vm_pageins++;
+      st_vm_pageins_backing++;
       st_cor_backing++;
     }
     f->pflags |= VMF_DIRTY;   /* exists in no backing file of s */

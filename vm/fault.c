@@ -119,6 +119,7 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
     ok = seg_rw(s, va, page, false) == 0;
     backed = true;
     st_vm_pageins++;
+    st_vm_pageins_backing++;
   } else {
     bool loaded = false;
     if (s->ip)

@@ -15,6 +15,7 @@ struct frame;
 struct neg_offer cache_offer(bool giving);
 struct frame *cache_surrender(void);
 void cache_minmax_reset(void);     /* fs.cache.min_kb and max_kb start again from now */
+int cache_audit(bool quiet);       /* blocks, frames and lists agree: problems found */
 
 /* vm/page.c. offer: the time of last reference of the VM's next victim, or refuse: when
  * giving, at its floor (1/16 of memory); else when it has no page that could go. surrender:
@@ -22,4 +23,12 @@ void cache_minmax_reset(void);     /* fs.cache.min_kb and max_kb start again fro
  * victim goes to the page-out daemon, to be clean for the next ask). */
 struct neg_offer vm_offer(bool giving);
 struct frame *vm_surrender(void);
+
+/* vm/negotiate.c. getframe: a frame for the asker's pool (free, or the other's surrendered),
+ * or 0 and what to do (NEG_OWN: recycle your own; else wait a little and ask again). Call
+ * it holding neither cache_lock nor vm_lock. refill: tops the kernel's reserve of free
+ * frames up (the VM's clock, ten times a second). */
+struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict);
+void neg_refill(void);
+void neg_init(void);
 #endif

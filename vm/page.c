@@ -38,9 +38,6 @@ extern pde_t boot_pgdir[];
 #define LAUNDER_BATCH 16          /* dirty victims one search may hand to the laundry */
 #define AGE_PASS_MS 2000          /* the aging clock's pass, when vm.clock_rate is 0 */
 
-/* User pages stop coming from the free pool while this many frames are free, so the kernel
- * can always get page tables, kernel structures and cache blocks. */
-static uint32_t vm_reserve = 64;
 static uint32_t clock_rate = 0;            /* frames the aging clock checks per second; 0: auto */
 uint32_t vm_audit_every_fault;
 static const struct vm_policy *policy;
@@ -54,6 +51,7 @@ static int32_t next_cached = -1;           /* policy->next(), remembered for one
 static uint32_t next_cached_tick, ticks;
 
 uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins, st_vm_pageouts;
+uint32_t st_vm_pageins_backing;
 static uint32_t st_sweeps, st_checks, st_evictions, st_oom, st_laundered, st_waits;
 
 /* --- the page behind a frame --------------------------------------------------------------- */
@@ -306,15 +304,11 @@ struct frame *vm_getframe(struct segment *s, uint32_t va)
 {
   uint32_t waited = 0;
   for (int tries = 0; tries < 1000; tries++) {
-    struct frame *f = frame_count(POOL_FREE) > vm_reserve ? frame_alloc(POOL_VM, false) : 0;
+    enum neg_verdict verdict;
+    struct frame *f = neg_getframe(NEG_VM, &verdict);
     acquire(&vm_lock);
-    if (!f) {
-      f = take_clean();
-      /* The kernel's reserve is refilled by those who take frames below it. */
-      struct frame *extra = f && frame_count(POOL_FREE) < vm_reserve ? take_clean() : 0;
-      if (extra)
-        frame_free(extra);
-    }
+    if (!f)
+      f = take_clean();     /* its own: as told, or since the cache had nothing after all */
     if (f) {
       claim(f, s, va);
       release(&vm_lock);
@@ -332,8 +326,10 @@ struct frame *vm_getframe(struct segment *s, uint32_t va)
       continue;
     }
     release(&vm_lock);
+    if (why == WAIT_NOTHING && verdict == NEG_OWN)
+      break;                /* nothing of its own, and the cache was not asked */
     if (why == WAIT_NOTHING)
-      break;
+      sleep_ms(1);          /* the cache's dirty blocks are being written: ask again */
     if (why == WAIT_IO)
       sleep_ms(1);          /* every candidate is under I/O: let it finish */
     if (why == WAIT_RESERVE && waited < 30000) {
@@ -542,6 +538,7 @@ static void vm_daemon(void *arg)
     vm_reserve_wanted = false;
     release(&vm_lock);
     seg_reserve_lazy(all);
+    neg_refill();
   }
 }
 
@@ -607,8 +604,6 @@ static const struct setting set_audit = {
 static const struct setting set_rate = {
   "vm.clock_rate", "frames the aging clock checks per second (0: a whole pass every 2 s)",
   &clock_rate, 0, 1000000, 0, 0 };
-static const struct setting set_reserve = {
-  "vm.reserve", "frames kept free for the kernel and the cache", &vm_reserve, 8, 65536, 0, 0 };
 
 void vm_init(void)
 {
@@ -623,11 +618,11 @@ void vm_init(void)
   setting_register(&set_cluster);
   setting_register(&set_audit);
   setting_register(&set_rate);
-  setting_register(&set_reserve);
   stat_register("vm.faults", &st_vm_faults);
   stat_register("vm.faults.zero", &st_vm_faults_zero);
   stat_register("vm.faults.code", &st_vm_faults_code);
   stat_register("vm.pageins", &st_vm_pageins);
+  stat_register("vm.pageins.backing", &st_vm_pageins_backing);
   stat_register("vm.pageouts", &st_vm_pageouts);
   stat_register_fn("vm.frames", frames_vm);
   stat_register("vm.clock.sweeps", &st_sweeps);
@@ -666,7 +661,9 @@ int vm_audit(bool quiet)
     struct segment *s = f->owner;
     if (frame_busy(f))
       continue;               /* being filled or written: its entry is in transit */
-    if (!s || s < segtab || s >= segtab + nsegtab || !s->used) {
+    if (!s)
+      continue;               /* in hand: just taken (vm_getframe claims it next) */
+    if (s < segtab || s >= segtab + nsegtab || !s->used) {
       BAD("VM frame %u has no live segment\n", i);
       continue;
     }
@@ -745,7 +742,10 @@ int vm_audit(bool quiet)
   return bad;
 }
 
+/* The audit program: the core map, the VM's frames and page tables, and the cache's blocks,
+ * each tied to the others. */
 int sys_vmaudit(void)
 {
-  return vm_audit(argint(0) != 0);
+  bool quiet = argint(0) != 0;
+  return vm_audit(quiet) + cache_audit(quiet);
 }

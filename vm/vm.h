@@ -152,6 +152,7 @@ int vm_pageout_pid(int pid);
 /* Checks the accounting; prints each problem; returns how many. */
 int vm_audit(bool quiet);
 extern uint32_t vm_audit_every_fault;
+extern uint32_t st_vm_pageins_backing;     /* page-ins read from backing files (swap) */
 extern uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins,
     st_vm_pageouts;
 

@@ -42,6 +42,7 @@
 
 /* The VM (issue 5): 50 upward. */
 #define SYS_vmaudit  50   /* (int quiet) -> problems found (printed on the console unless quiet) */
+#define SYS_negtrace 51   /* (struct negrecord *buf, int max) -> the last negotiations, oldest first */
 
 #define NSYSCALL     64
 #endif

@@ -16,6 +16,7 @@ TEXT = {
     "vm.fork": ("copy", "nosuch"),
     "fs.write_policy": ("through", "sometimes"),
     "vm.pageout": ("0", "99999"),     # an action: 0 pushes every process's pages (none at boot)
+    "vm.penalty_mode": ("stepped", "nosuch"),
 }
 
 
@@ -40,7 +41,7 @@ def defaults(tmp_path_factory):
     r = boot("sysctl -a\n", disk=disk)
     assert r.rc == 0, r
     s = settings(r.out)
-    assert len(s) >= 13 and "vm.reserve" in s and "vm.clock_rate" in s and "vm.audit" in s, r
+    assert len(s) >= 13 and "vm.penalty" in s and "vm.clock_rate" in s and "vm.audit" in s, r
     for name, (value, lo, hi) in s.items():
         assert lo is not None or name in TEXT, "%s: a text setting the test does not know" % name
     return s

@@ -2,6 +2,7 @@
 #ifndef _SYS_H
 #define _SYS_H
 #include "uapi/stat.h"   /* struct procinfo */
+#include "uapi/negtrace.h"   /* struct negrecord */
 
 /* Copies the kernel counters into buf as "name value\n" lines; returns the byte count. */
 int kstat(char *buf, unsigned len);
@@ -22,4 +23,7 @@ int sleep_ms(unsigned ms);
 /* The VM's invariant checker (user/lib/vm.c): problems found (printed on the console unless
  * quiet), 0 when all is well. */
 int vmaudit(int quiet);
+/* The last negotiations between the file cache and the VM, oldest first, at most max (and
+ * NEGTRACE_MAX): how many, or a negative errno. */
+int negtrace(struct negrecord *buf, int max);
 #endif

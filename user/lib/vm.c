@@ -2,6 +2,13 @@
 #include <sys.h>
 #include "uapi/syscall.h"
 
+int negtrace(struct negrecord *buf, int max)
+{
+  int ret;
+  __asm__ volatile("int $0x80" : "=a"(ret) : "a"(SYS_negtrace), "b"(buf), "c"(max) : "memory", "cc");
+  return ret;
+}
+
 int vmaudit(int quiet)
 {
   int ret;

@@ -18,6 +18,7 @@
 #include "kernel/sleeplock.h"
 #include "kernel/uapi/errno.h"
 #include "vm/coremap.h"
+#include "vm/negotiate.h"
 #include "drivers/disk.h"
 #include "kfs.h"
 #include "hostio.h"
@@ -229,6 +230,20 @@ struct frame *frame_alloc(enum frame_pool pool, bool zero)
 }
 
 uint32_t frame_total(void) { return NFRAMES; }
+uint32_t frame_count(enum frame_pool pool)
+{
+  uint32_t n = 0;
+  for (int i = 0; i < NFRAMES; i++)
+    n += frames[i].pool == pool;
+  return n;
+}
+
+/* No VM to trade with: free frames while more than a kernel reserve are left. */
+struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict)
+{
+  *verdict = NEG_OWN;
+  return NFRAMES - kfs_frames_used > 64 ? frame_alloc(asker == NEG_FS ? POOL_CACHE : POOL_VM, false) : 0;
+}
 
 void frame_free(struct frame *f)
 {

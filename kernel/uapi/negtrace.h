@@ -1,0 +1,25 @@
+/* One negotiation between the file cache and the VM, as SYS_negtrace reports it
+ * (vm/negotiate.c keeps the last NEGTRACE_MAX in a ring). */
+#ifndef UAPI_NEGTRACE_H
+#define UAPI_NEGTRACE_H
+
+#define NEGTRACE_MAX 256
+
+enum { NEGT_FS = 0, NEGT_VM = 1, NEGT_KERNEL = 2 };       /* who asked, who gave */
+enum { NEGT_NOBODY = 3 };                                 /* gave: nobody (the asker waits) */
+#define NEGT_FS_REFUSED 0x1       /* the cache's offer was "refuse" (its age means nothing) */
+#define NEGT_VM_REFUSED 0x2
+
+struct negrecord {
+  unsigned seq;                   /* 1 for the first negotiation since boot or neg.reset */
+  unsigned time_ms;               /* ms since boot */
+  unsigned char asker;            /* NEGT_FS, NEGT_VM, NEGT_KERNEL (refilling its reserve) */
+  unsigned char gave;             /* NEGT_FS, NEGT_VM or NEGT_NOBODY: whose frame the asker got
+                                     (its own: it recycles its own oldest page) */
+  unsigned char flags;            /* NEGT_FS_REFUSED, NEGT_VM_REFUSED */
+  unsigned char pad;
+  unsigned fs_lastref_ms;         /* the cache's offer: its oldest block's time of last use */
+  unsigned vm_lastref_ms;         /* the VM's offer: its next victim's, unbiased */
+  unsigned penalty_ms;            /* added to the VM's time for the comparison */
+};
+#endif

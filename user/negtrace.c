@@ -1,0 +1,67 @@
+/* negtrace [-n N] [-s]: the last negotiations between the file cache and the VM (at most N,
+ * default all the kernel keeps), oldest first, one a line:
+ *
+ *   seq time_ms asker fs_age_ms vm_age_ms penalty_s gave
+ *
+ * asker is fs (a cache miss), vm (a page fault) or kernel (refilling its reserve of free
+ * frames); an age is how long before the negotiation the page on offer was last used, or
+ * "refuse"; the VM's age is shown before the penalty is taken off it; gave is the pool whose
+ * frame the asker got (its own: it recycles its own oldest page), or "none". -s prints only
+ * a summary: how many each asker made and who gave. */
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys.h>
+
+static struct negrecord recs[NEGTRACE_MAX];
+static const char *who[] = { "fs", "vm", "kernel", "none" };
+
+static void age(char *out, int len, unsigned now, unsigned t, int refused)
+{
+  if (refused)
+    snprintf(out, len, "refuse");
+  else
+    snprintf(out, len, "%u", now - t);
+}
+
+int main(int argc, char **argv)
+{
+  int max = NEGTRACE_MAX, summary = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+      max = atoi(argv[++i]);
+    else if (strcmp(argv[i], "-s") == 0)
+      summary = 1;
+    else {
+      fprintf(stderr, "usage: negtrace [-n N] [-s]\n");
+      return 1;
+    }
+  }
+  int n = negtrace(recs, max);
+  if (n < 0) {
+    fprintf(stderr, "negtrace: cannot read the trace (error %d)\n", -n);
+    return 1;
+  }
+  if (summary) {
+    unsigned count[3][4];
+    memset(count, 0, sizeof count);
+    for (int i = 0; i < n; i++)
+      if (recs[i].asker < 3 && recs[i].gave < 4)
+        count[recs[i].asker][recs[i].gave]++;
+    printf("negtrace: %d negotiations\n", n);
+    for (int a = 0; a < 3; a++)
+      printf("negtrace: %s asked %u: fs gave %u, vm gave %u, none %u\n", who[a],
+             count[a][0] + count[a][1] + count[a][3], count[a][0], count[a][1], count[a][3]);
+    return 0;
+  }
+  printf("seq time_ms asker fs_age_ms vm_age_ms penalty_s gave\n");
+  for (int i = 0; i < n; i++) {
+    struct negrecord *r = &recs[i];
+    char fs[16], vm[16];
+    age(fs, sizeof fs, r->time_ms, r->fs_lastref_ms, r->flags & NEGT_FS_REFUSED);
+    age(vm, sizeof vm, r->time_ms, r->vm_lastref_ms, r->flags & NEGT_VM_REFUSED);
+    printf("%u %u %s %s %s %u %s\n", r->seq, r->time_ms, who[r->asker < 3 ? r->asker : 3], fs, vm,
+           r->penalty_ms / 1000, who[r->gave < 4 ? r->gave : 3]);
+  }
+  return 0;
+}

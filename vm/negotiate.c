@@ -1,0 +1,251 @@
+/* The negotiation: how the file cache and the VM share physical memory (Sprite thesis 6.3,
+ * WRL 90/4 sections 2 and 6).
+ *
+ * THE POOLS. Every frame outside the kernel belongs to the free pool, the file cache or the
+ * VM, and the core map (vm/coremap.h) says which. Nobody decides how big the cache or the VM
+ * should be: each grows when it needs a frame and gets one, and shrinks when it is asked for
+ * one and gives it. A frame travels like this:
+ *
+ *            frame_alloc                               frame_move (a trade, below)
+ *     free ---------------> cache  <-------------------------------------------->  VM
+ *       ^                     |                                                    |
+ *       +---- frame_free -----+------- (a file deleted, a process exiting) --------+
+ *
+ * The free pool fills only when something is let go of; a cache and a VM that are both busy
+ * keep it empty, and from then on every frame either needs is a trade. Free frames are taken
+ * first, but for the last KERNEL_RESERVE of them: those are the kernel's, for page tables
+ * and its own structures, which it takes (kalloc_page) where it cannot wait or negotiate
+ * (under vm_lock, for a page table). When a negotiation finds the reserve short, the frame
+ * the older pool gives up goes to it instead (refill_one), and the VM's clock tops it up
+ * ten times a second.
+ *
+ * WHO ASKS WHOM. Either pool asks when it needs a frame and none is free: the cache on a
+ * miss (fs/cache.c, cache_alloc_block), the VM on a fault (vm/page.c, vm_getframe). The
+ * asker calls neg_getframe, which puts the same question to both pools -- "how old is the
+ * page you would give up next?" (cache_offer, vm_offer) -- and lets neg_decide
+ * (vm/negotiate_rule.c, pure C that the host unit test drives) compare the answers: the
+ * older page goes. If it is the other pool's, that pool surrenders it (cache_surrender,
+ * vm_surrender) and the frame moves straight into the asker's pool, never through the free
+ * list, where a third process could take it first; if it is the asker's own, the asker
+ * recycles its own oldest page itself, as it would with no one to ask. A pool refuses to
+ * give at its floor: the cache at fs.cache_min_kb (or always, at a fixed size), the VM at
+ * 1/16 of memory (Sprite's minVMPages). An asker whose own pool has nothing that could go
+ * (a cache below its floor, a VM whose pages are all busy) takes the other's page whatever
+ * its age.
+ *
+ * NO I/O IN THE ASKER'S THREAD, NO RE-ENTRY. A cache miss may hold inode and block locks, a
+ * COR fault cow_lock: whatever a negotiation does for them must not wait for those, nor
+ * call back into the file system. So a pool gives up only what can go at once: a clean
+ * block that nobody holds, a clean page. The dirty ones it meets go to those whose job it
+ * is to write them -- the block cleaners (fs/cleaner.c) for the cache, the page-out daemon
+ * (vm/page.c) for the VM, which writes pages straight to disk at addresses recorded when
+ * their blocks were reserved -- and are clean for the next ask. The negotiation takes
+ * cache_lock and vm_lock one at a time, never both (the lock order: vm/coremap.h).
+ *
+ * AGES THAT CAN BE COMPARED. Both pools stamp frame->lastref with the same clock, in ms.
+ * The cache's times are exact (every read and write goes through it); a VM page's is what
+ * the aging clock saw at its last visit, at most vm.age_lag_ms old (2 s).
+ *
+ * THE PENALTY. Comparing the two ages as they are is a global LRU, and it lets a
+ * file-intensive program (sort) take the pages of an interactive one that sleeps for a few
+ * seconds (the IFS benchmark: WRL 90/4 Table 3). vm.penalty seconds are added to the VM's
+ * time before the comparison, so the cache can take a VM page only if it has been idle that
+ * much longer than the cache's own oldest block (6.1); the VM taking from the cache is
+ * biased the same way. vm.penalty_mode=stepped charges the penalty once per tenth of memory
+ * the cache holds (Sprite's vmFSPenalty, vmNumPageGroups): a small cache competes on equal
+ * terms, a big one pays more and more. Sprite ran with 20 minutes (1200 s, the default); the
+ * paper measures 0 and 120 s.
+ *
+ * WHAT IS KEPT. The paper's Table 2 counters (neg.fs_asks_vm and _satisfied, neg.vm_asks_fs
+ * and _satisfied), and a ring of the last NEGTRACE_MAX negotiations (SYS_negtrace, the
+ * negtrace program); neg.reset=1 starts both again, with fs.cache.min_kb and max_kb. To stop
+ * at every negotiation in gdb: break neg_getframe.
+ */
+#include "kernel/klib.h"
+#include "kernel/spinlock.h"
+#include "kernel/stats.h"
+#include "kernel/sysctl.h"
+#include "kernel/syscall.h"
+#include "kernel/time.h"
+#include "kernel/uapi/negtrace.h"
+#include "vm/coremap.h"
+#include "vm/negotiate.h"
+#include "vm/vm.h"
+
+#define KERNEL_RESERVE 64         /* free frames only the kernel takes (256 KB) */
+
+static uint32_t penalty_s = 1200;
+static uint32_t penalty_mode = NEG_PENALTY_FIXED;
+static uint32_t reset_value;
+
+static uint32_t st_fs_asks, st_fs_satisfied, st_vm_asks, st_vm_satisfied, st_refills;
+
+static struct spinlock trace_lock;
+static struct negrecord trace[NEGTRACE_MAX];
+static uint32_t trace_seq;        /* negotiations recorded since boot or neg.reset */
+
+static uint32_t penalty_ms(void)
+{
+  struct neg_penalty p = {
+    .penalty_s = penalty_s,
+    .mode = penalty_mode,
+    .cache_frames = frame_count(POOL_CACHE),
+    .total_frames = frame_count(POOL_CACHE) + frame_count(POOL_VM) + frame_count(POOL_FREE),
+  };
+  return neg_penalty_ms(&p);
+}
+
+static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm, uint32_t pen)
+{
+  acquire(&trace_lock);
+  struct negrecord *r = &trace[trace_seq % NEGTRACE_MAX];
+  r->seq = ++trace_seq;
+  r->time_ms = uptime_ms();
+  r->asker = asker;
+  r->gave = gave;
+  r->flags = (fs.refuse ? NEGT_FS_REFUSED : 0) | (vm.refuse ? NEGT_VM_REFUSED : 0);
+  r->fs_lastref_ms = fs.lastref_ms;
+  r->vm_lastref_ms = vm.lastref_ms;
+  r->penalty_ms = pen;
+  release(&trace_lock);
+}
+
+/* One frame for the kernel's reserve, from the pool with the older page; false when neither
+ * gives one. Decided as if the cache asked, so that the VM keeps its advantage. */
+static bool refill_one(void)
+{
+  struct neg_offer fs = cache_offer(true), vm = vm_offer(true);
+  uint32_t pen = penalty_ms();
+  enum neg_verdict v = neg_decide(NEG_FS, fs, vm, pen);
+  struct frame *f = v == NEG_OTHER ? vm_surrender() : v == NEG_OWN ? cache_surrender() : 0;
+  record(NEGT_KERNEL, !f ? NEGT_NOBODY : v == NEG_OTHER ? NEGT_VM : NEGT_FS, fs, vm, pen);
+  if (!f)
+    return false;
+  frame_free(f);
+  st_refills++;
+  return true;
+}
+
+void neg_refill(void)
+{
+  for (int n = 0; n < KERNEL_RESERVE && frame_count(POOL_FREE) < KERNEL_RESERVE; n++)
+    if (!refill_one())
+      break;
+}
+
+/* A frame for the asker's pool (owned by nobody yet: the asker claims it), or 0 with
+ * *verdict saying what to do: NEG_OWN, recycle its own oldest page; NEG_OTHER, the other
+ * should have given one but had none clean after all (ask again soon); NEG_NONE, neither
+ * may give (wait, or fail). Call it holding neither cache_lock nor vm_lock. Not inlined: it
+ * is where a gdb breakpoint on "a negotiation" goes. */
+__attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict)
+{
+  enum frame_pool pool = asker == NEG_FS ? POOL_CACHE : POOL_VM;
+  *verdict = NEG_OTHER;
+  if (frame_count(POOL_FREE) > KERNEL_RESERVE) {
+    struct frame *f = frame_alloc(pool, false);
+    if (f)
+      return f;
+  }
+  /* None is free: both pools answer, the asker's own as "what would you recycle", the
+   * other's as "what would you give". */
+  struct neg_offer fs = cache_offer(asker != NEG_FS), vm = vm_offer(asker != NEG_VM);
+  uint32_t pen = penalty_ms();
+  *verdict = neg_decide(asker, asker == NEG_FS ? fs : vm, asker == NEG_FS ? vm : fs, pen);
+  /* Asked to surrender after refusing (NEG_NONE), a pool that only lacked a clean page
+   * hands its dirty ones to whoever writes them, and may have a clean one by now. */
+  struct frame *f = 0;
+  if (*verdict != NEG_OWN) {
+    f = asker == NEG_FS ? vm_surrender() : cache_surrender();
+    if (f)
+      frame_move(f, pool);
+  }
+  int gave = f ? (asker == NEG_FS ? NEGT_VM : NEGT_FS) : *verdict == NEG_OWN ? (int)asker : NEGT_NOBODY;
+  if (f)
+    *verdict = NEG_OTHER;
+  record(asker, gave, fs, vm, pen);
+  if (asker == NEG_FS) {
+    st_fs_asks++;
+    st_fs_satisfied += f != 0;
+  } else {
+    st_vm_asks++;
+    st_vm_satisfied += f != 0;
+  }
+  if (frame_count(POOL_FREE) < KERNEL_RESERVE / 2)
+    refill_one();             /* the kernel took from its reserve meanwhile */
+  return f;
+}
+
+/* --- the trace, settings and counters ----------------------------------------------------- */
+
+int sys_negtrace(void)
+{
+  uint32_t ubuf = argraw(0);
+  int max = argint(1);
+  if (max < 0)
+    return -EINVAL;
+  static struct negrecord out[NEGTRACE_MAX];
+  acquire(&trace_lock);
+  uint32_t n = MIN(trace_seq, MIN((uint32_t)max, NEGTRACE_MAX));
+  for (uint32_t i = 0; i < n; i++)      /* oldest first */
+    out[i] = trace[(trace_seq - n + i) % NEGTRACE_MAX];
+  release(&trace_lock);
+  int err = copy_to_user(ubuf, out, n * sizeof out[0]);
+  return err < 0 ? err : (int)n;
+}
+
+static void mode_get(char *out, int len)
+{
+  snprintf(out, len, "%s", penalty_mode == NEG_PENALTY_STEPPED ? "stepped" : "fixed");
+}
+
+static int mode_set(const char *v)
+{
+  if (strcmp(v, "fixed") == 0)
+    penalty_mode = NEG_PENALTY_FIXED;
+  else if (strcmp(v, "stepped") == 0)
+    penalty_mode = NEG_PENALTY_STEPPED;
+  else
+    return -EINVAL;
+  return 0;
+}
+
+static int reset_set(const char *v)
+{
+  uint32_t n;
+  if (parse_uint(v, &n) < 0)
+    return -EINVAL;
+  reset_value = n;
+  if (n == 1) {
+    st_fs_asks = st_fs_satisfied = st_vm_asks = st_vm_satisfied = st_refills = 0;
+    acquire(&trace_lock);
+    trace_seq = 0;
+    release(&trace_lock);
+    cache_minmax_reset();
+  }
+  return 0;
+}
+
+static const struct setting settings[] = {
+  { "vm.penalty", "seconds added to a VM page's time of last reference when the file cache and the VM compare ages",
+    &penalty_s, 0, 1000000, 0, 0 },
+  { "vm.penalty_mode", "fixed: the penalty once; stepped: once per tenth of memory the cache holds",
+    0, 0, 0, mode_get, mode_set },
+  { "neg.reset", "1: the negotiation counters, its trace and fs.cache.min_kb/max_kb start again",
+    &reset_value, 0, 1, 0, reset_set },
+};
+
+static uint32_t reserve_frames(void) { return KERNEL_RESERVE; }
+
+void neg_init(void)
+{
+  initlock(&trace_lock, "negtrace");
+  for (uint32_t i = 0; i < NELEM(settings); i++)
+    setting_register(&settings[i]);
+  stat_register("neg.fs_asks_vm", &st_fs_asks);
+  stat_register("neg.fs_asks_vm_satisfied", &st_fs_satisfied);
+  stat_register("neg.vm_asks_fs", &st_vm_asks);
+  stat_register("neg.vm_asks_fs_satisfied", &st_vm_satisfied);
+  stat_register("neg.refills", &st_refills);
+  stat_register_fn("neg.kernel_reserve", reserve_frames);
+}
