@@ -408,11 +408,22 @@ struct neg_offer cache_offer(bool giving)
     release(&cache_lock);
     return o;
   }
-  struct cblock *b;
+  struct cblock *b = 0;
   if (freelist.next != &freelist) {
     o.refuse = false;
     o.lastref_ms = 0;         /* a block without identity is older than anything */
-  } else if ((b = oldest_clean(false))) {
+  } else if (giving) {
+    b = oldest_clean(false);
+  } else {
+    /* Its own: the block it would recycle, dirty or not. A dirty one is the cleaners' to
+     * write, and the cache waits for them rather than take a younger VM page: a cache full
+     * of new writes must not get past the penalty (Sprite's FS offers its LRU block too). */
+    for (b = lru.next; b != &lru && (b->refcnt > 0 || busy(b)); b = b->next)
+      ;
+    if (b == &lru)
+      b = 0;
+  }
+  if (b) {
     o.refuse = false;
     o.lastref_ms = b->lastref;
   }

@@ -261,7 +261,7 @@ static struct frame *take_clean(void)
     if (pol_candidate(i) && !pol_accessed(i) && take_if_clean(f))
       return f;
   }
-  next_cached = -1;
+  next_cached_tick = 0;
   for (int n = 0; n < LAUNDER_BATCH; n++) {
     int32_t v = policy->choose();
     if (v < 0)
@@ -351,18 +351,19 @@ static bool at_floor(void)
 }
 
 /* The frame take_clean would look at first (vm_lock held), or -1. The policy's next() may
- * look at every frame, so its answer is kept for a tick while it stays a candidate that
- * nobody referenced: the cache asks on every miss once memory is full. */
+ * look at every frame (clock does, when the hand has not moved for a while), and the cache
+ * asks on every miss once memory is full: its answer is kept for the rest of the tick while
+ * the frame stays a candidate (take_clean forgets it), a tenth of a second of staleness on
+ * top of the aging clock's own. */
 static int32_t next_victim(void)
 {
   for (struct frame *f = ready.next; f != &ready; f = f->next)
     if (pol_candidate(f - coremap) && !pol_accessed(f - coremap))
       return f - coremap;
-  if (next_cached >= 0 && next_cached_tick == ticks && pol_candidate(next_cached) &&
-      !pol_accessed(next_cached))
+  if (next_cached_tick == ticks + 1 && (next_cached < 0 || pol_candidate(next_cached)))
     return next_cached;
   next_cached = policy->next ? policy->next() : -1;
-  next_cached_tick = ticks;
+  next_cached_tick = ticks + 1;     /* 0 never matches: nothing kept yet */
   return next_cached;
 }
 
