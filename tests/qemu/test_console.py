@@ -1,4 +1,5 @@
 """Console input loses nothing: everything piped in runs, in order."""
+import re
 from conftest import boot
 
 
@@ -9,19 +10,22 @@ def test_many_commands_piped_run_in_order(disk):
     assert r.rc == 0, r
     got = [l for l in r.out.splitlines() if l.startswith("line")]
     assert got == ["line%04d" % i for i in range(n)], r
+    assert [c.out for c in r.cmds] == ["line%04d\n" % i for i in range(n)], r
 
 
 def test_long_line_is_not_truncated(disk):
     word = "x" * 900
-    r = boot("echo %s | wc -c\n" % word, disk=disk)
+    r = boot("echo %s | wc -c\n" % word, disk=disk, status=True)
     assert r.rc == 0, r
-    assert "901" in r.out, r
+    c = r.cmd("echo %s | wc -c" % word)
+    assert c.out.strip() == "901" and c.status == 0, r.cmds
 
 
 def test_end_of_input_shuts_down_cleanly(disk):
     r = boot("echo bye\n", disk=disk)
     assert r.rc == 0, r
-    assert "poweroff" in r.out or "halted" in r.out, r
+    assert r.printed("echo bye") == "bye\n", r
+    assert re.search(r"^poweroff: halted$", r.out, re.M), r
 
 
 def test_lines_typed_ahead_are_echoed_just_before_their_output(disk):
