@@ -5,10 +5,10 @@ from conftest import boot, fsck
 
 
 def test_usertests_all_pass_without_leaks(disk):
-    r = boot("usertests\n", disk=disk, timeout=600)
+    r = boot("usertests\n", disk=disk, timeout=600, status=True)
     assert r.rc == 0, r
-    m = re.search(r"usertests: (\d+) passed, (\d+) failed", r.out)
-    assert m, r
+    m = re.search(r"^usertests: (\d+) passed, (\d+) failed$", r.printed("usertests"), re.M)
+    assert m and r.cmd("usertests").status == 0, r
     assert int(m.group(2)) == 0 and int(m.group(1)) >= 20, r
     assert "FAILED" not in r.out, r
     rc, out = fsck(disk)
