@@ -51,7 +51,7 @@ static uint32_t writes_at_flush;    /* st_writes when the last flush began */
 bool cache_have_cleaners;
 uint32_t cache_policy = WP_DELAY;
 
-static uint32_t st_hits, st_misses, st_reads, st_writes, st_writes_data, st_writes_meta;
+static uint32_t st_hits, st_misses, st_reads, st_writes, st_writes_data, st_writes_meta, st_writes_desc;
 static uint32_t st_flushes, st_dirty, st_wb_delayed, st_wb_recycled, st_wb_fsync, st_wb_errors;
 
 enum wbclass { WB_DELAYED, WB_FSYNC, WB_RECYCLED };
@@ -367,10 +367,12 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
     struct cblock *b = v[i];
     if (reqs[i].op == DISK_WRITE) {
       st_writes++;
-      if (b->fileid == CACHE_DEV)
-        st_writes_meta++;
-      else
+      if (b->fileid != CACHE_DEV)
         st_writes_data++;
+      else
+        st_writes_meta++;
+      if (b->fileid == CACHE_DEV && b->blockno >= desc_lo && b->blockno < desc_hi)
+        st_writes_desc++;         /* of the metadata, the descriptor blocks (fs.desc_delay) */
     }
     b->flags &= ~CB_WRITING;
     if (copy[i])
@@ -542,6 +544,21 @@ static const struct setting limit_setting = {
   0, CACHE_MIN_BLOCKS, CACHE_MAX_BLOCKS, get_limit, set_limit,
 };
 
+/* Blocks waiting for a cleaner or being written: 0 once the cleaners are idle (a test of
+ * fs.write_policy=asap waits for it; dirty blocks not yet old enough do not count). */
+static uint32_t scheduled(void)
+{
+  uint32_t n = 0;
+  acquire(&cache_lock);
+  for (int i = 0; i < NCFILE; i++)
+    if (cfiles[i].used)
+      n += cfiles[i].nsched;
+  for (uint32_t i = 0; i < CACHE_MAX_BLOCKS; i++)
+    n += (blocks[i].flags & CB_WRITING) != 0;
+  release(&cache_lock);
+  return n;
+}
+
 /* --- the interface ----------------------------------------------------------------------- */
 
 void cache_init(void)
@@ -563,12 +580,14 @@ void cache_init(void)
   stat_register("fs.cache.blocks", &nframes_held);
   stat_register("fs.cache.limit", &cache_limit);
   stat_register("fs.cache.dirty", &st_dirty);
+  stat_register_fn("fs.cache.scheduled", scheduled);
   stat_register("fs.cache.hits", &st_hits);
   stat_register("fs.cache.misses", &st_misses);
   stat_register("fs.disk.reads", &st_reads);
   stat_register("fs.disk.writes", &st_writes);
   stat_register("fs.disk.writes.data", &st_writes_data);
   stat_register("fs.disk.writes.meta", &st_writes_meta);
+  stat_register("fs.disk.writes.desc", &st_writes_desc);
   stat_register("fs.disk.flushes", &st_flushes);
   stat_register("fs.writebacks.delayed", &st_wb_delayed);
   stat_register("fs.writebacks.recycled", &st_wb_recycled);
