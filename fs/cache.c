@@ -8,6 +8,7 @@
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
 #include "kernel/uapi/errno.h"
+#include "kernel/uapi/syscall.h"
 #include "vm/coremap.h"
 #include "drivers/disk.h"
 #include "fs/ordering.h"
@@ -866,6 +867,17 @@ int cache_sync_all(void)
   if (cache_sync_file(CACHE_DEV) < 0)
     err = -EIO;
   return err;
+}
+
+void cache_incore(uint32_t fileid, uint32_t from, uint32_t n, uint8_t *vec)
+{
+  acquire(&cache_lock);
+  for (uint32_t i = 0; i < n; i++) {
+    struct cblock *b = lookup(fileid, from + i);
+    vec[i] = !b || !(b->flags & CB_VALID) ? 0 :
+             (b->flags & (CB_DIRTY | CB_WRITING)) ? INCORE_CACHED | INCORE_DIRTY : INCORE_CACHED;
+  }
+  release(&cache_lock);
 }
 
 /* The VM copies a cached code or data block instead of reading the disk, and the block then
