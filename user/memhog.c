@@ -54,47 +54,45 @@ static int recurse(void)
 }
 
 /* The value of counter name in kstat text, or -1. */
-static long counter(const char *text, const char *name)
+/* vm.pageins and vm.evictions, read into text (two pages of the working set). */
+static void sample(char *text, long v[2])
 {
-  int len = strlen(name);
-  for (const char *line = text; *line;) {
-    if (strncmp(line, name, len) == 0 && line[len] == ' ')
-      return strtol(line + len + 1, 0, 10);
-    const char *eol = strchr(line, '\n');
-    if (!eol)
-      break;
-    line = eol + 1;
+  int n = kstat(text, 2 * PAGE - 1);
+  text[n > 0 ? n : 0] = 0;
+  static const char *const names[2] = { "vm.pageins", "vm.evictions" };
+  for (int k = 0; k < 2; k++) {
+    v[k] = -1;
+    int len = strlen(names[k]);
+    for (const char *line = text; line && v[k] < 0;) {
+      if (strncmp(line, names[k], len) == 0 && line[len] == ' ')
+        v[k] = strtol(line + len + 1, 0, 10);
+      if ((line = strchr(line, '\n')))
+        line++;
+    }
   }
-  return -1;
 }
 
 static int keep(unsigned kb, unsigned mb)
 {
-  unsigned hot = (kb * 1024 + PAGE - 1) / PAGE, cold = mb * (1u << 20) / PAGE;
-  /* The counters are read into the working set, and the loops touch their stack page and
-   * every page of the program's code: nothing the program itself uses between the two
-   * readings lies idle meanwhile (the code that reads them runs only at the ends). */
-  char *h = sbrk(hot * PAGE + 2 * PAGE);
+  /* The counters are read into two more pages of the working set, and the passes touch
+   * their own stack page and every page of the program's code: nothing the program itself
+   * uses between the two readings lies idle meanwhile (the code that reads them runs only
+   * at the ends). */
+  unsigned hot = (kb * 1024 + PAGE - 1) / PAGE + 2, cold = mb * (1u << 20) / PAGE;
+  char *h = sbrk(hot * PAGE);
   volatile char *c = sbrk(cold * PAGE);
   if (h == (void *)-1 || c == (void *)-1) {
     printf("memhog: cannot get %u KB and %u MB: out of memory\n", kb, mb);
     return 1;
   }
-  hot += 2;
   char *text = h + (hot - 2) * PAGE;
   for (unsigned i = 0; i < hot; i++)
     h[i * PAGE] = (char)i;        /* dirty: an eviction writes it, its return is a page-in */
-  long pageins = 0, evictions = 0;
+  long before[2] = { 0, 0 }, after[2];
   volatile unsigned onstack = 0;
-  for (int pass = 1; pass <= 4; pass++) {
-    int n = kstat(text, 2 * PAGE - 1);
-    text[n > 0 ? n : 0] = 0;
-    if (pass == 2) {
-      pageins = counter(text, "vm.pageins");
-      evictions = counter(text, "vm.evictions");
-    } else if (pass == 4) {
-      break;
-    }
+  for (int pass = 1; pass <= 3; pass++) {
+    if (pass == 2)
+      sample(text, before);
     for (unsigned p = 0; p < cold; p++) {
       onstack += c[p * PAGE];
       for (unsigned i = 0; i < hot; i++)
@@ -103,15 +101,21 @@ static int keep(unsigned kb, unsigned mb)
         onstack += *t;
     }
   }
+  sample(text, after);
   printf("memhog: kept %u KB: %ld page-ins, %ld evictions in passes 2-3\n", kb,
-         counter(text, "vm.pageins") - pageins, counter(text, "vm.evictions") - evictions);
+         after[0] - before[0], after[1] - before[1]);
   return 0;
 }
 
 int main(int argc, char **argv)
 {
-  if (argc == 4 && strcmp(argv[1], "-k") == 0)
+  if (argc > 1 && strcmp(argv[1], "-k") == 0) {
+    if (argc != 4 || atoi(argv[3]) <= 0) {
+      fprintf(stderr, "usage: memhog -k KB MB\n");
+      return 2;
+    }
     return keep(atoi(argv[2]), atoi(argv[3]));
+  }
   if (argc >= 3 && strcmp(argv[1], "-s") == 0) {
     depth_left = atoi(argv[2]) * 256;
     recurse();
