@@ -368,10 +368,10 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
     struct cblock *b = v[i];
     if (reqs[i].op == DISK_WRITE) {
       st_writes++;
-      if (b->fileid != CACHE_DEV)
-        st_writes_data++;
-      else
+      if (b->fileid == CACHE_DEV)
         st_writes_meta++;
+      else
+        st_writes_data++;
       if (b->fileid == CACHE_DEV && b->blockno >= desc_lo && b->blockno < desc_hi)
         st_writes_desc++;         /* of the metadata, the descriptor blocks (fs.desc_delay) */
     }
