@@ -17,6 +17,9 @@ int sysctl(const char *name, const char *value, char *out, unsigned outlen);
 /* Makes group pgid the console's foreground group, the one ^C kills; 0: none (^C then
  * ends the line being typed, empty). */
 int setfg(int pgid);
+/* Which of the first n blocks of open file fd the file cache holds: vec[i] gets INCORE_CACHED,
+ * | INCORE_DIRTY when not yet written back (uapi/syscall.h). Returns the file's block count. */
+int incore(int fd, unsigned char *vec, unsigned n);
 unsigned uptime_ms(void);
 int sleep_ms(unsigned ms);
 /* The VM's invariant checker (user/lib/vm.c): problems found (printed on the console unless
