@@ -21,15 +21,18 @@ static const char *state_name(int s)
 
 int main(int argc, char **argv)
 {
+  if (argc > 1 && strcmp(argv[1], "-h") == 0) {
+    printf("usage: ps\n"
+           "One row per process: PID, parent, process group, state, SIZE (bytes of user\n"
+           "memory resident), PAGEIN (pages read in for it from backing store, its executable\n"
+           "or the backing file of a page it copied on reference), PAGEOUT (pages of its heap\n"
+           "and stack written to backing store, whoever needed the frame), NAME. Both count\n"
+           "from the process's fork; exec keeps them.\n");
+    return 0;
+  }
   if (argc > 1) {
-    int help = strcmp(argv[1], "-h") == 0;
-    fprintf(help ? stdout : stderr,
-            "usage: ps\n"
-            "One row per process: PID, parent, process group, state, SIZE (bytes of user\n"
-            "memory resident), PAGEIN (pages read in for it: from backing store, its\n"
-            "executable or a copy-on-reference master's backing file), PAGEOUT (pages of its\n"
-            "heap and stack written to backing store), NAME.\n");
-    return help ? 0 : 1;
+    fprintf(stderr, "ps: no arguments (ps -h explains the columns)\nusage: ps\n");
+    return 1;
   }
   int n = ps(procs, MAXPROCS);
   if (n < 0) {

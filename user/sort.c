@@ -4,22 +4,24 @@
  * Phase 1, runs: read lines into a memory budget of -m KB (default 128) until the next line
  * would not fit, sort them there (a merge sort of pointers: n log n whatever the input, and
  * duplicates cost nothing extra) and write them to a temporary file, a run; repeat to the end
- * of the input. The budget holds the lines' bytes and two 8-byte references per line (the
- * array being sorted and its scratch copy), nothing else: the input may be any number of
- * times larger than it, or than the machine's memory.
+ * of the input. The budget holds the lines' bytes, a 16-byte reference to each (where it is,
+ * its length, where its key is) and half as many references of scratch for the merge sort,
+ * nothing else: the input may be any number of times larger than it, or than the machine's
+ * memory.
  *
  * Phase 2, merge passes: while more than MERGE_WAY runs are left, merge them MERGE_WAY at a
- * time into new runs, deleting each group as it is merged (a last group of one run is kept as
- * it is); then merge what is left into the output. Every line is read and written about
- * 1 + log8(runs) times: a 1 MB input makes dozens of temporary files that are written, read
- * back and deleted, which is the file cache's work in the benchmark.
+ * time into new runs, deleting each group as it is merged; then merge the last MERGE_WAY or
+ * fewer into the output. A pass merges only as many groups as the passes after it need (see
+ * main), so every line is read and written at most 1 + ceil(log8(runs)) times: a 1 MB input
+ * makes dozens of temporary files that are written, read back and deleted, which is the file
+ * cache's work in the benchmark. The merge itself is a tournament (merge, below).
  *
  * Lines are bytes up to a newline (NULs included); a last line without one gets one. A line
  * longer than MAXLINE bytes is an error: sort stops, saying so. On any error (an unreadable
  * input, a full disk, a failed write) sort prints one line, removes its temporary files and
  * exits with status 2; the output file, if begun, is left as far as it got.
  *
- *   sort [-n] [-r] [-k FIELD[,END]] [-o OUTPUT] [-m KB] [-T TMPDIR] [FILE...]   */
+ *   sort [-nrv] [-k FIELD[,END]] [-o OUTPUT] [-m KB] [-T TMPDIR] [FILE...]   (sort -h) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,7 @@
 #include <stdarg.h>
 #include <linecmp.h>
 
-#define MERGE_WAY 8                /* a power of two: the leaves of the merge tournament */
+#define MERGE_WAY 8              /* a power of two: the leaves of the merge tournament */
 #define MAXLINE 4096             /* bytes in a line, its newline not counted */
 #define IOBUF 4096
 #define MIN_KB 5                 /* a budget holds at least one longest line */
