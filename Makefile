@@ -121,6 +121,11 @@ $(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/pol
 	@mkdir -p $(B)/tests
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_policy.c $(wildcard vm/policy*.c)
 
+# sort's order is pure C too (user/lib/linecmp.c): the host sorts with the very same file.
+$(B)/tests/test_linecmp: tests/host/test_linecmp.c user/lib/linecmp.c user/include/linecmp.h | $(TOOLS_OK)
+	@mkdir -p $(B)/tests
+	$(HOSTCC) $(HOSTCFLAGS) -iquote user/include -o $@ tests/host/test_linecmp.c user/lib/linecmp.c
+
 # The kernel's own file-system code, run on the host against mkfs images (tests/host/test_kfs.py).
 KFSSRC := $(wildcard tests/host/kfs/*.c) $(wildcard fs/*.c) kernel/pipe.c kernel/cmdline.c kernel/sysctl.c
 $(B)/tests/kfs: $(KFSSRC) $(wildcard tests/host/kfs/*.h fs/*.h kernel/*.h kernel/uapi/*.h) vm/coremap.h drivers/disk.h | $(TOOLS_OK)

@@ -76,6 +76,7 @@ static struct proc *allocproc(void)
   p->cwd = 0;
   p->chan = 0;
   p->parent = 0;
+  p->pageins = p->pageouts = 0;
   memset(p->ofile, 0, sizeof p->ofile);
   return p;
 }
@@ -456,6 +457,17 @@ void scheduler(void)
   }
 }
 
+void proc_count_pageout(int pid)
+{
+  pushcli();              /* the pager holds vm_lock: ptable_lock would only turn interrupts off too */
+  for (int i = 0; i < NPROC; i++)
+    if (ptable[i].pid == pid && ptable[i].state != UNUSED) {
+      ptable[i].pageouts++;
+      break;
+    }
+  popcli();
+}
+
 int proc_list(struct procinfo *out, int max)
 {
   int n = 0;
@@ -470,6 +482,8 @@ int proc_list(struct procinfo *out, int max)
     out[n].pgid = p->pgid;
     out[n].state = states[p->state];
     out[n].size = p->as ? as_size(p->as) : 0;
+    out[n].pageins = p->pageins;
+    out[n].pageouts = p->pageouts;
     safestrcpy(out[n].name, p->name, sizeof out[n].name);
     n++;
   }

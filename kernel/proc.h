@@ -38,6 +38,9 @@ struct proc {
   struct file *ofile[NOFILE];
   struct inode *cwd;
   struct inode *text;           /* executable being run (ETXTBSY while held) */
+  /* Pages read in for it (from backing store or its executable) and pages of its heap and
+   * stack written out (whoever's fault made the frame go): IFS's toucher reads its own. */
+  uint32_t pageins, pageouts;
 };
 
 struct proc *myproc(void);
@@ -62,6 +65,8 @@ int wait(uint32_t ustatus);       /* ustatus: user address for the exit status, 
 void userinit(void);
 void proc_init(void);
 void scheduler(void) __attribute__((noreturn));
+/* Counts a page written out of a segment of process pid (nothing if it is gone). */
+void proc_count_pageout(int pid);
 /* Each process's info for SYS_ps. */
 int proc_list(struct procinfo *out, int max);
 #endif

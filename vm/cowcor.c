@@ -255,6 +255,7 @@ int cor_fault(struct segment *s, uint32_t va)
         return -1;
       }
       st_vm_pageins++;
+      myproc()->pageins++;
       st_cor_backing++;
     }
     f->flags |= FRAME_DIRTY;  /* exists in no backing file of s */

@@ -125,15 +125,17 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
     ok = bypass_rw(s->swap, seg_block(s, va), page, false) == 0;
     f->flags |= FRAME_BACKED;
     st_vm_pageins++;
+    myproc()->pageins++;
   } else {
     bool loaded = false;
     if (s->ip)
       ok = load_from_exec(s, va, page, &loaded);     /* zeroes what it does not load */
     else
       memset(page, 0, PGSIZE);
-    if (loaded)
+    if (loaded) {
       st_vm_pageins++;
-    else if (s->type != SEG_CODE)
+      myproc()->pageins++;  /* shared code: charged to the process that faulted */
+    } else if (s->type != SEG_CODE)
       st_vm_faults_zero++;
     if (s->type == SEG_CODE)
       st_vm_faults_code++;

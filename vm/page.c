@@ -190,8 +190,11 @@ static int evict(void)
     seg_put(s);
     return 0;
   }
-  if (write)
+  if (write) {
     st_vm_pageouts++;
+    if (s->as)              /* 0 once its process has exited */
+      proc_count_pageout(s->as->pid);
+  }
   bool ondisk = s->type != SEG_CODE && (write || (f->flags & FRAME_BACKED));
   *pte = (ondisk ? PTE_ONDISK : 0) | (*pte & PTE_COW);
   s->resident--;
@@ -261,8 +264,11 @@ static int pageout_page(struct segment *s, uint32_t va)
     frame_wakeup(f);
     return 0;
   }
-  if (write)
+  if (write) {
     st_vm_pageouts++;
+    if (s->as)              /* 0 if its process exited while we wrote */
+      proc_count_pageout(s->as->pid);
+  }
   *pte = ((write || (f->flags & FRAME_BACKED)) ? PTE_ONDISK : 0) | (*pte & PTE_COW);
   s->resident--;
   f->flags &= ~FRAME_BUSY;

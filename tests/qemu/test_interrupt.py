@@ -16,8 +16,8 @@ def ps_rows(out):
     rows = []
     for line in out.splitlines():
         f = line.split()
-        if len(f) == 6 and all(x.isdigit() for x in f[:3]) and f[4].isdigit():
-            rows.append(dict(pid=int(f[0]), ppid=int(f[1]), pgid=int(f[2]), state=f[3], name=f[5]))
+        if len(f) == 8 and all(x.isdigit() for x in f[:3] + f[4:7]):
+            rows.append(dict(pid=int(f[0]), ppid=int(f[1]), pgid=int(f[2]), state=f[3], name=f[7]))
     return rows
 
 

@@ -11,6 +11,8 @@ long kstat_get(const char *name);
 int shutdown(void);
 /* Fills buf with up to max process rows; returns how many. */
 int ps(struct procinfo *buf, int max);
+/* The row of process pid (getpid(): its own page-ins and page-outs): 0, or -1 (ESRCH). */
+int getprocinfo(int pid, struct procinfo *out);
 /* Reads (value == 0) or sets a run-time setting; the current (new) value is written to out
  * as text, or for a refused value the reason. Returns >= 0 or -1 with errno. */
 int sysctl(const char *name, const char *value, char *out, unsigned outlen);
