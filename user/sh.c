@@ -8,7 +8,8 @@
  * [pid]); a pipeline is commands joined by '|'; a command is words and redirections:
  * '< file', '> file', '>> file', 'N> file', 'N>> file', 'N< file', 'N>&M' (e.g. 2>&1).
  * Words may be quoted: '...' is literal, "..." keeps spaces and honours \" \\ \$ \`, and a
- * backslash outside quotes takes the next character literally. '#' at the start of a word
+ * backslash outside quotes takes the next character literally. $? (outside '...') is the
+ * status of the last command, as in sh: the tests read each command's status with it. '#' at the start of a word
  * begins a comment. Builtins: cd [DIR], exit [N], help. A command name without '/' is
  * looked up in /bin.
  *
@@ -78,7 +79,8 @@ static int nbg;
 /* ---- lexing ---- */
 
 /* Words are copied into this arena, reset for every line; at most one byte per input byte
- * plus a NUL per word, so twice the line length is enough. */
+ * plus a NUL per word, or 3 bytes ("255") for the 2 of a "$?", so twice the line length is
+ * enough. */
 static char arena[2 * MAXLINE + 16];
 static int arena_used;
 
@@ -132,6 +134,19 @@ static int lex_redir(struct token *t, int fd)
   return 0;
 }
 
+/* Copies the last status in decimal to w for "$?"; returns the end of what it wrote. */
+static char *put_status(char *w)
+{
+  char digits[12];
+  int n = 0, v = last_status & 0xff;
+  do
+    digits[n++] = '0' + v % 10;
+  while ((v /= 10) > 0);
+  while (n > 0)
+    *w++ = digits[--n];
+  return w;
+}
+
 /* The next token from lex_pos; T_END at the end of the line or at a comment. */
 static int next_token(struct token *t)
 {
@@ -183,6 +198,11 @@ static int next_token(struct token *t)
       for (p++; *p && *p != '"'; p++) {
         if (*p == '\\' && (p[1] == '"' || p[1] == '\\' || p[1] == '$' || p[1] == '`'))
           p++;
+        else if (*p == '$' && p[1] == '?') {
+          w = put_status(w);
+          p++;
+          continue;
+        }
         *w++ = *p;
       }
       if (*p != '"') {
@@ -198,6 +218,9 @@ static int next_token(struct token *t)
         continue;
       }
       *w++ = *p++;
+    } else if (*p == '$' && p[1] == '?') {
+      w = put_status(w);
+      p += 2;
     } else {
       *w++ = *p++;
     }
