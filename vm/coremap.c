@@ -99,6 +99,9 @@ void frame_free(struct frame *f)
   release(&coremap_lock);
 }
 
+/* One bit per frame: seen on the free list during an audit (PHYSTOP_MAX bounds nframes). */
+static uint8_t onfree[PHYSTOP_MAX / PGSIZE / 8];
+
 int coremap_audit(bool quiet)
 {
   int bad = 0;
@@ -113,11 +116,29 @@ int coremap_audit(bool quiet)
     }
     count[coremap[i].pool]++;
   }
+  memset(onfree, 0, (nframes + 7) / 8);
   uint32_t onlist = 0;
   for (struct frame *f = freelist; f && onlist <= nframes; f = f->next, onlist++) {
+    uint32_t i = f - coremap;
     if (f->pool != POOL_FREE) {
       if (!quiet)
-        kprintf("audit: frame %u on the free list is in pool %u\n", (uint32_t)(f - coremap), f->pool);
+        kprintf("audit: frame %u on the free list is in pool %u\n", i, f->pool);
+      bad++;
+    }
+    /* A link back into the list makes a cycle: the allocator would hand the frame out twice. */
+    if (onfree[i / 8] & (1 << (i % 8))) {
+      if (!quiet)
+        kprintf("audit: the free list comes back to frame %u\n", i);
+      bad++;
+      break;
+    }
+    onfree[i / 8] |= 1 << (i % 8);
+  }
+  /* A free frame the allocator cannot reach is lost to everyone. */
+  for (uint32_t i = 0; i < nframes; i++) {
+    if (coremap[i].pool == POOL_FREE && !(onfree[i / 8] & (1 << (i % 8)))) {
+      if (!quiet)
+        kprintf("audit: free frame %u is not on the free list\n", i);
       bad++;
     }
   }
@@ -135,6 +156,16 @@ int coremap_audit(bool quiet)
   }
   release(&coremap_lock);
   return bad;
+}
+
+uint32_t *coremap_count_word(enum frame_pool pool)
+{
+  return &pool_count[pool];
+}
+
+struct frame *coremap_freelist(void)
+{
+  return freelist;
 }
 
 uint32_t frame_count(enum frame_pool pool)
