@@ -110,6 +110,7 @@ class Guest:
         self.p.stdin.write((line + "\n").encode())
         self.p.stdin.flush()
         echo = self.wait(re.compile(re.escape(line) + "\n"), self.mark)
+        self.echoed = echo.end()
         prompt = self.wait(PROMPT, echo.end())
         self.mark = prompt.end()
         return self.text[echo.end():prompt.start()]
@@ -148,9 +149,8 @@ def show(g, pid):
 
 def background(g, line, rx):
     """Starts line in the background; returns the match of rx once it printed it."""
-    start = g.mark
     g.run(line + " &")
-    return g.wait(re.compile(rx), start)
+    return g.wait(re.compile(rx), g.echoed)
 
 
 class Cases:
@@ -242,3 +242,143 @@ def test_refused_unless_enabled_then_coremap_checks(disk):
         (r"audit: pool 4 holds (\d+) frames but counts (\d+)", lambda m: int(m[1]) + 1 == int(m[2])),
         (r"audit: (\d+) VM frames, the core map counts (\d+)", lambda m: int(m[1]) + 1 == int(m[2]))])
     c.finish()
+
+
+def frame_of(e):
+    return e >> 12
+
+
+def test_page_table_checks(disk):
+    g = Guest(disk, "debug.corrupt=1")
+    a, b, c = (int(background(g, "sleep 1000", r"\[(\d+)\]\n").group(1)) for _ in range(3))
+    out, st = g.status("sysctl vm.pageout=%d" % b)
+    assert st == 0, out
+    sa, info, ent = show(g, a)
+    stk, code = sa["stack"], sa["code"]
+    top = 0xc0000000 - 0x1000
+    e1 = ent[stk][top]
+    f1 = frame_of(e1)
+    assert e1 & P and info[stk]["start"] == top - 0x1000 and ent[stk][top - 0x1000] & P, (info, ent)
+    hole = next(va for va in range(info[code]["start"], info[code]["end"], 0x1000) if va not in ent[code])
+    sb, infob, entb = show(g, b)
+    assert all(e & ONDISK for e in entb[sb["stack"]].values()) and entb[sb["stack"]], entb
+    sc, _, entc = show(g, c)
+    g1 = frame_of(entc[sc["stack"]][top])
+    at = "segment %d va 0x%x" % (stk, top)
+
+    k = Cases(g)
+    k.case("owner_none", ["frame %d owner =none" % f1], [
+        r"audit: VM frame %d has no live segment" % f1,
+        r"audit: %s maps frame 0x%x it does not own" % (at, f1 << 12)])
+    k.case("used_frame_marked_free", ["frame %d pool =free" % f1], [
+        r"audit: free frame %d is not on the free list" % f1,
+        (r"audit: pool 1 holds (\d+) frames but counts (\d+)", lambda m: int(m[1]) == int(m[2]) + 1),
+        (r"audit: pool 4 holds (\d+) frames but counts (\d+)", lambda m: int(m[1]) + 1 == int(m[2])),
+        (r"audit: (\d+) VM frames, the core map counts (\d+)", lambda m: int(m[1]) + 1 == int(m[2])),
+        r"audit: %s maps frame 0x%x it does not own" % (at, f1 << 12)])
+    k.case("index_moved", ["frame %d index -1" % f1], [
+        r"audit: VM frame %d \(segment %d, va 0x%x\) is not mapped there" % (f1, stk, top - 0x1000),
+        r"audit: %s maps frame 0x%x it does not own" % (at, f1 << 12)])
+    k.case("other_process_frame", ["pte %d stack 0x%x frame %d" % (a, top, g1)], [
+        r"audit: %s maps frame 0x%x it does not own" % (at, g1 << 12),
+        r"audit: VM frame %d \(segment %d, va 0x%x\) is not mapped there" % (f1, stk, top)])
+    k.case("intrans_not_busy", ["pte %d stack 0x%x =0x%x" % (a, top, (e1 & ~P) | INTRANS)], [
+        r"audit: %s in transit but its frame is not busy" % at,
+        r"audit: VM frame %d \(segment %d, va 0x%x\) is not mapped there" % (f1, stk, top)])
+    k.case("strange_entry", ["pte %d code 0x%x =0x2" % (a, hole)],
+           [r"audit: segment %d va 0x%x has a strange entry 0x2" % (code, hole)])
+    k.case("present_cor", ["pte %d stack 0x%x cor" % (a, top)],
+           [r"audit: %s: present entry with the COR bit 0x%x" % (at, e1 | COR)])
+    k.case("page_outside", ["seg %d start +4096" % stk],
+           [r"audit: segment %d has a page at 0x%x outside \[0x%x, 0xc0000000\)" % (stk, top - 0x1000, top)])
+    k.case("resident_count", ["seg %d resident +1" % stk],
+           [r"audit: segment %d counts 3 resident pages but maps 2" % stk])
+    k.case("backing_blocks", ["seg %d swapblocks -1" % stk],
+           [r"audit: segment %d has 2 pages but 1 backing blocks \(type 2, .*" % stk])
+    k.case("ondisk_beyond_blocks", ["seg %d swapblocks -1" % sb["stack"]], [
+        r"audit: segment %d has 2 pages but 1 backing blocks \(type 2, .*" % sb["stack"],
+        r"audit: segment %d has pages on backing store beyond its 1 blocks" % sb["stack"]])
+    k.case("no_user_bit", ["pte %d stack 0x%x user" % (a, top)],
+           [r"audit: %s: present entry without the user bit 0x%x" % (at, e1 & ~U)])
+    k.case("code_writable", ["pte %d code 0x400000 writable" % a],
+           [r"audit: segment %d va 0x400000: code page mapped writable 0x[0-9a-f]+" % code])
+    k.case("pde_other_table", ["pde %d 0x%x like %d" % (a, top, c)],
+           [r"audit: pid %d: page directory entry for 0xbfc00000 \(0x[0-9a-f]+\) is not segment %d's page table"
+            % (a, stk)])
+    k.finish(a, b, c)
+
+
+def test_cowcor_checks(disk):
+    g = Guest(disk, "debug.corrupt=1")
+    m, slaves = family(g, 3)
+    ga, (gb,) = family(g, 1)
+    lone = int(background(g, "sleep 1000", r"\[(\d+)\]\n").group(1))
+    sm, info, ent = show(g, m)
+    hm = sm["heap"]
+    s = [show(g, p) for p in slaves]
+    hs = [x[0]["heap"] for x in s]
+    for x in s:
+        info.update(x[1])
+        ent.update(x[2])
+    # A page the master holds COW, resident, off which every slave's entry copies on reference.
+    cor = COR | hm << 12
+    va = next(v for v, e in sorted(ent[hm].items())
+              if e & (P | COW) == P | COW and all(ent[h].get(v) == cor for h in hs))
+    zero = next(v for v in range(info[hm]["start"], info[hm]["end"], 0x1000) if v not in ent[hm])
+    refs = info[hm]["cor_refs"]
+    ring = [hm]
+    while info[ring[-1]]["next"] != hm:
+        ring.append(info[ring[-1]]["next"])
+    assert sorted(ring) == sorted([hm] + hs), (ring, hs)
+    ha, hb = show(g, ga)[0]["heap"], show(g, gb)[0]["heap"]
+    lone_segs = show(g, lone)[0]
+    h1, h2 = hs[0], hs[1]
+    at = "segment %d va 0x%x" % (h1, va)
+    fewer = (r"audit: cowcor: segment %d counts %d dependants, the entries say (\d+)" % (hm, refs),
+             lambda mt: int(mt[1]) < refs)
+    one_less = r"audit: cowcor: segment %d counts %d dependants, the entries say %d" % (hm, refs, refs - 1)
+
+    k = Cases(g)
+    prev = info[hm]["prev"]
+    k.case("ring_link", ["seg %d cow_prev =%d" % (hm, hm)], [
+        r"audit: cowcor: segment %d: list links inconsistent" % hm,
+        r"audit: cowcor: segment %d: list links inconsistent" % prev, fewer])
+    k.case("ring_other_kind", ["seg %d type =2" % hb], [
+        r"audit: cowcor: segment %d: list holds segment %d \(unused or of another kind\)" % (ha, hb),
+        r"audit: cowcor: segment %d: list holds segment %d \(unused or of another kind\)" % (hb, ha)])
+    r1, r2, r3 = ring[1], ring[2], ring[3]
+    k.case("ring_open", ["seg %d cow_next =%d" % (r2, r1)], [
+        r"audit: cowcor: segment %d: list does not close" % hm,
+        r"audit: cowcor: segment %d: list links inconsistent" % r2,
+        r"audit: cowcor: segment %d: list links inconsistent" % r3,
+        r"audit: cowcor: segment %d va 0x[0-9a-f]+: master %d is dead or not on its list" % (r1, hm), fewer])
+    cf, cl = sm["code"], lone_segs["code"]
+    k.case("code_on_ring", ["seg %d cow_next =%d" % (cf, cl), "seg %d cow_prev =%d" % (cf, cl),
+                            "seg %d cow_next =%d" % (cl, cf), "seg %d cow_prev =%d" % (cl, cf)], [
+        r"audit: cowcor: code segment %d on a COW-COR list" % cf,
+        r"audit: cowcor: code segment %d on a COW-COR list" % cl])
+    k.case("cow_writable", ["pte %d heap 0x%x writable" % (m, va)],
+           [r"audit: cowcor: segment %d va 0x%x: COW page mapped writable" % (hm, va)])
+    k.case("cow_no_page", ["pte %d heap 0x%x =0x800" % (m, zero)], [
+        r"audit: cowcor: segment %d va 0x%x: COW entry 0x800 holds no page" % (hm, zero),
+        r"audit: segment %d va 0x%x has a strange entry 0x800" % (hm, zero)])
+    k.case("cor_self", ["pte %d heap 0x%x =0x%x" % (slaves[0], va, COR | h1 << 12)], [
+        r"audit: cowcor: %s: COR entry names no master \(0x%x\)" % (at, COR | h1 << 12), one_less])
+    hl = lone_segs["heap"]
+    k.case("cor_foreign_master", ["pte %d heap 0x%x =0x%x" % (slaves[0], va, COR | hl << 12)], [
+        r"audit: cowcor: %s: master %d is dead or not on its list" % (at, hl), one_less,
+        r"audit: cowcor: segment %d counts 0 dependants, the entries say 1" % hl])
+    k.case("cor_sibling", ["pte %d heap 0x%x =0x%x" % (slaves[0], va, COR | h2 << 12)], [
+        r"audit: cowcor: %s: master %d does not hold the page COW \(0x%x\)" % (at, h2, ent[h2][va]), one_less,
+        r"audit: cowcor: segment %d counts 0 dependants, the entries say 1" % h2])
+    k.case("master_not_cow", ["pte %d heap 0x%x cow" % (m, va)], [
+        r"audit: cowcor: segment %d va 0x%x: master %d does not hold the page COW \(0x%x\)"
+        % (h, va, hm, ent[hm][va] & ~COW) for h in hs])
+    k.case("cor_ondisk", ["pte %d heap 0x%x ondisk" % (slaves[0], va)],
+           [r"audit: %s: COR entry with the on-disk bit 0x%x" % (at, cor | ONDISK)])
+    k.case("cor_refs_zero", ["seg %d cor_refs =0" % hm], [
+        r"audit: cowcor: segment %d has COW pages but no dependants" % hm,
+        r"audit: cowcor: segment %d counts 0 dependants, the entries say %d" % (hm, refs)])
+    k.case("cor_refs_count", ["seg %d cor_refs +1" % hm],
+           [r"audit: cowcor: segment %d counts %d dependants, the entries say %d" % (hm, refs + 1, refs)])
+    k.finish(-m, -ga, lone)
