@@ -15,7 +15,7 @@ vm/segment.c as_audit), and the case that makes each fail:
   core map   frame has no pool ....................................... no_pool
              frame on the free list is in another pool ............... free_frame_in_pool
              the free list comes back to a frame (a cycle) ........... free_list_cycle
-             a free frame is not on the free list .................... free_list_cut
+             a free frame is not on the free list .................... free_list_cut, used_frame_marked_free
              a pool holds n frames but counts m ...................... pool_count
              n frames on the free list, m counted free ............... free_list_cut
   pages      VM frame has no live segment ............................ owner_none
@@ -45,8 +45,8 @@ vm/segment.c as_audit), and the case that makes each fail:
              segment has COW pages but no dependants ................. cor_refs_zero
              dependants count differs from the COR entries ........... cor_refs_count
 
-The last five of "pages" were added with this test (the audit did not notice those kinds of
-damage), and so were the free list's cycle and cut frames (only the counts were compared).
+The last three of "pages" were added with this test (the audit did not notice those kinds of
+damage), and so were the free list's cycle and its lost frames (only the counts were compared).
 The processes damaged sit blocked in the kernel (`corrupt family`, `sleep`), so nothing runs
 over the damage; the VM daemon stands still while anything is damaged."""
 import os
