@@ -260,6 +260,12 @@ int sys_vmcorrupt(void)
     break;
   case VMC_SET: {
     uint32_t raw;
+    /* A slot marked unused, or a count of references run down, would be reused or freed by the
+     * next fork or exit: damage the kernel acts on, not only bookkeeping the audit reads. */
+    if (r.target == VMC_SEG && (r.field == VMC_S_USED || r.field == VMC_S_REFS)) {
+      err = -EINVAL;
+      break;
+    }
     if ((err = locate(&r, &w)) < 0 || (err = from_user(&w, r.value, &raw)) < 0)
       break;
     if (nundo == NLOG) {

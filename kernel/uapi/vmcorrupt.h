@@ -24,7 +24,7 @@ enum { VMC_POOL_NONE = 0, VMC_POOL_FREE, VMC_POOL_KERNEL, VMC_POOL_CACHE, VMC_PO
 enum { VMC_F_POOL = 1, VMC_F_FLAGS, VMC_F_OWNER, VMC_F_INDEX, VMC_F_NEXT };
 enum { VMC_S_USED = 1, VMC_S_TYPE, VMC_S_REFS, VMC_S_START, VMC_S_END, VMC_S_RESIDENT,
        VMC_S_SWAPBLOCKS, VMC_S_LAZY, VMC_S_COR_REFS, VMC_S_COW_NEXT, VMC_S_COW_PREV,
-       VMC_S_PID };                                      /* VMC_S_PID: read only */
+       VMC_S_PID };             /* read only: VMC_S_USED, VMC_S_REFS, VMC_S_PID */
 enum { VMC_I_NFRAMES = 1, VMC_I_NSEGS, VMC_I_FREE_TAIL, VMC_I_FREE_BEFORE_TAIL,
        VMC_I_NONE_FRAME, VMC_I_DAMAGED, VMC_I_SEGMENT /* of pid, seg */ };
 #define VMC_NONE  0xffffffffu

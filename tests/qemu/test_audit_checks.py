@@ -221,6 +221,10 @@ def test_refused_unless_enabled_then_coremap_checks(disk):
     assert st == 1 and "refused" in out, out
     out, st = g.status("sysctl debug.corrupt=1")
     assert st == 0, out
+    out, st = g.status("corrupt seg 0 used =0")      # the next fork would take the slot
+    assert st == 1 and "Invalid argument" in out, out
+    out, st = g.status("corrupt -h")
+    assert st == 0 and out.startswith("usage: corrupt COMMAND"), out
     out, st = g.status("corrupt info")
     assert st == 0, out
     info = dict(re.findall(r"([a-z-]+) (\d+)", out))
