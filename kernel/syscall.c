@@ -98,6 +98,7 @@ int sys_setpgid(void);
 int sys_setfg(void);
 int sys_vmaudit(void);
 int sys_incore(void);
+int sys_vmcorrupt(void);
 
 static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_fork] = sys_fork,       [SYS_exit] = sys_exit,       [SYS_wait] = sys_wait,
@@ -112,7 +113,7 @@ static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_ps] = sys_ps,           [SYS_sync] = sys_sync,       [SYS_getcwd] = sys_getcwd,
   [SYS_dup2] = sys_dup2,       [SYS_sysctl] = sys_sysctl,   [SYS_setpgid] = sys_setpgid,
   [SYS_setfg] = sys_setfg,     [SYS_incore] = sys_incore,
-  [SYS_vmaudit] = sys_vmaudit,
+  [SYS_vmaudit] = sys_vmaudit, [SYS_vmcorrupt] = sys_vmcorrupt,
 };
 
 void syscall_dispatch(void)

@@ -57,6 +57,9 @@ static inline struct frame *pa_to_frame(uint32_t pa) { return &coremap[pa >> 12]
 
 /* Every frame in exactly one pool, the counts and the free list agree: problems found. */
 int coremap_audit(bool quiet);
+/* For vm/corrupt.c (test-only damage), with interrupts off: a pool's count, the free list. */
+uint32_t *coremap_count_word(enum frame_pool pool);
+struct frame *coremap_freelist(void);
 
 void frame_wait_unbusy(struct frame *f);   /* sleeps until !(flags & FRAME_BUSY) */
 void frame_set_busy(struct frame *f);

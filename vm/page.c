@@ -305,6 +305,8 @@ static void vm_daemon(void *arg)
 {
   for (;;) {
     sleep_ms(100);
+    if (vm_damaged)
+      continue;             /* a test damaged the bookkeeping on purpose (vm/corrupt.c) */
     acquire(&vm_lock);
     uint32_t n = (clock_rate + 9) / 10;
     for (uint32_t i = 0; i < n && nframes; i++) {
@@ -415,6 +417,7 @@ void vm_init(void)
   stat_register_fn("vm.oldest_ms", oldest_age);
   stat_register("vm.swap.blocks", &bypass_swap_blocks);
   cowcor_init();
+  corrupt_init();
 }
 
 void vm_start(void)
@@ -446,7 +449,7 @@ int vm_audit(bool quiet)
       continue;
     }
     uint32_t va = frame_vaddr(f);
-    pte_t *pte = va < s->hi ? seg_walk(s, va, false) : 0;
+    pte_t *pte = f->index < (s->hi - s->lo) >> PGSHIFT ? seg_walk(s, va, false) : 0;
     if (!pte || !(*pte & PTE_P) || PTE_ADDR(*pte) != frame_pa(f))
       BAD("VM frame %u (segment %u, va 0x%x) is not mapped there\n", i, (uint32_t)(s - segtab), va);
   }
@@ -466,11 +469,16 @@ int vm_audit(bool quiet)
         if (e & (PTE_P | PTE_INTRANS)) {
           resident++;
           struct frame *f = pa_to_frame(PTE_ADDR(e));
-          if (PTE_ADDR(e) >> PGSHIFT >= nframes || f->pool != POOL_VM || f->owner != s ||
-              f->index != (va - s->lo) >> PGSHIFT)
+          bool inmap = PTE_ADDR(e) >> PGSHIFT < nframes;
+          if (!inmap || f->pool != POOL_VM || f->owner != s || f->index != (va - s->lo) >> PGSHIFT)
             BAD("segment %u va 0x%x maps frame 0x%x it does not own\n", k, va, PTE_ADDR(e));
-          if ((e & PTE_INTRANS) && !(f->flags & FRAME_BUSY))
+          if ((e & PTE_INTRANS) && inmap && !(f->flags & FRAME_BUSY))
             BAD("segment %u va 0x%x in transit but its frame is not busy\n", k, va);
+          /* Every mapping the VM makes is a user one; code is shared, so never writable. */
+          if ((e & PTE_P) && !(e & PTE_U))
+            BAD("segment %u va 0x%x: present entry without the user bit 0x%x\n", k, va, e);
+          if ((e & PTE_P) && (e & PTE_W) && s->type == SEG_CODE)
+            BAD("segment %u va 0x%x: code page mapped writable 0x%x\n", k, va, e);
         } else if (pte_is_cor(e)) {
           /* checked by cowcor_audit */
         } else if (e & PTE_ONDISK) {
@@ -498,6 +506,7 @@ int vm_audit(bool quiet)
   if (vmframes != frame_count(POOL_VM))
     BAD("%u VM frames, the core map counts %u\n", vmframes, frame_count(POOL_VM));
   bad += cowcor_audit(quiet);
+  bad += as_audit(quiet);
   release(&vm_lock);
   return bad;
 }

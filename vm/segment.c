@@ -505,6 +505,34 @@ int as_sbrk(struct addrspace *as, int incr, uint32_t *oldbrk)
   return 0;
 }
 
+/* A page directory entry of a process that names anything but its own segment's page table
+ * would show the process another's memory (or free memory); the page tables themselves are
+ * checked by vm_audit. An entry may be missing (linked at the next fault), never wrong. Address
+ * spaces being built or torn down have no segment in the slot yet, or no longer: skipped. */
+#define BAD(...) do { bad++; if (!quiet) kprintf("audit: " __VA_ARGS__); } while (0)
+
+int as_audit(bool quiet)
+{
+  int bad = 0;
+  for (int a = 0; a < NPROC; a++) {
+    struct addrspace *as = &astab[a];
+    if ((uint32_t)as->pgdir <= 1)
+      continue;               /* free, or claimed and not made yet */
+    for (int t = 0; t < 3; t++) {
+      struct segment *s = as->seg[t];
+      if (!s || !s->pts)
+        continue;
+      for (uint32_t i = 0; i < (s->hi - s->lo) / PTSPAN; i++) {
+        pde_t e = as->pgdir[PDX(s->lo) + i];
+        if ((e & PTE_P) && (!s->pts[i] || PTE_ADDR(e) != V2P(s->pts[i])))
+          BAD("pid %d: page directory entry for 0x%x (0x%x) is not segment %u's page table\n",
+              as->pid, s->lo + i * PTSPAN, e, (uint32_t)(s - segtab));
+      }
+    }
+  }
+  return bad;
+}
+
 uint32_t as_size(struct addrspace *as)
 {
   uint32_t n = 0;

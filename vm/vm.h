@@ -154,6 +154,13 @@ void cowcor_release_range(struct segment *s, uint32_t lo, uint32_t hi);
 /* Copies page va of ps, which may be COR (read through its master), into dst (copy mode). */
 int cowcor_read_page(struct segment *ps, uint32_t va, void *dst, pte_t e);
 int cowcor_audit(bool quiet);               /* vm_lock held */
+/* vm/segment.c: each address space's page directory names its segments' page tables. */
+int as_audit(bool quiet);                   /* vm_lock held */
+
+/* vm/corrupt.c: test-only damage (SYS_vmcorrupt, debug.corrupt). While it is outstanding the
+ * VM daemon stands still, so it does not act on the damage. */
+extern volatile bool vm_damaged;
+void corrupt_init(void);
 extern uint32_t st_fork_copies;
 
 /* Replaces the current process's program; argv is a kernel array of kernel strings. */

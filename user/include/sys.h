@@ -27,4 +27,8 @@ int sleep_ms(unsigned ms);
 /* The VM's invariant checker (user/lib/vm.c): problems found (printed on the console unless
  * quiet), 0 when all is well. */
 int vmaudit(int quiet);
+/* Test-only damage to the VM's bookkeeping and its undoing (uapi/vmcorrupt.h): the call's
+ * result (>= 0), or a negative errno; refused (-EPERM) unless debug.corrupt=1. */
+struct vmcorrupt;
+int vmcorrupt(struct vmcorrupt *r);
 #endif
