@@ -13,8 +13,13 @@ void initsleeplock(struct sleeplock *lk, const char *name)
 void acquiresleep(struct sleeplock *lk)
 {
   acquire(&lk->lk);
-  while (lk->locked)
+  while (lk->locked) {
+    if (myproc())
+      myproc()->waitlock = lk;
     sleep(lk, &lk->lk);
+    if (myproc())
+      myproc()->waitlock = 0;
+  }
   lk->locked = 1;
   lk->pid = myproc() ? myproc()->pid : 0;
   release(&lk->lk);

@@ -32,3 +32,19 @@ int stat_format(char *buf, int len)
   }
   return MIN(n, len);
 }
+
+void stat_dump(void)
+{
+  int col = 0;
+  for (int i = 0; i < nstats; i++) {
+    char item[64];
+    int n = snprintf(item, sizeof item, " %s=%u", stats[i].name, stats[i].get ? stats[i].get() : *stats[i].value);
+    if (col > 0 && col + n > 100) {
+      kprintf("\n");
+      col = 0;
+    }
+    kprintf("%s%s", col == 0 ? " " : "", item);
+    col += n + (col == 0);
+  }
+  kprintf("\n");
+}

@@ -58,6 +58,9 @@ static inline struct frame *pa_to_frame(uint32_t pa) { return &coremap[pa >> 12]
 /* Every frame in exactly one pool, the counts and the free list agree: problems found. */
 int coremap_audit(bool quiet);
 
+/* Prints the busy frames (the ^P dump: under I/O, or stuck so). */
+void frame_dump_busy(void);
+
 void frame_wait_unbusy(struct frame *f);   /* sleeps until !(flags & FRAME_BUSY) */
 void frame_set_busy(struct frame *f);
 void frame_clear_busy(struct frame *f);    /* and wakes waiters */
