@@ -1,4 +1,5 @@
 /* Sleep locks: held across disk I/O, so a contender sleeps rather than spins. */
+#include "kernel/klib.h"
 #include "kernel/sleeplock.h"
 #include "kernel/proc.h"
 
@@ -13,6 +14,10 @@ void initsleeplock(struct sleeplock *lk, const char *name)
 void acquiresleep(struct sleeplock *lk)
 {
   acquire(&lk->lk);
+  /* Waiting for ourselves would never end: say so at once, as acquire does for a spinlock
+   * (the fork-tree hang was a process waiting for the cowcor lock it held). */
+  if (lk->locked && myproc() && lk->pid == myproc()->pid)
+    panic("acquiresleep %s: already held by this process", lk->name);
   while (lk->locked) {
     if (myproc())
       myproc()->waitlock = lk;
