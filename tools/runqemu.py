@@ -114,6 +114,7 @@ def main():
         if saved:
             termios.tcsetattr(0, termios.TCSANOW, saved)
         return refuse("QEMU could not be started: %s" % e)
+    elf_copy = keep_elf(a)
     ready = threading.Event()
     dumped = threading.Event()
     dump = bytearray()          # the output after ^P was sent on a timeout
@@ -231,7 +232,7 @@ def main():
     if timed_out:
         sys.stderr.write("\nrunqemu: timed out after %g s\n" % a.timeout)
         if dumped.is_set():
-            sys.stderr.write(symbolized(bytes(dump).decode("utf-8", "replace"), a))
+            sys.stderr.write(symbolized(bytes(dump).decode("utf-8", "replace"), elf_copy))
         else:
             sys.stderr.write("runqemu: no ^P dump from the guest (interrupts off, or its input buffer full)\n")
         return 124
@@ -257,10 +258,24 @@ def ask_for_dump(q, dumping, dumped):
     time.sleep(0.2)             # the last bytes after the end line
 
 
-def symbolized(dump, a):
+def keep_elf(a):
+    """A copy of the kernel's ELF file as booted, for naming a timed-out guest's call chains:
+    the build may have replaced the file by then (as it did during a loop of runs)."""
+    elf = a.kernel or os.path.join(ROOT, "build", "kernel.elf")
+    if not a.timeout or not os.path.exists(elf):
+        return None
+    import tempfile
+    f = tempfile.NamedTemporaryFile(prefix="runqemu-", suffix=".elf")
+    with open(elf, "rb") as src:
+        shutil.copyfileobj(src, f)
+    f.flush()
+    return f                    # removed when closed, at exit
+
+
+def symbolized(dump, elf_copy):
     """The dump's processes with their call chains as function names (addr2line on the
     kernel's ELF file), innermost first."""
-    elf = a.kernel or os.path.join(ROOT, "build", "kernel.elf")
+    elf = elf_copy.name if elf_copy else ""
     tool = shutil.which("i686-linux-gnu-addr2line") or shutil.which("addr2line")
     chains = re.findall(r"^  pid (\d+) .*\n    pcs: ((?:0x[0-9a-f]+ ?)+)$", dump, re.M)
     if not tool or not os.path.exists(elf) or not chains:
