@@ -517,6 +517,15 @@ static void test_enomem(void)
     CHECK(errno == ENOMEM, "sbrk(1.5 GB) failed with %s, expected ENOMEM", errname(errno));
   }
   CHECK(sbrk(0) == before, "the break is %p, expected %p", sbrk(0), before);
+  /* A failed sbrk keeps no disk blocks: it once kept every free one until the process
+   * exited, and the VM daemon killed the next process it reserved backing store for. */
+  long raw = kstat_get("fs.disk.blocks.free");
+  int fd = OK(open("f", O_CREAT | O_RDWR));
+  int n = write(fd, bigbuf, sizeof(bigbuf));
+  CHECK(n == (int)sizeof(bigbuf), "after the failed sbrks, writing 64 KB gave %d (%s; %ld blocks free)",
+        n, n < 0 ? errname(errno) : "short", raw);
+  OK(close(fd));
+  OK(unlink("f"));
   /* A huge malloc fails cleanly. */
   CHECK(malloc(0x70000000) == 0, "malloc(1.75 GB) succeeded");
 }
