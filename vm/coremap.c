@@ -159,6 +159,19 @@ uint32_t frame_count(enum frame_pool pool)
   return pool_count[pool];
 }
 
+void frame_dump_busy(void)
+{
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < nframes; i++) {
+    struct frame *f = &coremap[i];
+    if (!(f->flags & FRAME_BUSY))
+      continue;
+    if (n++ < 32)
+      kprintf("  frame %u pool %u flags 0x%x owner %p index %u\n", i, f->pool, f->flags, f->owner, f->index);
+  }
+  kprintf("  %u busy frame%s\n", n, n == 1 ? "" : "s");
+}
+
 void frame_sleep(struct frame *f, struct spinlock *lk)
 {
   f->flags |= FRAME_WANTED;

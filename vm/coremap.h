@@ -61,6 +61,9 @@ int coremap_audit(bool quiet);
 uint32_t *coremap_count_word(enum frame_pool pool);
 struct frame *coremap_freelist(void);
 
+/* Prints the busy frames (the ^P dump: under I/O, or stuck so). */
+void frame_dump_busy(void);
+
 void frame_wait_unbusy(struct frame *f);   /* sleeps until !(flags & FRAME_BUSY) */
 void frame_set_busy(struct frame *f);
 void frame_clear_busy(struct frame *f);    /* and wakes waiters */

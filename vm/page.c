@@ -187,7 +187,7 @@ static int evict(void)
     f->flags &= ~FRAME_BUSY;
     frame_wakeup(f);
     release(&vm_lock);
-    seg_put(s);
+    seg_put_later(s);
     return 0;
   }
   if (write) {
@@ -202,7 +202,7 @@ static int evict(void)
   frame_wakeup(f);
   vm_drop_frame(f);
   release(&vm_lock);
-  seg_put(s);
+  seg_put_later(s);         /* never freed here: the caller may hold cow_lock (vm/segment.c) */
   return 1;
 }
 
@@ -424,6 +424,8 @@ void vm_start(void)
 {
   if (kthread_create("vmclock", vm_daemon, 0) < 0)
     panic("vm: cannot start the clock");
+  if (kthread_create("vmreap", seg_reaper, 0) < 0)
+    panic("vm: cannot start the reaper");
 }
 
 /* --- the audit ----------------------------------------------------------------------------- */

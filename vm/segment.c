@@ -72,6 +72,7 @@ struct segment *seg_create(struct addrspace *as, enum seg_type type)
   s->cor_refs = 0;
   s->lazy = type != SEG_CODE;    /* until seg_reserve has reserved its backing store */
   s->noswap = false;
+  s->doomed = false;
   s->born = uptime_ms();
   return s;
 }
@@ -178,7 +179,7 @@ void seg_reserve_lazy(bool all)
       if (pid)
         kill_proc(pid);
     }
-    seg_put(s);
+    seg_put_later(s);
   }
 }
 
@@ -230,6 +231,48 @@ void seg_put(struct segment *s)
   release(&vm_lock);
   if (left == 0)
     seg_free(s);
+}
+
+/* Freeing a segment takes cow_lock (cowcor_delete) and the file system's locks (removing the
+ * backing file). A pager holds a reference across its write to backing store, and its process
+ * may hold any of those locks: evict runs inside vm_getframe, called by COR and COW faults
+ * with cow_lock held. When the segment's process exited during the write, the pager's
+ * reference was the last, and freeing it there waited for cow_lock held by the very same
+ * process: the fork-tree test at 12 MB hung so, every other process asleep on cow_lock behind
+ * it (the ^P dump: `sleep lock "cowcor" held by pid 50`, pid 50 being the one waiting). The
+ * VM daemon must not free either: a COR fault holding cow_lock may be waiting for it to
+ * reserve backing store. So both hand the last reference to the reaper, a thread holding
+ * nothing, which frees the segment at once. Until then the segment is inert: no pager or
+ * daemon picks a segment without references. */
+static int reaper_chan;
+
+void seg_put_later(struct segment *s)
+{
+  acquire(&vm_lock);
+  if (--s->refs == 0) {
+    s->doomed = true;
+    wakeup(&reaper_chan);
+  }
+  release(&vm_lock);
+}
+
+void seg_reaper(void *arg)
+{
+  (void)arg;
+  for (;;) {
+    struct segment *s = 0;
+    acquire(&vm_lock);
+    while (!s) {
+      for (uint32_t i = 0; i < NSEGMENT && !s; i++)
+        if (segtab[i].used && segtab[i].doomed)
+          s = &segtab[i];
+      if (!s)
+        sleep(&reaper_chan, &vm_lock);
+    }
+    s->doomed = false;
+    release(&vm_lock);
+    seg_free(s);
+  }
 }
 
 pte_t *seg_walk(struct segment *s, uint32_t va, bool create)

@@ -63,6 +63,7 @@ struct segment {
   uint32_t cor_refs;        /* copy-on-reference entries, anywhere, naming this master */
   bool lazy;                /* backing store not reserved yet (forked: the vm daemon does it) */
   bool noswap;              /* reserving its backing store failed */
+  bool doomed;              /* its last reference is gone: the reaper frees it (seg_put_later) */
   uint32_t born;            /* ms since boot when made (lazy reservation waits a while) */
 };
 
@@ -81,7 +82,8 @@ extern struct segment segtab[];
 extern uint32_t nsegtab;
 
 void vm_init(void);
-void vm_start(void);        /* once processes exist: the clock daemon */
+void vm_start(void);        /* once processes exist: the clock daemon and the reaper */
+void seg_reaper(void *arg); /* the reaper thread's body (vm/segment.c) */
 pde_t *kernel_pgdir(void);
 struct addrspace *as_create(void);
 void as_destroy(struct addrspace *as);
@@ -97,6 +99,9 @@ struct segment *seg_create(struct addrspace *as, enum seg_type type);
 /* The code segment already running executable ip (a new reference), or 0. */
 struct segment *seg_find_code(struct inode *ip);
 void seg_put(struct segment *s);          /* drops a reference; the last frees everything */
+/* Drops a reference held by a pager or the VM daemon: the last one hands the segment to the
+ * reaper thread instead of freeing it here (vm/segment.c says why). */
+void seg_put_later(struct segment *s);
 /* Links every page table of seg into the page directory of as. */
 void seg_attach(struct addrspace *as, struct segment *seg);
 /* Reserves backing-store blocks for pages [start, end) of a heap or stack: 0 or -ENOMEM. */

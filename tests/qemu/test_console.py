@@ -38,3 +38,19 @@ def test_lines_typed_ahead_are_echoed_just_before_their_output(disk):
     assert "$ fault null" in out and "$ echo survived" in out, r
     assert out[out.index("$ fault null") + 1] == "fault: null", r
     assert out[out.index("$ echo survived") + 1] == "survived", r
+
+
+def test_a_timed_out_run_ends_with_the_guests_state(disk):
+    # runqemu sends ^P when time runs out; the kernel prints every process with what it waits
+    # for, and runqemu names each kernel call chain's functions: a hang says where it is.
+    r = boot("sleep 600\n", disk=disk, timeout=20)
+    assert r.rc == 124, r
+    dump = r.out[r.out.find("--- ^P dump"):]
+    assert "--- ^P dump" in r.out and "--- end of ^P dump" in dump, r
+    m = re.search(r"^  pid (\d+) ppid (\d+) sleep sleep wchan 0x[0-9a-f]+ from 0x[0-9a-f]+$", dump, re.M)
+    assert m, r
+    sh = re.search(r"^  pid %s ppid \d+ sleep sh wchan .* \(a child's exit\)$" % m.group(2), dump, re.M)
+    assert sh, r
+    assert re.search(r"^  vm\.faults=\d+ ", dump, re.M), r
+    chain = re.search(r"^  pid %s: (.*)$" % m.group(1), dump, re.M)
+    assert chain and re.search(r"sleep_ms\(time\.c:\d+\) < sys_sleep\(sysproc\.c:\d+\)", chain.group(1)), r

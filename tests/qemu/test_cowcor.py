@@ -87,6 +87,18 @@ def test_fork_trees_under_memory_pressure(disk):
     back_to_baseline(r)
 
 
+def test_orphan_trees_in_little_memory(disk):
+    """Processes exit while the pager writes their pages out for a COR fault. The pager's
+    reference to such a segment is then the last; freeing the segment there took the cowcor
+    lock that the faulting process held, and the tree hung. At 10-12 MB this workload did so
+    in about 2 boots of 3 (a panic now: acquiresleep refuses a lock its caller holds)."""
+    r = boot("forktree -k 2048 -d 3 -w 2 -o -e -r\n" * 4 + "sleep 1\nvmstat\naudit\n", disk=disk,
+             mem=11, timeout=400)
+    assert r.rc == 0, r
+    assert r.out.count("forktree: 23 processes, 0 bad") == 4, r
+    audited(r)
+
+
 def test_paged_out_cow_pages_keep_their_dependants_under_each_policy(disk):
     r = boot("sysctl vm.policy=fifo\nforktree -k 256 -d 2 -w 3 -p\nsysctl vm.policy=random\n"
              "forktree -k 256 -o -p -r\nsysctl vm.policy=clock\nvmstat\naudit\n",
