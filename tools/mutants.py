@@ -29,7 +29,7 @@ mutant's output in build/mutants/ID.log; a table by area and the survivors are p
 end. -j runs that many mutants at once, each pytest with 2/j workers (the suite's own QEMUs are
 the load: on 2 cores, -j 1 with 2 workers is as fast as anything).
 """
-import argparse, csv, os, re, shutil, signal, subprocess, sys, tempfile, threading, time
+import argparse, csv, os, re, shutil, signal, subprocess, sys, tempfile, threading, time, traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -227,7 +227,7 @@ class Runner:
         return self.run(["make", "-s", "-j2", "test-build"], tree, log, self.args.build_timeout)
 
     def pytest(self, tree, paths, log, timeout, extra=()):
-        basetemp = Path(tree) / ".pytest-tmp-%d" % time.monotonic_ns()
+        basetemp = Path(tree) / (".pytest-tmp-%d" % time.monotonic_ns())
         cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-rfE", "-p", "no:cacheprovider",
                "--basetemp", str(basetemp)]
         if self.args.pytest_jobs > 1:
@@ -249,7 +249,8 @@ def verdict_of(rc, output):
         return "timeout"
     if rc == 0:
         return "survived"
-    if rc == 1:
+    # -x under xdist ends with "Interrupted" (status 2) after the first failure.
+    if rc in (1, 2) and first_failure(output):
         return "caught"
     return "error"          # interrupted, internal error, bad usage, no tests
 
@@ -465,6 +466,8 @@ def main():
             except Exception as e:          # a broken copy or catalog: say so, go on
                 row["verdict"] = "error"
                 row["test"] = str(e)[:200]
+                with open(log, "a") as f:
+                    traceback.print_exc(file=f)
             finally:
                 if not args.keep:
                     shutil.rmtree(tree, ignore_errors=True)
