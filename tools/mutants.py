@@ -20,8 +20,9 @@ How a verdict is reached, and why:
   - The suite runs with -x in two parts: first the test files most likely to notice the area's
     bugs (the catalog entry's "tests", else the area's list below), then all the others. The
     first failing test is the verdict "caught"; "survived" means every test passed.
-  - A caught mutant's failing test is run again on the unmutated template. If it fails there
-    too the failure was the machine's (a timing flake under load), and the verdict is "flaky".
+  - A caught mutant's failing test is run alone twice more: on the mutant, where it must fail
+    again, and on the unmutated tree, where it must pass. Otherwise the failure was the
+    machine's (a timing flake under load) or shows only now and then: the verdict is "flaky".
   - A mutant whose suite runs past --timeout is "timeout" (it hangs something no test bounds).
 
 Results go to build/mutants.csv (one row per mutant, written as each finishes) with each
@@ -227,12 +228,17 @@ class Runner:
         return self.run(["make", "-s", "-j2", "test-build"], tree, log, self.args.build_timeout)
 
     def pytest(self, tree, paths, log, timeout, extra=()):
-        basetemp = Path(tree) / (".pytest-tmp-%d" % time.monotonic_ns())
+        # A short temporary directory of its own: the crash tests put a Unix socket in it, and
+        # a socket's path may not be longer than 107 bytes.
+        basetemp = tempfile.mkdtemp(prefix="mt-")
         cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-rfE", "-p", "no:cacheprovider",
-               "--basetemp", str(basetemp)]
+               "--basetemp", basetemp]
         if self.args.pytest_jobs > 1:
             cmd += ["-n", str(self.args.pytest_jobs)]
-        return self.run(cmd + list(extra) + list(paths), tree, log, timeout)
+        try:
+            return self.run(cmd + list(extra) + list(paths), tree, log, timeout)
+        finally:
+            shutil.rmtree(basetemp, ignore_errors=True)
 
 
 def first_failure(output):
@@ -404,6 +410,13 @@ def main():
             print("%-40s %-12s %-22s %s" % (m.id, m.area, m.file, m.bug))
         return 0
 
+    # A background job ignores ^C; kill (SIGTERM) stops it the same way: every QEMU it started
+    # goes too.
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+
     work = Path(tempfile.mkdtemp(prefix="mutants-"))
     runner = Runner(args, work)
     OUT_LOGS.mkdir(parents=True, exist_ok=True)
@@ -458,10 +471,15 @@ def main():
                     v, test, tsecs = run_suite(runner, tree, first, log, args.timeout, ignore=[SELF_TEST])
                     row.update(verdict=v, test=test, test_s="%.1f" % tsecs)
                     if v == "caught" and test and not args.no_confirm and not runner.stopping:
-                        # Does that test fail without the mutant too? Then it was the machine.
-                        rc2, _, _ = runner.pytest(base, [test], log, args.timeout, ["-n", "0"] if args.pytest_jobs > 1 else [])
-                        row["confirm"] = "passes unmutated" if rc2 == 0 else "fails unmutated"
-                        if rc2 != 0:
+                        # The failing test alone, again with the mutant and then without: a
+                        # catch fails again and passes unmutated; anything else was the machine
+                        # (or a bug that shows only now and then).
+                        one_test = ["-n", "0"] if args.pytest_jobs > 1 else []
+                        again, _, _ = runner.pytest(tree, [test], log, args.timeout, one_test)
+                        unmutated, _, _ = runner.pytest(base, [test], log, args.timeout, one_test)
+                        row["confirm"] = "%s again, %s unmutated" % ("fails" if again else "passes",
+                                                                     "fails" if unmutated else "passes")
+                        if again == 0 or unmutated != 0:
                             row["verdict"] = "flaky"
             except Exception as e:          # a broken copy or catalog: say so, go on
                 row["verdict"] = "error"
