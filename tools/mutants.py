@@ -22,7 +22,8 @@ How a verdict is reached, and why:
     first failing test is the verdict "caught"; "survived" means every test passed.
   - A caught mutant's failing test is run alone twice more: on the mutant, where it must fail
     again, and on the unmutated tree, where it must pass. Otherwise the failure was the
-    machine's (a timing flake under load) or shows only now and then: the verdict is "flaky".
+    machine's (a timing flake under load) or shows only now and then: the suite runs once
+    more (--retries), and a mutant whose failures never hold up is "flaky".
   - A mutant whose suite runs past --timeout is "timeout" (it hangs something no test bounds).
 
 Results go to build/mutants.csv (one row per mutant, written as each finishes) with each
@@ -367,6 +368,8 @@ def main():
                     help="skip the unmutated suite run (only when you know it passes)")
     ap.add_argument("--no-confirm", action="store_true",
                     help="do not run a caught mutant's failing test again on the unmutated tree")
+    ap.add_argument("--retries", type=int, default=1,
+                    help="whole-suite runs more for a mutant whose failure did not hold up (1)")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds for one mutant's suite (3600)")
     ap.add_argument("--build-timeout", type=float, default=900, help="seconds for one build (900)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary trees (printed)")
@@ -468,19 +471,24 @@ def main():
                     row["verdict"] = "build-failed" if rc is not None else "timeout"
                 else:
                     first = m.tests or AREA_TESTS.get(m.area, [])
-                    v, test, tsecs = run_suite(runner, tree, first, log, args.timeout, ignore=[SELF_TEST])
-                    row.update(verdict=v, test=test, test_s="%.1f" % tsecs)
-                    if v == "caught" and test and not args.no_confirm and not runner.stopping:
+                    spent = 0.0
+                    for attempt in range(1 + args.retries):
+                        v, test, tsecs = run_suite(runner, tree, first, log, args.timeout, ignore=[SELF_TEST])
+                        spent += tsecs
+                        row.update(verdict=v, test=test, test_s="%.1f" % spent)
+                        if v != "caught" or not test or args.no_confirm or runner.stopping:
+                            break
                         # The failing test alone, again with the mutant and then without: a
                         # catch fails again and passes unmutated; anything else was the machine
-                        # (or a bug that shows only now and then).
+                        # (or a bug that shows only now and then), and the suite runs once more.
                         one_test = ["-n", "0"] if args.pytest_jobs > 1 else []
                         again, _, _ = runner.pytest(tree, [test], log, args.timeout, one_test)
                         unmutated, _, _ = runner.pytest(base, [test], log, args.timeout, one_test)
-                        row["confirm"] = "%s again, %s unmutated" % ("fails" if again else "passes",
-                                                                     "fails" if unmutated else "passes")
-                        if again == 0 or unmutated != 0:
-                            row["verdict"] = "flaky"
+                        row["confirm"] = (row["confirm"] + "; " if row["confirm"] else "") + "%s: %s again, %s unmutated" % (
+                            test.rsplit("::", 1)[-1], "fails" if again else "passes", "fails" if unmutated else "passes")
+                        if again != 0 and unmutated == 0:
+                            break
+                        row["verdict"] = "flaky"
             except Exception as e:          # a broken copy or catalog: say so, go on
                 row["verdict"] = "error"
                 row["test"] = str(e)[:200]
