@@ -25,6 +25,8 @@ How a verdict is reached, and why:
     machine's (a timing flake under load) or shows only now and then: the suite runs once
     more (--retries), and a mutant whose failures never hold up is "flaky".
   - A mutant whose suite runs past --timeout is "timeout" (it hangs something no test bounds).
+  - --suite crashtest (or crashtest-quick) judges by make crashtest's power cuts instead of the
+    suite: issue 11 leaves durability bugs (a missing or early flush) to crash-state testing.
 
 Results go to build/mutants.csv (one row per mutant, written as each finishes) with each
 mutant's output in build/mutants/ID.log; a table by area and the survivors are printed at the
@@ -262,8 +264,28 @@ def verdict_of(rc, output):
     return "error"          # interrupted, internal error, bad usage, no tests
 
 
+def run_crashtest(runner, tree, log, budget):
+    """make crashtest (or its --quick part) instead of the suite: (verdict, what failed, seconds)."""
+    cmd = [sys.executable, "tools/crashtest.py", "--jobs", str(runner.args.pytest_jobs)]
+    if runner.args.suite == "crashtest-quick":
+        cmd.append("--quick")
+    rc, secs, out = runner.run(cmd, tree, log, budget)
+    if rc is None:
+        return "timeout", "", secs
+    if rc == 0:
+        return "survived", "", secs
+    failing = re.search(r"states failing: (\d+)", out)
+    kinds = re.findall(r"^  ([a-z-]+) +(\d+) states", out, re.M)
+    if rc == 1 and failing:
+        return "caught", "crashtest: %s states failing (%s)" % (
+            failing.group(1), " ".join("%s %s" % k for k in kinds)), secs
+    return "error", "crashtest status %d" % rc, secs
+
+
 def run_suite(runner, tree, first, log, budget, ignore=()):
     """The first files, then the rest, stopping at the first failure. (verdict, test, seconds)"""
+    if runner.args.suite != "pytest":
+        return run_crashtest(runner, tree, log, budget)
     t0 = time.time()
     extra = ["--ignore=%s" % i for i in ignore]
     first = [t for t in first if (Path(tree) / t.split("::")[0]).exists() and t.split("::")[0] not in ignore]
@@ -368,6 +390,9 @@ def main():
                     help="skip the unmutated suite run (only when you know it passes)")
     ap.add_argument("--no-confirm", action="store_true",
                     help="do not run a caught mutant's failing test again on the unmutated tree")
+    ap.add_argument("--suite", choices=["pytest", "crashtest", "crashtest-quick"], default="pytest",
+                    help="what must fail: the test suite (default), or make crashtest's power cuts "
+                         "(its --quick part: crashtest-quick), for the durability bugs")
     ap.add_argument("--retries", type=int, default=1,
                     help="whole-suite runs more for a mutant whose failure did not hold up (1)")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds for one mutant's suite (3600)")
@@ -476,7 +501,7 @@ def main():
                         v, test, tsecs = run_suite(runner, tree, first, log, args.timeout, ignore=[SELF_TEST])
                         spent += tsecs
                         row.update(verdict=v, test=test, test_s="%.1f" % spent)
-                        if v != "caught" or not test or args.no_confirm or runner.stopping:
+                        if v != "caught" or not test or args.no_confirm or runner.stopping or args.suite != "pytest":
                             break
                         # The failing test alone, again with the mutant and then without: a
                         # catch fails again and passes unmutated; anything else was the machine
