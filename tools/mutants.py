@@ -383,7 +383,7 @@ def main():
     ap.add_argument("--pytest-jobs", type=int, default=0,
                     help="pytest workers per mutant (default 2/JOBS, at least 1)")
     ap.add_argument("--only", default="", help="comma-separated ids (or id prefixes ending in '.')")
-    ap.add_argument("--area", default="", help="comma-separated areas")
+    ap.add_argument("--area", default="", help="comma-separated areas, run in that order")
     ap.add_argument("--list", action="store_true", help="list the selected mutants and stop")
     ap.add_argument("--check", action="store_true", help="check that every entry applies, and stop")
     ap.add_argument("--no-baseline", action="store_true",
@@ -429,7 +429,7 @@ def main():
         if unknown:
             print("mutants: no such area: %s (areas: %s)" % (", ".join(unknown), " ".join(known)), file=sys.stderr)
             return 2
-        chosen = [m for m in chosen if m.area in areas]
+        chosen = sorted((m for m in chosen if m.area in areas), key=lambda m: areas.index(m.area))
     if args.check:
         print("mutants: all %d entries apply" % len(entries))
         return 0
