@@ -46,18 +46,19 @@ SELF_TEST = "tests/host/test_mutants_catalog.py"     # checks the catalog agains
 # Test files that most likely notice a bug in each area: run first, so a caught mutant costs
 # a fraction of the suite. Missing files are skipped (tests come and go).
 AREA_TESTS = {
-    "cache": ["tests/host/test_kfs.py", "tests/qemu/test_delayed_write.py"],
-    "cleaner": ["tests/qemu/test_delayed_write.py", "tests/qemu/test_crash.py"],
+    "cache": ["tests/host/test_kfs.py", "tests/qemu/test_replacement_order.py",
+              "tests/qemu/test_writeback_timing.py", "tests/qemu/test_delayed_write.py"],
+    "cleaner": ["tests/qemu/test_writeback_timing.py", "tests/qemu/test_delayed_write.py", "tests/qemu/test_crash.py"],
     "durability": ["tests/host/test_kfs.py", "tests/qemu/test_crash.py", "tests/qemu/test_delayed_write.py",
                    "tests/qemu/test_persistence.py"],
     "fsalloc": ["tests/host/test_kfs.py", "tests/qemu/test_delayed_write.py"],
-    "replacement": ["tests/host/test_policy.py", "tests/qemu/test_vm.py"],
+    "replacement": ["tests/host/test_policy.py", "tests/qemu/test_replacement_order.py", "tests/qemu/test_vm.py"],
     "vm": ["tests/qemu/test_vm.py", "tests/qemu/test_faults.py", "tests/qemu/test_usertests.py"],
     "cowcor": ["tests/qemu/test_cowcor.py"],
-    "audit": ["tests/qemu/test_vm.py", "tests/qemu/test_cowcor.py"],
-    "fsck": ["tests/host/test_mkfs.py", "tests/host/test_fsck_oracle.py"],
+    "audit": ["tests/qemu/test_audit_checks.py", "tests/qemu/test_vm.py"],
+    "fsck": ["tests/host/test_fsck_checks.py", "tests/host/test_mkfs.py", "tests/host/test_fsck_oracle.py"],
     "kernel": ["tests/qemu/test_usertests.py", "tests/qemu/test_shell.py", "tests/qemu/test_console.py"],
-    "programs": ["tests/qemu/test_programs.py", "tests/qemu/test_workloads.py"],
+    "programs": ["tests/qemu/test_programs.py", "tests/qemu/test_sort.py", "tests/qemu/test_workloads.py"],
 }
 
 # What a surrounding make or an earlier `make qemu` would otherwise hand down to the builds
