@@ -513,7 +513,7 @@ static void print_chain(uint32_t pc, uint32_t ebp, uint32_t lo, uint32_t hi)
 void proc_dump(void)
 {
   static const char *names[] = { [UNUSED] = "unused", [EMBRYO] = "embryo", [SLEEPING] = "sleep",
-                                 [RUNNABLE] = "runble", [RUNNING] = "run", [ZOMBIE] = "zombie" };
+                                 [RUNNABLE] = "runnable", [RUNNING] = "run", [ZOMBIE] = "zombie" };
   pushcli();
   for (int i = 0; i < NPROC; i++) {
     struct proc *p = &ptable[i];
