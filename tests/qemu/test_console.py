@@ -49,7 +49,7 @@ def test_a_timed_out_run_ends_with_the_guests_state(disk):
     assert "--- ^P dump" in r.out and "--- end of ^P dump" in dump, r
     # sleep_ms wakes on every tick to look at the time, so a loaded host may catch the
     # sleeper runnable between two of its sleeps: its call chain below still says where it is.
-    m = re.search(r"^  pid (\d+) ppid (\d+) (?:sleep sleep wchan 0x[0-9a-f]+ from 0x[0-9a-f]+|runble sleep)$",
+    m = re.search(r"^  pid (\d+) ppid (\d+) (?:sleep sleep wchan 0x[0-9a-f]+ from 0x[0-9a-f]+|runnable sleep)$",
                   dump, re.M)
     assert m, r
     sh = re.search(r"^  pid %s ppid \d+ sleep sh wchan .* \(a child's exit\)$" % m.group(2), dump, re.M)
