@@ -291,7 +291,9 @@ def run_suite(runner, tree, first, log, budget, ignore=()):
     extra = ["--ignore=%s" % i for i in ignore]
     first = [t for t in first if (Path(tree) / t.split("::")[0]).exists() and t.split("::")[0] not in ignore]
     parts = []
-    if first:
+    if runner.args.tests:
+        parts.append((runner.args.tests.split(","), []))     # only these: a new test against the catalog
+    elif first:
         parts.append((first, []))
         rest_extra = ["--ignore=%s" % t if "::" not in t else "--deselect=%s" % t for t in first]
         parts.append((["tests"], rest_extra))
@@ -394,6 +396,9 @@ def main():
     ap.add_argument("--suite", choices=["pytest", "crashtest", "crashtest-quick"], default="pytest",
                     help="what must fail: the test suite (default), or make crashtest's power cuts "
                          "(its --quick part: crashtest-quick), for the durability bugs")
+    ap.add_argument("--tests", default="",
+                    help="comma-separated test files or node ids to run instead of the whole suite "
+                         "(does a new test kill these mutants?); 'survived' then means they passed")
     ap.add_argument("--retries", type=int, default=1,
                     help="whole-suite runs more for a mutant whose failure did not hold up (1)")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds for one mutant's suite (3600)")
