@@ -126,6 +126,11 @@ $(B)/tests/test_negotiate: tests/host/test_negotiate.c vm/negotiate_rule.c vm/ne
 	@mkdir -p $(B)/tests
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_negotiate.c vm/negotiate_rule.c
 
+# sort's order is pure C too (user/lib/linecmp.c): the host sorts with the very same file.
+$(B)/tests/test_linecmp: tests/host/test_linecmp.c user/lib/linecmp.c user/include/linecmp.h | $(TOOLS_OK)
+	@mkdir -p $(B)/tests
+	$(HOSTCC) $(HOSTCFLAGS) -iquote user/include -o $@ tests/host/test_linecmp.c user/lib/linecmp.c
+
 # The kernel's own file-system code, run on the host against mkfs images (tests/host/test_kfs.py).
 KFSSRC := $(wildcard tests/host/kfs/*.c) $(wildcard fs/*.c) kernel/pipe.c kernel/cmdline.c kernel/sysctl.c
 $(B)/tests/kfs: $(KFSSRC) $(wildcard tests/host/kfs/*.h fs/*.h kernel/*.h kernel/uapi/*.h) vm/coremap.h drivers/disk.h | $(TOOLS_OK)
@@ -181,9 +186,20 @@ gdb: $(B)/kernel.elf
 	gdb -q -nx -x $(B)/gdbinit
 
 # --- tests --------------------------------------------------------------------------------
-test: all $(UBINS) $(HOSTTESTS) $(BENCH_OK)
-	@$(PYTHON) tools/pytest-deps.py
+test: test-build
 	$(PYTHON) -m pytest -q -n $(JOBS) tests
+
+# Everything the tests use, built and installed, without running them.
+.PHONY: test-build mutants
+test-build: all $(UBINS) $(HOSTTESTS) $(BENCH_OK)
+	@$(PYTHON) tools/pytest-deps.py
+
+# Planted bugs, one at a time, each against the whole suite (tools/mutants.py, issue 11):
+# make mutants MUTANTS_ARGS='--area cache -j 2'. Results in build/mutants.csv.
+MUTANTS_ARGS ?=
+mutants:
+	@$(PYTHON) tools/pytest-deps.py
+	$(PYTHON) tools/mutants.py $(MUTANTS_ARGS)
 
 # Power cuts on a logging disk: thousands of crash states checked (tools/crashtest.py, issue 10).
 crashtest: all $(UBINS) $(B)/tests/kfs
@@ -219,7 +235,10 @@ help:
 	@echo 'make fsimg           only the default disk image (build/fs.img)'
 	@echo 'make programs        only the user programs (build/user/bin)'
 	@echo 'make tools           check the host tools and install what is missing'
+	@echo 'make test-build      build everything the tests use, without running them'
 	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'
+	@echo 'make mutants         plant each bug of tests/mutants/catalog.txt alone, run the suite against it'
+	@echo '                     (MUTANTS_ARGS='"'"'--area cache -j 2'"'"'; build/mutants.csv; hours for all)'
 	@echo 'make bench           every benchmark below; figures printed and written to build/bench'
 	@echo 'make bench-boot      boot time: ISO and -kernel, to the first prompt'
 	@echo 'make bench-fs        file cache: throughput by transfer size, write policies'

@@ -10,13 +10,15 @@
 #include "fs/fs.h"
 #include "fs/internal.h"
 #include "kernel/klib.h"
+#include "kernel/spinlock.h"
 #include "kernel/uapi/errno.h"
 #include "drivers/disk.h"
 
 #define SWAPDIR "swap"
 
-/* Disk blocks held by backing files (data and indirect), kept as they change, so that tests
- * can tell backing store from leaks. */
+/* Disk blocks held by backing files (data and indirect), so that tests can tell backing store
+ * from leaks. fs/inode.c counts them as the allocator takes and frees them (count_blocks), in
+ * the same step as the free count. */
 uint32_t bypass_swap_blocks;
 
 /* /swap, referenced and locked; made when missing (mkfs makes it, an older image may lack
@@ -46,7 +48,12 @@ struct inode *bypass_create(const char *name, int *err)
     return 0;
   /* Backing before the truncation: one left by an earlier boot starts empty, and its blocks,
    * a backing file's, are free at once (fs/inode.c, pending frees). */
-  ip->backing = true;
+  if (!ip->backing) {
+    pushcli();                /* its blocks are backing store from now on (count_blocks) */
+    ip->backing = true;
+    bypass_swap_blocks += ip->d.blocks;
+    popcli();
+  }
   *err = itrunc(ip);
   if (*err < 0) {
     iunlockput(ip);
@@ -58,7 +65,6 @@ struct inode *bypass_create(const char *name, int *err)
 
 void bypass_remove(struct inode *ip, const char *name)
 {
-  bypass_swap_blocks -= ip->d.blocks;
   acquiresleep(&ns_lock);
   int err;
   struct inode *dp = swapdir(&err);
@@ -86,9 +92,7 @@ static int reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
   int err = 0;
   ilock(ip);
   for (uint32_t b = from; b < to && err == 0; b++) {
-    uint32_t before = ip->d.blocks;
     err = inode_bmap(ip, b, true, &addr[b - from]);
-    bypass_swap_blocks += ip->d.blocks - before;
   }
   if (ip->d.size < to * FS_BSIZE)
     ip->d.size = to * FS_BSIZE;
@@ -99,13 +103,32 @@ static int reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
   return err < 0 ? err : uerr;
 }
 
+/* At most the blocks reserving [from, to) takes: the data and the indirect blocks above it
+ * (blocks the file holds already make it an overestimate). */
+static uint32_t blocks_needed(uint32_t from, uint32_t to)
+{
+  const uint32_t single = FS_NDIRECT, dbl = FS_NDIRECT + FS_NINDIRECT;
+  uint32_t n = to - from;
+  if (to > single && from < dbl)
+    n++;                      /* the indirect block */
+  if (to > dbl) {
+    uint32_t a = MAX(from, dbl) - dbl, b = to - dbl;
+    n += 1 + (b - 1) / FS_NINDIRECT - a / FS_NINDIRECT + 1;    /* the double indirect and its children */
+  }
+  return n;
+}
+
 int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
 {
-  /* A request the disk cannot hold fails before it takes anything: its blocks would stay in
-   * the backing file, and the disk full, until the segment dies (a huge sbrk). The free
-   * count may be a little off (indirect blocks, pending frees): then the loop finds out. */
-  uint32_t need = to - from + (to - from) / (FS_BSIZE / 4);
-  if (from < to && need > fs_sb.free_blocks + fs_pending_blocks())
+  /* All or nothing, as far as the free count can tell: a reservation that fails half way
+   * keeps the blocks it took until its segment dies. A failed sbrk(1.5 GB) took every free
+   * block so (31543 in 33 ms), and the next backing store the VM daemon reserved, the
+   * watchdog's or the test's own stack in usertests' enomem, failed and its process was
+   * killed. */
+  uint32_t need = blocks_needed(from, to);
+  if (need > fs_sb.free_blocks && need <= fs_sb.free_blocks + fs_pending_blocks())
+    fs_sync();                /* blocks freed lately become reusable (fs/inode.c, pending frees) */
+  if (need > fs_sb.free_blocks)
     return -ENOMEM;
   int err = reserve(ip, from, to, addr);
   if (err == -ENOMEM && fs_pending_blocks() > 0) {

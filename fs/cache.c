@@ -8,6 +8,7 @@
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
 #include "kernel/uapi/errno.h"
+#include "kernel/uapi/syscall.h"
 #include "vm/coremap.h"
 #include "drivers/disk.h"
 #include "fs/ordering.h"
@@ -51,7 +52,7 @@ static uint32_t writes_at_flush;    /* st_writes when the last flush began */
 bool cache_have_cleaners;
 uint32_t cache_policy = WP_DELAY;
 
-static uint32_t st_hits, st_misses, st_reads, st_writes, st_writes_data, st_writes_meta;
+static uint32_t st_hits, st_misses, st_reads, st_writes, st_writes_data, st_writes_meta, st_writes_desc;
 static uint32_t st_flushes, st_dirty, st_wb_delayed, st_wb_recycled, st_wb_fsync, st_wb_errors;
 static uint32_t st_min_held, st_max_held, st_hpages;
 
@@ -637,6 +638,8 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
         st_writes_meta++;
       else
         st_writes_data++;
+      if (b->fileid == CACHE_DEV && b->blockno >= desc_lo && b->blockno < desc_hi)
+        st_writes_desc++;         /* of the metadata, the descriptor blocks (fs.desc_delay) */
     }
     frame_unbusy(b->frame);
     if (copy[i])
@@ -799,6 +802,21 @@ static const struct setting size_settings[] = {
 static uint32_t min_held_kb(void) { return st_min_held * (FS_BSIZE / 1024); }
 static uint32_t max_held_kb(void) { return st_max_held * (FS_BSIZE / 1024); }
 
+/* Blocks waiting for a cleaner or being written: 0 once the cleaners are idle (a test of
+ * fs.write_policy=asap waits for it; dirty blocks not yet old enough do not count). */
+static uint32_t scheduled(void)
+{
+  uint32_t n = 0;
+  acquire(&cache_lock);
+  for (int i = 0; i < NCFILE; i++)
+    if (cfiles[i].used)
+      n += cfiles[i].nsched;
+  FOR_EACH_HEADER(hp, b)
+    n += busy(b);
+  release(&cache_lock);
+  return n;
+}
+
 /* --- the interface ----------------------------------------------------------------------- */
 
 void cache_init(void)
@@ -821,12 +839,14 @@ void cache_init(void)
   stat_register_fn("fs.cache.max_kb", max_held_kb);
   stat_register("fs.cache.header_pages", &st_hpages);
   stat_register("fs.cache.dirty", &st_dirty);
+  stat_register_fn("fs.cache.scheduled", scheduled);
   stat_register("fs.cache.hits", &st_hits);
   stat_register("fs.cache.misses", &st_misses);
   stat_register("fs.disk.reads", &st_reads);
   stat_register("fs.disk.writes", &st_writes);
   stat_register("fs.disk.writes.data", &st_writes_data);
   stat_register("fs.disk.writes.meta", &st_writes_meta);
+  stat_register("fs.disk.writes.desc", &st_writes_desc);
   stat_register("fs.disk.flushes", &st_flushes);
   stat_register("fs.writebacks.delayed", &st_wb_delayed);
   stat_register("fs.writebacks.recycled", &st_wb_recycled);
@@ -1138,6 +1158,17 @@ int cache_sync_all(void)
   if (cache_sync_file(CACHE_DEV) < 0)
     err = -EIO;
   return err;
+}
+
+void cache_incore(uint32_t fileid, uint32_t from, uint32_t n, uint8_t *vec)
+{
+  acquire(&cache_lock);
+  for (uint32_t i = 0; i < n; i++) {
+    struct cblock *b = lookup(fileid, from + i);
+    vec[i] = !b || !(b->flags & CB_VALID) ? 0 :
+             (b->flags & CB_DIRTY) || busy(b) ? INCORE_CACHED | INCORE_DIRTY : INCORE_CACHED;
+  }
+  release(&cache_lock);
 }
 
 /* The VM copies a cached code or data block instead of reading the disk, and the block then

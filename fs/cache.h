@@ -104,6 +104,10 @@ struct cblock *cache_read_dev(uint32_t diskaddr, int *err);
  * write-back in flight, so the disk block is quiet before it can be handed out again). */
 void cache_invalidate(uint32_t fileid, uint32_t blockno);
 
+/* Which of blocks [from, from + n) of the file are in the cache (vec[i]: INCORE_* bits of
+ * uapi/syscall.h), looked up without touching the LRU order: asking changes nothing. */
+void cache_incore(uint32_t fileid, uint32_t from, uint32_t n, uint8_t *vec);
+
 /* For the VM's demand loading (no double caching): when (fileid, blockno) is cached and
  * valid, copies it to dst, makes it the oldest block (the next to go) and returns true. */
 bool cache_copy_out_oldest(uint32_t fileid, uint32_t blockno, void *dst);

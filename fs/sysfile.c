@@ -359,6 +359,31 @@ int sys_fsync(void)
   return fs_fsync(f->ip);
 }
 
+/* Which blocks of an open file the cache holds (the incore program, like Linux's fincore):
+ * by descriptor, since a path's lookup would itself bring directory blocks into the cache. */
+int sys_incore(void)
+{
+  struct file *f;
+  int err = argfd(0, 0, &f);
+  if (err < 0)
+    return err;
+  if (f->type != FD_INODE)
+    return -EINVAL;
+  uint32_t vec = argraw(1), n = argraw(2);
+  ilock(f->ip);
+  uint32_t nblocks = (inode_size(f->ip) + FS_BSIZE - 1) / FS_BSIZE;
+  uint32_t inum = inode_num(f->ip);
+  iunlock(f->ip);
+  uint8_t chunk[256];
+  for (uint32_t i = 0; i < MIN(n, nblocks); i += sizeof chunk) {
+    uint32_t m = MIN(MIN(n, nblocks) - i, sizeof chunk);
+    cache_incore(inum, i, m, chunk);
+    if ((err = copy_to_user(vec + i, chunk, m)) < 0)
+      return err;
+  }
+  return (int)nblocks;
+}
+
 int sys_sync(void)
 {
   fs_sync();

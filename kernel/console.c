@@ -1,6 +1,6 @@
 /* The console: output goes to the serial line and the VGA screen; input comes from the serial
  * line and the keyboard, line by line, with echo, backspace, ^U (kill line), ^D (end of file)
- * and ^C (interrupt).
+ * and ^C (interrupt). ^P prints the kernel's state (kernel/dump.c) and is not input.
  *
  * ^C discards the line being edited and kills the foreground process group, which the shell
  * names (SYS_setfg) while a job runs. With no foreground group (the shell at its prompt) it
@@ -20,6 +20,7 @@
 #include "kernel/spinlock.h"
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
+#include "kernel/dump.h"
 #include "drivers/serial.h"
 #include "drivers/vga.h"
 
@@ -79,6 +80,10 @@ void console_setfg(int pgid)
 bool console_input(int c)
 {
   bool ok = true;
+  if (c == CTRL('P')) {
+    state_dump();
+    return true;
+  }
   acquire(&in.lock);
   if (c == '\r')
     c = '\n';

@@ -11,6 +11,8 @@
 #include "fs/fs.h"
 #include "drivers/disk.h"
 #include "vm/vm.h"
+#include "vm/coremap.h"
+#include "kernel/sleeplock.h"
 
 static struct proc ptable[NPROC];
 static struct spinlock ptable_lock;
@@ -76,6 +78,7 @@ static struct proc *allocproc(void)
   p->cwd = 0;
   p->chan = 0;
   p->parent = 0;
+  p->pageins = p->pageouts = 0;
   memset(p->ofile, 0, sizeof p->ofile);
   return p;
 }
@@ -401,6 +404,7 @@ void sleep(void *chan, struct spinlock *lk)
   if (lk)
     release(lk);
   p->chan = chan;
+  p->wpc = (uint32_t)__builtin_return_address(0);
   p->state = SLEEPING;
   sched();
   p->chan = 0;
@@ -456,6 +460,17 @@ void scheduler(void)
   }
 }
 
+void proc_count_pageout(int pid)
+{
+  pushcli();              /* the pager holds vm_lock: ptable_lock would only turn interrupts off too */
+  for (int i = 0; i < NPROC; i++)
+    if (ptable[i].pid == pid && ptable[i].state != UNUSED) {
+      ptable[i].pageouts++;
+      break;
+    }
+  popcli();
+}
+
 int proc_list(struct procinfo *out, int max)
 {
   int n = 0;
@@ -470,9 +485,64 @@ int proc_list(struct procinfo *out, int max)
     out[n].pgid = p->pgid;
     out[n].state = states[p->state];
     out[n].size = p->as ? as_size(p->as) : 0;
+    out[n].pageins = p->pageins;
+    out[n].pageouts = p->pageouts;
     safestrcpy(out[n].name, p->name, sizeof out[n].name);
     n++;
   }
   popcli();
   return n;
+}
+
+/* Return addresses up the frame-pointer chain from ebp, staying on the stack [lo, hi). */
+static void print_chain(uint32_t pc, uint32_t ebp, uint32_t lo, uint32_t hi)
+{
+  kprintf("    pcs: %p", (void *)pc);
+  for (int i = 0; i < 12 && ebp >= lo && ebp + 8 <= hi; i++) {
+    uint32_t *fp = (uint32_t *)ebp;
+    if (fp[1] < KERNBASE)
+      break;                /* the user's side of a trap frame */
+    kprintf(" %p", (void *)fp[1]);
+    if (fp[0] <= ebp)
+      break;
+    ebp = fp[0];
+  }
+  kprintf("\n");
+}
+
+void proc_dump(void)
+{
+  static const char *names[] = { [UNUSED] = "unused", [EMBRYO] = "embryo", [SLEEPING] = "sleep",
+                                 [RUNNABLE] = "runnable", [RUNNING] = "run", [ZOMBIE] = "zombie" };
+  pushcli();
+  for (int i = 0; i < NPROC; i++) {
+    struct proc *p = &ptable[i];
+    if (p->state == UNUSED)
+      continue;
+    kprintf("  pid %d ppid %d %s %s%s%s", p->pid, p->parent ? p->parent->pid : 0,
+            names[p->state], p->name, p->killed ? " killed" : "", p->kthread ? " kthread" : "");
+    if (p->state == SLEEPING) {
+      kprintf(" wchan %p from %p", p->chan, (void *)p->wpc);
+      struct sleeplock *lk = p->waitlock;
+      uint32_t c = (uint32_t)p->chan;
+      if (lk && (void *)lk == p->chan)
+        kprintf(" (sleep lock \"%s\" held by pid %d)", lk->name, lk->pid);
+      else if (c >= (uint32_t)coremap && c < (uint32_t)(coremap + nframes))
+        kprintf(" (frame %u, pool %u, flags 0x%x)", (uint32_t)((struct frame *)c - coremap),
+                ((struct frame *)c)->pool, ((struct frame *)c)->flags);
+      else if (c >= (uint32_t)ptable && c < (uint32_t)(ptable + NPROC))
+        kprintf(" (a child's exit)");
+    }
+    kprintf("\n");
+    if (p == current) {
+      /* Its saved context is stale: our own chain runs from the interrupt into its code. */
+      uint32_t ebp;
+      __asm__ volatile("movl %%ebp, %0" : "=r"(ebp));
+      print_chain((uint32_t)proc_dump, ebp, (uint32_t)p->kstack, (uint32_t)p->kstack + KSTACKSIZE);
+    } else if (p->state == SLEEPING || p->state == RUNNABLE)
+      print_chain(p->context->eip, p->context->ebp, (uint32_t)p->kstack, (uint32_t)p->kstack + KSTACKSIZE);
+  }
+  if (!current)
+    kprintf("  (the CPU was idle)\n");
+  popcli();
 }

@@ -31,6 +31,8 @@ struct proc {
   struct trapframe *tf;         /* the user trap frame, at the top of kstack */
   struct context *context;      /* where swtch() resumes it */
   void *chan;                   /* sleeping on this, if non-zero */
+  uint32_t wpc;                 /* who called sleep(): the ^P dump names the wait by it */
+  struct sleeplock *waitlock;   /* the sleep lock it waits for, if any (its holder is shown) */
   int killed;
   int xstate;                   /* exit status for wait() */
   bool kthread;                 /* a kernel thread: no user memory */
@@ -38,8 +40,12 @@ struct proc {
   struct file *ofile[NOFILE];
   struct inode *cwd;
   struct inode *text;           /* executable being run (ETXTBSY while held) */
+  /* Pages read in for it (from backing store or its executable) and pages of its heap and
+   * stack written out (whoever's fault made the frame go): IFS's toucher reads its own. */
+  uint32_t pageins, pageouts;
 };
 
+struct sleeplock;
 struct proc *myproc(void);
 /* Atomically releases lk and sleeps on chan; reacquires lk when woken. lk may be 0
  * when the caller has interrupts off by other means. */
@@ -62,6 +68,11 @@ int wait(uint32_t ustatus);       /* ustatus: user address for the exit status, 
 void userinit(void);
 void proc_init(void);
 void scheduler(void) __attribute__((noreturn));
+/* Counts a page written out of a segment of process pid (nothing if it is gone). */
+void proc_count_pageout(int pid);
 /* Each process's info for SYS_ps. */
 int proc_list(struct procinfo *out, int max);
+/* Prints every process with what it waits for and its kernel call chain (the ^P dump; runs
+ * in the console's interrupt handler, so it takes no lock). */
+void proc_dump(void);
 #endif

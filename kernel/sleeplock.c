@@ -1,4 +1,5 @@
 /* Sleep locks: held across disk I/O, so a contender sleeps rather than spins. */
+#include "kernel/klib.h"
 #include "kernel/sleeplock.h"
 #include "kernel/proc.h"
 
@@ -13,8 +14,17 @@ void initsleeplock(struct sleeplock *lk, const char *name)
 void acquiresleep(struct sleeplock *lk)
 {
   acquire(&lk->lk);
-  while (lk->locked)
+  /* Waiting for ourselves would never end: say so at once, as acquire does for a spinlock
+   * (the fork-tree hang was a process waiting for the cowcor lock it held). */
+  if (lk->locked && myproc() && lk->pid == myproc()->pid)
+    panic("acquiresleep %s: already held by this process", lk->name);
+  while (lk->locked) {
+    if (myproc())
+      myproc()->waitlock = lk;
     sleep(lk, &lk->lk);
+    if (myproc())
+      myproc()->waitlock = 0;
+  }
   lk->locked = 1;
   lk->pid = myproc() ? myproc()->pid : 0;
   release(&lk->lk);

@@ -1,6 +1,7 @@
 /* Kernel counters for vmstat: a table of names and where to read each value. */
 #include "kernel/stats.h"
 #include "kernel/klib.h"
+#include "kernel/spinlock.h"
 
 #define MAXSTATS 128
 static struct {
@@ -26,9 +27,29 @@ void stat_register_fn(const char *name, uint32_t (*get)(void)) { add(name, 0, ge
 int stat_format(char *buf, int len)
 {
   int n = 0;
+  /* One instant for all: counters that are read added up (free and backing blocks) are
+   * changed together with interrupts off, so no process switch falls between them here. */
+  pushcli();
   for (int i = 0; i < nstats && n < len; i++) {
     uint32_t v = stats[i].get ? stats[i].get() : *stats[i].value;
     n += snprintf(buf + n, len - n, "%s %u\n", stats[i].name, v);
   }
+  popcli();
   return MIN(n, len);
+}
+
+void stat_dump(void)
+{
+  int col = 0;
+  for (int i = 0; i < nstats; i++) {
+    char item[64];
+    int n = snprintf(item, sizeof item, " %s=%u", stats[i].name, stats[i].get ? stats[i].get() : *stats[i].value);
+    if (col > 0 && col + n > 100) {
+      kprintf("\n");
+      col = 0;
+    }
+    kprintf("%s%s", col == 0 ? " " : "", item);
+    col += n + (col == 0);
+  }
+  kprintf("\n");
 }

@@ -4,9 +4,13 @@
 #define KERNEL_STATS_H
 #include "types.h"
 
-/* A counter is a variable the module updates, or a function computed on demand. */
+/* A counter is a variable the module updates, or a function computed on demand (it may take
+ * spinlocks: the ^P dump calls it from an interrupt, which came with interrupts on, so with
+ * no spinlock held; never a sleep lock). */
 void stat_register(const char *name, const uint32_t *value);
 void stat_register_fn(const char *name, uint32_t (*get)(void));
-/* Writes all counters into buf; returns the number of bytes. */
+/* Writes all counters into buf, as they were at one instant; returns the number of bytes. */
 int stat_format(char *buf, int len);
+/* Prints every counter, several to a line (the ^P dump). */
+void stat_dump(void);
 #endif

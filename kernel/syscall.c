@@ -97,6 +97,8 @@ int sys_sysctl(void);
 int sys_setpgid(void);
 int sys_setfg(void);
 int sys_vmaudit(void);
+int sys_incore(void);
+int sys_vmcorrupt(void);
 int sys_negtrace(void);
 
 static const syscall_fn syscalls[NSYSCALL] = {
@@ -111,8 +113,9 @@ static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_fsync] = sys_fsync,     [SYS_kstat] = sys_kstat,     [SYS_shutdown] = sys_shutdown,
   [SYS_ps] = sys_ps,           [SYS_sync] = sys_sync,       [SYS_getcwd] = sys_getcwd,
   [SYS_dup2] = sys_dup2,       [SYS_sysctl] = sys_sysctl,   [SYS_setpgid] = sys_setpgid,
-  [SYS_setfg] = sys_setfg,
-  [SYS_vmaudit] = sys_vmaudit,  [SYS_negtrace] = sys_negtrace,
+  [SYS_setfg] = sys_setfg,     [SYS_incore] = sys_incore,
+  [SYS_vmaudit] = sys_vmaudit, [SYS_vmcorrupt] = sys_vmcorrupt,
+  [SYS_negtrace] = sys_negtrace,
 };
 
 void syscall_dispatch(void)

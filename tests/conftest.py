@@ -218,7 +218,9 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
         pass
     sent = "".join(text for _, text in ([(None, commands)] + (list(wait_for) if wait_for is not None
                                                                  and not isinstance(wait_for, str) else [])))
-    return Run(out.decode("utf-8", "replace"), p.returncode, disk, log, sent.splitlines(), status)
+    # ^C discards what was typed before it on its line: the shell reads only what follows.
+    lines = [l.rsplit("\x03", 1)[-1] for l in sent.splitlines()]
+    return Run(out.decode("utf-8", "replace"), p.returncode, disk, log, lines, status)
 
 
 def _with_status(text):

@@ -2,13 +2,14 @@
 """Runs one pytest test over and over to catch a flaky failure, and keeps each failing run's
 whole console.
 
-    python3 tools/repeat_test.py [-n RUNS] [-j PARALLEL] [--jitter] TEST [PYTEST ARGS...]
+    python3 tools/repeat_test.py [-n RUNS] [-j PARALLEL] [--jitter] [--out DIR] TEST [PYTEST ARGS...]
 
 TEST is a pytest node id, for example
 'tests/qemu/test_faults.py::test_fault_kills_only_the_program[jump-page fault]'.
 Each run gets its own log directory (TEST_LOGS, read by tests/conftest.py), so parallel runs
 of the same test do not overwrite each other's logs; a passing run's directory is removed, a
-failing one's is kept as build/test-logs/repeat/RUN/ with pytest's output beside the logs.
+failing one's is kept as build/test-logs/repeat/RUN/ (--out DIR: DIR/RUN/, so that two loops
+can run at once) with pytest's output beside the logs.
 
 Why --jitter: a loaded host rarely changes a guest's timing the way a flaky failure needs.
 Stopping each QEMU of these runs now and then for a few milliseconds (SIGSTOP, SIGCONT) is
@@ -70,9 +71,11 @@ def main():
     ap.add_argument("-n", type=int, default=100, help="runs (default 100)")
     ap.add_argument("-j", type=int, default=2, help="runs at once (default 2)")
     ap.add_argument("--jitter", action="store_true", help="stop and continue the runs' QEMUs at random")
+    ap.add_argument("--out", type=Path, default=OUT, help="where failing runs are kept (default build/test-logs/repeat)")
     ap.add_argument("test")
     ap.add_argument("pytest_args", nargs="*")
     a = ap.parse_args()
+    a.out = a.out.resolve()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))     # still stop the runs (finally, below)
 
     running = {}                  # pid -> run number
@@ -84,7 +87,7 @@ def main():
     try:
         while done < a.n:
             while started < a.n and len(procs) < a.j:
-                d = OUT / str(started)
+                d = a.out / str(started)
                 shutil.rmtree(d, ignore_errors=True)
                 d.mkdir(parents=True)
                 out = open(d / "pytest.txt", "w")

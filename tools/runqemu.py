@@ -14,7 +14,8 @@ Exit status:
        QEMU), stopped without the kernel powering off (a triple fault, a crash, quit from its
        monitor), or this script refused to start it (a missing file, too little memory);
        one line on standard error says what happened and what to do
-  124  --timeout expired
+  124  --timeout expired (the guest is sent ^P first, and its state dump, kernel/dump.c, is
+       given a few seconds to arrive; its call chains are then shown as function names)
   137  --kill-on saw its text (a hard stop: a power cut, no sync)
   130  quit with Ctrl-A X (no sync either)
 The kernel powers off through QEMU's isa-debug-exit device, which makes QEMU exit with
@@ -27,6 +28,9 @@ import argparse, os, re, select, shutil, signal, subprocess, sys, termios, threa
 READY = b"console: ready"
 EOT = b"\x04"
 ESC = 0x01          # Ctrl-A, as in QEMU's mux
+DUMP_KEY = b"\x10"  # ^P: the kernel prints its state (kernel/dump.c)
+DUMP_END = b"--- end of ^P dump"
+DUMP_WAIT = 15      # seconds a timed-out guest gets to print it (a loaded host is slow)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXIT_CLEAN, EXIT_FAILURE = (0x10 << 1) | 1, (0x11 << 1) | 1    # kernel/power.h
 
@@ -110,7 +114,11 @@ def main():
         if saved:
             termios.tcsetattr(0, termios.TCSANOW, saved)
         return refuse("QEMU could not be started: %s" % e)
+    elf_copy = keep_elf(a)
     ready = threading.Event()
+    dumped = threading.Event()
+    dump = bytearray()          # the output after ^P was sent on a timeout
+    dumping = threading.Event()
     killed = threading.Event()
     quit_key = threading.Event()
     kill_on = a.kill_on.encode() if a.kill_on else None
@@ -130,6 +138,10 @@ def main():
                     killed.set()
             out.write(data)
             out.flush()
+            if dumping.is_set():
+                dump.extend(data)
+                if DUMP_END in dump:
+                    dumped.set()
             if not ready.is_set():
                 seen = (seen + data)[-4096:]
                 if READY in seen:
@@ -200,6 +212,7 @@ def main():
         q.wait(timeout=a.timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
+        ask_for_dump(q, dumping, dumped)
         q.kill()
         q.wait()
     except KeyboardInterrupt:
@@ -218,6 +231,10 @@ def main():
         return 137
     if timed_out:
         sys.stderr.write("\nrunqemu: timed out after %g s\n" % a.timeout)
+        if dumped.is_set():
+            sys.stderr.write(symbolized(bytes(dump).decode("utf-8", "replace"), elf_copy))
+        else:
+            sys.stderr.write("runqemu: no ^P dump from the guest (interrupts off, or its input buffer full)\n")
         return 124
     if q.returncode == EXIT_CLEAN:
         return 0
@@ -225,6 +242,56 @@ def main():
         sys.stderr.write("\nrunqemu: the kernel powered off reporting a failure (its message is above)\n")
         return 1
     return refuse(qemu_failure(q.returncode, errors, a))
+
+
+def ask_for_dump(q, dumping, dumped):
+    """Sends ^P to a guest that ran out of time and waits a while for its state dump."""
+    dumping.set()
+    try:
+        q.stdin.write(DUMP_KEY)
+        q.stdin.flush()
+    except OSError:
+        return
+    deadline = time.time() + DUMP_WAIT
+    while not dumped.is_set() and q.poll() is None and time.time() < deadline:
+        dumped.wait(0.2)
+    time.sleep(0.2)             # the last bytes after the end line
+
+
+def keep_elf(a):
+    """A copy of the kernel's ELF file as booted, for naming a timed-out guest's call chains:
+    the build may have replaced the file by then (as it did during a loop of runs)."""
+    elf = a.kernel or os.path.join(ROOT, "build", "kernel.elf")
+    if not a.timeout or not os.path.exists(elf):
+        return None
+    import tempfile
+    f = tempfile.NamedTemporaryFile(prefix="runqemu-", suffix=".elf")
+    with open(elf, "rb") as src:
+        shutil.copyfileobj(src, f)
+    f.flush()
+    return f                    # removed when closed, at exit
+
+
+def symbolized(dump, elf_copy):
+    """The dump's processes with their call chains as function names (addr2line on the
+    kernel's ELF file), innermost first."""
+    elf = elf_copy.name if elf_copy else ""
+    tool = shutil.which("i686-linux-gnu-addr2line") or shutil.which("addr2line")
+    chains = re.findall(r"^  pid (\d+) .*\n    pcs: ((?:0x[0-9a-f]+ ?)+)$", dump, re.M)
+    if not tool or not os.path.exists(elf) or not chains:
+        return ""
+    addrs = sorted({x for _, pcs in chains for x in pcs.split()})
+    # A return address points after its call: ask for the call's own line.
+    p = subprocess.run([tool, "-f", "-s", "-e", elf] + ["0x%x" % (int(x, 16) - 1) for x in addrs],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    lines = p.stdout.splitlines()
+    if len(lines) != 2 * len(addrs):
+        return ""
+    name = {x: "%s(%s)" % (lines[2 * i], lines[2 * i + 1].split(" ")[0]) for i, x in enumerate(addrs)}
+    out = ["runqemu: the guest's call chains (innermost first):"]
+    for pid, pcs in chains:
+        out.append("  pid %s: %s" % (pid, " < ".join(name[x] for x in pcs.split())))
+    return "\n".join(out) + "\n"
 
 
 def qemu_failure(rc, errors, a):

@@ -5,12 +5,23 @@
  *                      listed ones in turn while it works, then does as memhog MB.
  * memhog -z MB         checks that MB of fresh heap reads as zeros.
  * memhog -s MB         recurses until MB of stack are in use (a stack that cannot grow is
- *                      the kernel's to refuse: the process is killed with a message). */
+ *                      the kernel's to refuse: the process is killed with a message).
+ * memhog -k KB MB      a working set the replacement policy should keep: writes KB of heap,
+ *                      then reads MB of fresh heap a page at a time, three passes, reading
+ *                      the KB again after every page; prints "memhog: kept KB KB: P page-ins,
+ *                      E evictions in passes 2-3". A fresh page only read is clean: evicting
+ *                      it writes nothing and reading it again is a zero fill. So every page-in
+ *                      is a page of the working set (or memhog's own) coming back, which a
+ *                      clock that spares pages referenced since its last visit never lets go
+ *                      once it has gone round (pass 1 leaves it time to). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys.h>
+
+#define PAGE 4096
+extern const char _start[], etext[];     /* the program's code (user/user.ld) */
 
 static char *policies[8];
 static int npolicies, nextpolicy;
@@ -42,8 +53,69 @@ static int recurse(void)
   return recurse() + buf[0];
 }
 
+/* The value of counter name in kstat text, or -1. */
+/* vm.pageins and vm.evictions, read into text (two pages of the working set). */
+static void sample(char *text, long v[2])
+{
+  int n = kstat(text, 2 * PAGE - 1);
+  text[n > 0 ? n : 0] = 0;
+  static const char *const names[2] = { "vm.pageins", "vm.evictions" };
+  for (int k = 0; k < 2; k++) {
+    v[k] = -1;
+    int len = strlen(names[k]);
+    for (const char *line = text; line && v[k] < 0;) {
+      if (strncmp(line, names[k], len) == 0 && line[len] == ' ')
+        v[k] = strtol(line + len + 1, 0, 10);
+      if ((line = strchr(line, '\n')))
+        line++;
+    }
+  }
+}
+
+static int keep(unsigned kb, unsigned mb)
+{
+  /* The counters are read into two more pages of the working set, and the passes touch
+   * their own stack page and every page of the program's code: nothing the program itself
+   * uses between the two readings lies idle meanwhile (the code that reads them runs only
+   * at the ends). */
+  unsigned hot = (kb * 1024 + PAGE - 1) / PAGE + 2, cold = mb * (1u << 20) / PAGE;
+  char *h = sbrk(hot * PAGE);
+  volatile char *c = sbrk(cold * PAGE);
+  if (h == (void *)-1 || c == (void *)-1) {
+    printf("memhog: cannot get %u KB and %u MB: out of memory\n", kb, mb);
+    return 1;
+  }
+  char *text = h + (hot - 2) * PAGE;
+  for (unsigned i = 0; i < hot; i++)
+    h[i * PAGE] = (char)i;        /* dirty: an eviction writes it, its return is a page-in */
+  long before[2] = { 0, 0 }, after[2];
+  volatile unsigned onstack = 0;
+  for (int pass = 1; pass <= 3; pass++) {
+    if (pass == 2)
+      sample(text, before);
+    for (unsigned p = 0; p < cold; p++) {
+      onstack += c[p * PAGE];
+      for (unsigned i = 0; i < hot; i++)
+        onstack += ((volatile char *)h)[i * PAGE];
+      for (const volatile char *t = _start; t < etext; t += PAGE)
+        onstack += *t;
+    }
+  }
+  sample(text, after);
+  printf("memhog: kept %u KB: %ld page-ins, %ld evictions in passes 2-3\n", kb,
+         after[0] - before[0], after[1] - before[1]);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
+  if (argc > 1 && strcmp(argv[1], "-k") == 0) {
+    if (argc != 4 || atoi(argv[3]) <= 0) {
+      fprintf(stderr, "usage: memhog -k KB MB\n");
+      return 2;
+    }
+    return keep(atoi(argv[2]), atoi(argv[3]));
+  }
   if (argc >= 3 && strcmp(argv[1], "-s") == 0) {
     depth_left = atoi(argv[2]) * 256;
     recurse();
@@ -62,7 +134,7 @@ int main(int argc, char **argv)
   }
   int zero = argc >= 3 && strcmp(argv[1], "-z") == 0;
   if (argc < 2 + zero) {
-    fprintf(stderr, "usage: memhog MB [SEED] | memhog -z MB | memhog -s MB\n");
+    fprintf(stderr, "usage: memhog MB [SEED] | memhog -z MB | memhog -s MB | memhog -k KB MB\n");
     return 2;
   }
   unsigned mb = atoi(argv[1 + zero]);

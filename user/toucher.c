@@ -5,10 +5,20 @@
  * the user would see: instant when the pages are resident, seconds when the file cache has
  * taken them and they must be paged back in.
  *
- *   toucher [-m MB] [-s SECONDS] [-n ROUNDS] [-q]
+ * With -i the user is real: each line read from standard input (a key press, Enter, at the
+ * console) triggers one round, and end of input (Ctrl-D) ends the program. The time between
+ * rounds is then however long the user waited.
  *
- * Prints "touch ROUND MS" per round (unless -q) and a summary line
- * "toucher: N rounds, response min X max Y avg Z ms". */
+ * The page-ins of each round are the process's own (ps's PAGEIN column, counted by the kernel
+ * for this process alone), so a round that had to bring pages back shows it even while other
+ * programs page too.
+ *
+ *   toucher [-m MB] [-s SECONDS] [-n ROUNDS] [-q]     every SECONDS, ROUNDS times
+ *   toucher -i [-m MB] [-q]                           one round per line of input
+ *
+ * Prints "touch ROUND MS ms, PAGEINS page-ins" per round (unless -q), then the summary
+ * "toucher: N rounds, response min X max Y avg Z ms" and
+ * "toucher: own page-ins I page-outs O" (the whole run, the first fill included). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +26,30 @@
 #include <errno.h>
 #include <sys.h>
 
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: toucher [-m MB] [-s SECONDS] [-n ROUNDS] [-q] | toucher -i [-m MB] [-q]\n");
+  if (f == stdout)
+    fprintf(f, "Holds MB (4) of memory and touches all of it every SECONDS (1, fractions allowed),\n"
+               "ROUNDS (10) times, dirtying half the pages; prints each round's time and page-ins.\n"
+               "-i: one round per line read from standard input, until its end.\n"
+               "-q: only the summary: response min/max/avg and this process's page-ins and\n"
+               "page-outs.\n");
+}
+
+/* This process's page-ins and page-outs so far (0 if the kernel cannot say). */
+static void own_paging(unsigned *ins, unsigned *outs)
+{
+  struct procinfo me;
+  if (getprocinfo(getpid(), &me) < 0)
+    me.pageins = me.pageouts = 0;
+  *ins = me.pageins;
+  *outs = me.pageouts;
+}
+
 int main(int argc, char **argv)
 {
-  unsigned mb = 4, rounds = 10, quiet = 0;
+  unsigned mb = 4, rounds = 10, quiet = 0, interactive = 0;
   unsigned interval_ms = 1000;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
@@ -36,10 +67,19 @@ int main(int argc, char **argv)
       rounds = atoi(argv[++i]);
     else if (strcmp(argv[i], "-q") == 0)
       quiet = 1;
-    else {
-      fprintf(stderr, "usage: toucher [-m MB] [-s SECONDS] [-n ROUNDS] [-q]\n");
+    else if (strcmp(argv[i], "-i") == 0)
+      interactive = 1;
+    else if (strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else {
+      usage(stderr);
       return 1;
     }
+  }
+  if (mb == 0 || mb > 1024) {
+    fprintf(stderr, "toucher: -m takes 1 to 1024 MB\n");
+    return 1;
   }
   unsigned bytes = mb * 1024 * 1024;
   char *mem = sbrk(bytes);
@@ -48,9 +88,22 @@ int main(int argc, char **argv)
     return 1;
   }
   unsigned pages = bytes / 4096;
-  unsigned min = ~0u, max = 0, sum = 0;
+  unsigned min = ~0u, max = 0, sum = 0, done = 0;
   volatile char sink = 0;
-  for (unsigned r = 0; r <= rounds; r++) {
+  for (unsigned r = 0;; r++) {
+    if (r > 0) {
+      if (interactive) {
+        char line[128];
+        if (getline_fd(0, line, sizeof line) <= 0)
+          break;
+      } else {
+        if (r > rounds)
+          break;
+        sleep_ms(interval_ms);
+      }
+    }
+    unsigned in0, in1, out;
+    own_paging(&in0, &out);
     unsigned t0 = uptime_ms();
     for (unsigned p = 0; p < pages; p++) {
       if (p % 2 == 0)
@@ -59,19 +112,25 @@ int main(int argc, char **argv)
         sink = mem[p * 4096];
     }
     unsigned t = uptime_ms() - t0;
+    own_paging(&in1, &out);
     /* Round 0 brings the memory in for the first time: it is not a response. */
     if (r > 0) {
       if (t < min) min = t;
       if (t > max) max = t;
       sum += t;
+      done++;
       if (!quiet)
-        printf("touch %u %u\n", r, t);
-    }
-    if (r < rounds)
-      sleep_ms(interval_ms);
+        printf("touch %u %u ms, %u page-ins\n", r, t, in1 - in0);
+    } else if (interactive && !quiet)
+      printf("toucher: %u MB ready: each line of input touches it all; end of input ends\n", mb);
   }
   (void)sink;
-  if (rounds > 0)
-    printf("toucher: %u rounds, response min %u max %u avg %u ms\n", rounds, min, max, sum / rounds);
+  if (done > 0)
+    printf("toucher: %u rounds, response min %u max %u avg %u ms\n", done, min, max, sum / done);
+  else
+    printf("toucher: 0 rounds\n");
+  unsigned ins, outs;
+  own_paging(&ins, &outs);
+  printf("toucher: own page-ins %u page-outs %u\n", ins, outs);
   return 0;
 }

@@ -1,8 +1,9 @@
 /* vmstat [NAME...]: prints the kernel counters, one "name value" per line; with names,
  * just the value of each.
  * vmstat -w NAME VALUE [SECONDS]: waits (default 60 s) until the counter has that value, then
- * prints "NAME VALUE"; exit 1 on timeout. Lets a test wait for the cleaners by the guest's
- * own account rather than a guess of how long they take. */
+ * prints "NAME VALUE"; exit 1 on timeout. VALUE +N waits until it has grown by at least N since
+ * vmstat started (vmstat -w fs.cleaner.scans +2: a whole daemon scan after this moment). Lets a test
+ * wait for the cleaners by the guest's own account rather than a guess of how long they take. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,18 +16,20 @@ static char buf[16384];
 static int wait_for(int argc, char **argv)
 {
   if (argc < 4) {
-    fprintf(stderr, "usage: vmstat -w NAME VALUE [SECONDS]\n");
+    fprintf(stderr, "usage: vmstat -w NAME VALUE|+N [SECONDS]\n");
     return 1;
   }
-  long want = strtol(argv[3], 0, 10);
+  long v = kstat_get(argv[2]);
+  if (v == -1) {
+    fprintf(stderr, "vmstat: %s: no such counter\n", argv[2]);
+    return 1;
+  }
+  /* Relative: "at least", since a counter may move by more than one between two looks. */
+  int grow = argv[3][0] == '+';
+  long want = strtol(argv[3], 0, 10) + (grow ? v : 0);
   unsigned limit = argc > 4 ? (unsigned)strtol(argv[4], 0, 10) * 1000 : 60000;
   unsigned t0 = uptime_ms();
-  long v;
-  while ((v = kstat_get(argv[2])) != want) {
-    if (v == -1) {
-      fprintf(stderr, "vmstat: %s: no such counter\n", argv[2]);
-      return 1;
-    }
+  while ((v = kstat_get(argv[2])) != want && !(grow && v > want)) {
     if (uptime_ms() - t0 >= limit) {
       printf("vmstat: %s is %ld after %u ms, not %ld\n", argv[2], v, limit, want);
       return 1;

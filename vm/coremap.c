@@ -120,6 +120,11 @@ void frame_move(struct frame *f, enum frame_pool to)
   release(&coremap_lock);
 }
 
+/* One bit per frame: seen on the free list during an audit (PHYSTOP_MAX bounds nframes). */
+static uint8_t onfree[PHYSTOP_MAX / PGSIZE / 8];
+
+#define BAD(...) do { bad++; if (!quiet) kprintf("audit: " __VA_ARGS__); } while (0)
+
 int coremap_audit(bool quiet)
 {
   int bad = 0;
@@ -127,41 +132,67 @@ int coremap_audit(bool quiet)
   acquire(&coremap_lock);
   for (uint32_t i = 0; i < nframes; i++) {
     if (coremap[i].pool >= NPOOL) {
-      if (!quiet)
-        kprintf("audit: frame %u has no pool (%u)\n", i, coremap[i].pool);
-      bad++;
+      BAD("frame %u has no pool (%u)\n", i, coremap[i].pool);
       continue;
     }
     count[coremap[i].pool]++;
   }
+  memset(onfree, 0, (nframes + 7) / 8);
   uint32_t onlist = 0;
   for (struct frame *f = freelist; f && onlist <= nframes; f = f->next, onlist++) {
-    if (f->pool != POOL_FREE) {
-      if (!quiet)
-        kprintf("audit: frame %u on the free list is in pool %u\n", (uint32_t)(f - coremap), f->pool);
-      bad++;
+    uint32_t i = f - coremap;
+    if (f->pool != POOL_FREE)
+      BAD("frame %u on the free list is in pool %u\n", i, f->pool);
+    /* A link back into the list makes a cycle: the allocator would hand the frame out twice. */
+    if (onfree[i / 8] & (1 << (i % 8))) {
+      BAD("the free list comes back to frame %u\n", i);
+      break;
     }
+    onfree[i / 8] |= 1 << (i % 8);
+  }
+  /* A free frame the allocator cannot reach is lost to everyone. */
+  for (uint32_t i = 0; i < nframes; i++) {
+    if (coremap[i].pool == POOL_FREE && !(onfree[i / 8] & (1 << (i % 8))))
+      BAD("free frame %u is not on the free list\n", i);
   }
   for (int p = POOL_FREE; p < NPOOL; p++) {
-    if (count[p] != pool_count[p]) {
-      if (!quiet)
-        kprintf("audit: pool %d holds %u frames but counts %u\n", p, count[p], pool_count[p]);
-      bad++;
-    }
+    if (count[p] != pool_count[p])
+      BAD("pool %d holds %u frames but counts %u\n", p, count[p], pool_count[p]);
   }
-  if (onlist != pool_count[POOL_FREE]) {
-    if (!quiet)
-      kprintf("audit: %u frames on the free list, %u counted free\n", onlist, pool_count[POOL_FREE]);
-    bad++;
-  }
+  if (onlist != pool_count[POOL_FREE])
+    BAD("%u frames on the free list, %u counted free\n", onlist, pool_count[POOL_FREE]);
   release(&coremap_lock);
   return bad;
+}
+
+uint32_t *coremap_count_word(enum frame_pool pool)
+{
+  return &pool_count[pool];
+}
+
+struct frame *coremap_freelist(void)
+{
+  return freelist;
 }
 
 uint32_t frame_count(enum frame_pool pool)
 {
   return pool_count[pool];
 }
+
+void frame_dump_busy(void)
+{
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < nframes; i++) {
+    struct frame *f = &coremap[i];
+    if (!(f->flags & FRAME_BUSY))
+      continue;
+    if (n++ < 32)
+      kprintf("  frame %u pool %u flags 0x%x owner %p index %u\n", i, f->pool, f->flags, f->owner, f->index);
+  }
+  kprintf("  %u busy frame%s\n", n, n == 1 ? "" : "s");
+}
+
 
 uint32_t frame_total(void)
 {

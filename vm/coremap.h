@@ -87,6 +87,12 @@ static inline struct frame *pa_to_frame(uint32_t pa) { return &coremap[pa >> 12]
 
 /* Every frame in exactly one pool, the counts and the free list agree: problems found. */
 int coremap_audit(bool quiet);
+/* For vm/corrupt.c (test-only damage), with interrupts off: a pool's count, the free list. */
+uint32_t *coremap_count_word(enum frame_pool pool);
+struct frame *coremap_freelist(void);
+
+/* Prints the busy frames (the ^P dump: under I/O, or stuck so). */
+void frame_dump_busy(void);
 
 /* Busy, wait for it (see above). The caller holds the lock of the pool owning f. */
 struct spinlock;

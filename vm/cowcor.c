@@ -249,6 +249,7 @@ int cor_fault(struct segment *s, uint32_t va)
       }
       st_vm_pageins++;
       st_vm_pageins_backing++;
+      myproc()->pageins++;
       st_cor_backing++;
     }
     f->pflags |= VMF_DIRTY;   /* exists in no backing file of s */

@@ -120,15 +120,17 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
     backed = true;
     st_vm_pageins++;
     st_vm_pageins_backing++;
+    myproc()->pageins++;
   } else {
     bool loaded = false;
     if (s->ip)
       ok = load_from_exec(s, va, page, &loaded);     /* zeroes what it does not load */
     else
       memset(page, 0, PGSIZE);
-    if (loaded)
+    if (loaded) {
       st_vm_pageins++;
-    else if (s->type != SEG_CODE)
+      myproc()->pageins++;  /* shared code: charged to the process that faulted */
+    } else if (s->type != SEG_CODE)
       st_vm_faults_zero++;
     if (s->type == SEG_CODE)
       st_vm_faults_code++;

@@ -421,6 +421,8 @@ static void clean_page(struct frame *f)
   } else {
     f->pflags = (f->pflags & ~VMF_DIRTY) | VMF_BACKED;
     st_vm_pageouts++;
+    if (s->as)
+      proc_count_pageout(s->as->pid);
     make_ready(f);
   }
   frame_unbusy(f);
@@ -470,8 +472,11 @@ static int pageout_page(struct segment *s, uint32_t va)
     frame_unbusy(f);
     return 0;
   }
-  if (write)
+  if (write) {
     st_vm_pageouts++;
+    if (s->as)              /* 0 if its process exited while we wrote */
+      proc_count_pageout(s->as->pid);
+  }
   *pte = ((write || (f->pflags & VMF_BACKED)) ? PTE_ONDISK : 0) | (*pte & PTE_COW);
   s->resident--;
   frame_unbusy(f);
@@ -530,6 +535,8 @@ static void vm_daemon(void *arg)
 {
   for (;;) {
     sleep_ms(100);
+    if (vm_damaged)
+      continue;             /* a test damaged the bookkeeping on purpose (vm/corrupt.c) */
     acquire(&vm_lock);
     ticks++;
     age_tick();
@@ -636,12 +643,15 @@ void vm_init(void)
   stat_register("vm.pageout_waits", &st_waits);
   stat_register("vm.swap.blocks", &bypass_swap_blocks);
   cowcor_init();
+  corrupt_init();
 }
 
 void vm_start(void)
 {
   if (kthread_create("vmclock", vm_daemon, 0) < 0 || kthread_create("vmpageout", pageout_daemon, 0) < 0)
     panic("vm: cannot start the clock and the page-out daemon");
+  if (kthread_create("vmreap", seg_reaper, 0) < 0)
+    panic("vm: cannot start the reaper");
 }
 
 /* --- the audit ----------------------------------------------------------------------------- */
@@ -669,7 +679,7 @@ int vm_audit(bool quiet)
       continue;
     }
     uint32_t va = frame_vaddr(f);
-    pte_t *pte = va < s->hi ? seg_walk(s, va, false) : 0;
+    pte_t *pte = f->index < (s->hi - s->lo) >> PGSHIFT ? seg_walk(s, va, false) : 0;
     if (!pte || !(*pte & PTE_P) || PTE_ADDR(*pte) != frame_pa(f))
       BAD("VM frame %u (segment %u, va 0x%x) is not mapped there\n", i, (uint32_t)(s - segtab), va);
   }
@@ -689,11 +699,16 @@ int vm_audit(bool quiet)
         if (e & (PTE_P | PTE_INTRANS)) {
           resident++;
           struct frame *f = pa_to_frame(PTE_ADDR(e));
-          if (PTE_ADDR(e) >> PGSHIFT >= nframes || f->pool != POOL_VM || f->owner != s ||
-              f->index != (va - s->lo) >> PGSHIFT)
+          bool inmap = PTE_ADDR(e) >> PGSHIFT < nframes;
+          if (!inmap || f->pool != POOL_VM || f->owner != s || f->index != (va - s->lo) >> PGSHIFT)
             BAD("segment %u va 0x%x maps frame 0x%x it does not own\n", k, va, PTE_ADDR(e));
-          if ((e & PTE_INTRANS) && !frame_busy(f))
+          if ((e & PTE_INTRANS) && inmap && !frame_busy(f))
             BAD("segment %u va 0x%x in transit but its frame is not busy\n", k, va);
+          /* Every mapping the VM makes is a user one; code is shared, so never writable. */
+          if ((e & PTE_P) && !(e & PTE_U))
+            BAD("segment %u va 0x%x: present entry without the user bit 0x%x\n", k, va, e);
+          if ((e & PTE_P) && (e & PTE_W) && s->type == SEG_CODE)
+            BAD("segment %u va 0x%x: code page mapped writable 0x%x\n", k, va, e);
         } else if (pte_is_cor(e)) {
           /* checked by cowcor_audit */
         } else if (e & PTE_ONDISK) {
@@ -739,6 +754,7 @@ int vm_audit(bool quiet)
           listed[k], marked[k], k ? nready : nlaundry);
   }
   bad += cowcor_audit(quiet);
+  bad += as_audit(quiet);
   release(&vm_lock);
   return bad;
 }

@@ -73,6 +73,7 @@ struct segment *seg_create(struct addrspace *as, enum seg_type type)
   s->cor_refs = 0;
   s->lazy = type != SEG_CODE;    /* until seg_reserve has reserved its backing store */
   s->noswap = false;
+  s->doomed = false;
   s->born = uptime_ms();
   return s;
 }
@@ -221,7 +222,7 @@ void seg_reserve_lazy(bool all)
       if (pid)
         kill_proc(pid);
     }
-    seg_put(s);
+    seg_put_later(s);
   }
 }
 
@@ -279,6 +280,46 @@ void seg_put(struct segment *s)
   release(&vm_lock);
   if (left == 0)
     seg_free(s);
+}
+
+/* Freeing a segment takes cow_lock (cowcor_delete) and the file system's locks (removing the
+ * backing file). The VM daemon holds a reference while it reserves a forked segment's backing
+ * store, and must not free it there: a COR fault holding cow_lock may be waiting for that very
+ * reservation. (A pager that held a reference across its write once freed so inside a COR
+ * fault: the fork-tree test at 12 MB hung, every process asleep on cow_lock behind the one
+ * waiting for itself, as the ^P dump showed; today's page-out daemon takes no reference, and
+ * seg_free waits for its write instead.) So the daemon hands the last reference to the reaper,
+ * a thread holding nothing, which frees the segment at once. Until then the segment is inert:
+ * no daemon picks a segment without references. */
+static int reaper_chan;
+
+void seg_put_later(struct segment *s)
+{
+  acquire(&vm_lock);
+  if (--s->refs == 0) {
+    s->doomed = true;
+    wakeup(&reaper_chan);
+  }
+  release(&vm_lock);
+}
+
+void seg_reaper(void *arg)
+{
+  (void)arg;
+  for (;;) {
+    struct segment *s = 0;
+    acquire(&vm_lock);
+    while (!s) {
+      for (uint32_t i = 0; i < NSEGMENT && !s; i++)
+        if (segtab[i].used && segtab[i].doomed)
+          s = &segtab[i];
+      if (!s)
+        sleep(&reaper_chan, &vm_lock);
+    }
+    s->doomed = false;
+    release(&vm_lock);
+    seg_free(s);
+  }
 }
 
 pte_t *seg_walk(struct segment *s, uint32_t va, bool create)
@@ -542,6 +583,34 @@ int as_sbrk(struct addrspace *as, int incr, uint32_t *oldbrk)
   as->brk = nbrk;
   *oldbrk = old;
   return 0;
+}
+
+/* A page directory entry of a process that names anything but its own segment's page table
+ * would show the process another's memory (or free memory); the page tables themselves are
+ * checked by vm_audit. An entry may be missing (linked at the next fault), never wrong. Address
+ * spaces being built or torn down have no segment in the slot yet, or no longer: skipped. */
+#define BAD(...) do { bad++; if (!quiet) kprintf("audit: " __VA_ARGS__); } while (0)
+
+int as_audit(bool quiet)
+{
+  int bad = 0;
+  for (int a = 0; a < NPROC; a++) {
+    struct addrspace *as = &astab[a];
+    if ((uint32_t)as->pgdir <= 1)
+      continue;               /* free, or claimed and not made yet */
+    for (int t = 0; t < 3; t++) {
+      struct segment *s = as->seg[t];
+      if (!s || !s->pts)
+        continue;
+      for (uint32_t i = 0; i < (s->hi - s->lo) / PTSPAN; i++) {
+        pde_t e = as->pgdir[PDX(s->lo) + i];
+        if ((e & PTE_P) && (!s->pts[i] || PTE_ADDR(e) != V2P(s->pts[i])))
+          BAD("pid %d: page directory entry for 0x%x (0x%x) is not segment %u's page table\n",
+              as->pid, s->lo + i * PTSPAN, e, (uint32_t)(s - segtab));
+      }
+    }
+  }
+  return bad;
 }
 
 uint32_t as_size(struct addrspace *as)

@@ -72,6 +72,7 @@ struct segment {
   uint32_t cor_refs;        /* copy-on-reference entries, anywhere, naming this master */
   bool lazy;                /* backing store not reserved yet (forked: the vm daemon does it) */
   bool noswap;              /* reserving its backing store failed */
+  bool doomed;              /* its last reference is gone: the reaper frees it (seg_put_later) */
   uint32_t born;            /* ms since boot when made (lazy reservation waits a while) */
 };
 
@@ -91,7 +92,8 @@ extern struct segment segtab[];
 extern uint32_t nsegtab;
 
 void vm_init(void);
-void vm_start(void);        /* once processes exist: the clock daemon */
+void vm_start(void);        /* once processes exist: the clock daemon and the reaper */
+void seg_reaper(void *arg); /* the reaper thread's body (vm/segment.c) */
 pde_t *kernel_pgdir(void);
 struct addrspace *as_create(void);
 void as_destroy(struct addrspace *as);
@@ -107,6 +109,9 @@ struct segment *seg_create(struct addrspace *as, enum seg_type type);
 /* The code segment already running executable ip (a new reference), or 0. */
 struct segment *seg_find_code(struct inode *ip);
 void seg_put(struct segment *s);          /* drops a reference; the last frees everything */
+/* Drops a reference held by a pager or the VM daemon: the last one hands the segment to the
+ * reaper thread instead of freeing it here (vm/segment.c says why). */
+void seg_put_later(struct segment *s);
 /* Links every page table of seg into the page directory of as. */
 void seg_attach(struct addrspace *as, struct segment *seg);
 /* Reserves backing-store blocks for pages [start, end) of a heap or stack: 0 or -ENOMEM. */
@@ -178,6 +183,13 @@ void cowcor_release_range(struct segment *s, uint32_t lo, uint32_t hi);
 /* Copies page va of ps, which may be COR (read through its master), into dst (copy mode). */
 int cowcor_read_page(struct segment *ps, uint32_t va, void *dst, pte_t e);
 int cowcor_audit(bool quiet);               /* vm_lock held */
+/* vm/segment.c: each address space's page directory names its segments' page tables. */
+int as_audit(bool quiet);                   /* vm_lock held */
+
+/* vm/corrupt.c: test-only damage (SYS_vmcorrupt, debug.corrupt). While it is outstanding the
+ * VM daemon stands still, so it does not act on the damage. */
+extern volatile bool vm_damaged;
+void corrupt_init(void);
 extern uint32_t st_fork_copies;
 
 /* Replaces the current process's program; argv is a kernel array of kernel strings. */

@@ -26,6 +26,8 @@ struct procinfo {
   int pgid;              /* process group */
   int state;             /* 1 sleeping, 2 runnable, 3 running, 4 zombie */
   unsigned int size;     /* bytes of user memory */
+  unsigned int pageins;  /* pages read in for it: backing store, executable, a COR master's file */
+  unsigned int pageouts; /* pages of its heap and stack written to backing store */
   char name[16];
 };
 #endif

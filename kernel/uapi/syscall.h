@@ -39,10 +39,18 @@
                              out gets the value, or why a value was refused */
 #define SYS_setpgid  33   /* (int pid, int pgid): pid 0 = the caller, pgid 0 = pid's own */
 #define SYS_setfg    34   /* (int pgid): the console's foreground group, killed by ^C; 0 = none */
+#define SYS_incore   35   /* (int fd, unsigned char *vec, unsigned n) -> the file's blocks;
+                             vec[i] for its first n blocks: INCORE_* bits */
+
+/* SYS_incore: block i of the file is in the block cache; and changed there, not yet written. */
+#define INCORE_CACHED 1
+#define INCORE_DIRTY  2
 
 /* The VM (issue 5): 50 upward. */
 #define SYS_vmaudit  50   /* (int quiet) -> problems found (printed on the console unless quiet) */
-#define SYS_negtrace 51   /* (struct negrecord *buf, int max) -> the last negotiations, oldest first */
+#define SYS_vmcorrupt 51  /* (struct vmcorrupt *): test-only damage (uapi/vmcorrupt.h); -EPERM
+                             unless debug.corrupt=1 */
+#define SYS_negtrace 52   /* (struct negrecord *buf, int max) -> the last negotiations, oldest first */
 
 #define NSYSCALL     64
 #endif

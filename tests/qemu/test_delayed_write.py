@@ -4,27 +4,33 @@ QEMU (killed the moment the guest prints a marker: a power cut, no sync, no powe
 Nothing here waits on the host's clock: a boot with long delays shows nothing written, one
 with short delays waits in the guest (vmstat -w) until the cleaners report the work done.
 Markers are printed with a quote inside the typed command (echo DO''NE) so that the shell's
-echo of the typed line cannot match them.
+echo of the typed line cannot match them: the kill happens on the raw console. Everything else
+is read from each command's own output (Run.printed), with its exit status.
 """
 import random
+import re
 import subprocess
 
 import pytest
 
-from conftest import boot, fsck
+from conftest import boot, fsck, BUILD
 
 LONG = "fs.writeback_delay=3600 fs.desc_delay=3600"
 SHORT = "fs.writeback_delay=1 fs.desc_delay=1 fs.scan_interval=1"
 
 
-def counters(out, name):
-    """Every value printed for `name` (vmstat lines "name value")."""
-    vals = []
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[0] == name and parts[1].isdigit():
-            vals.append(int(parts[1]))
-    return vals
+def values(r, line, nth=0):
+    """The numbers `vmstat NAME...` (typed as line) printed, one per name; it exited 0."""
+    c = r.cmd(line, nth)
+    names = line.split()[1:]
+    assert c.status == 0 and len(c.out.splitlines()) == len(names), (c, r)
+    return [int(v) for v in c.out.split()]
+
+
+def ran(r, *lines):
+    """Each of these commands (every command if none named) exited 0."""
+    cmds = [r.cmd(l) for l in lines] or r.cmds
+    assert [c.status for c in cmds] == [0] * len(cmds), r.cmds
 
 
 def killed(r):
@@ -45,8 +51,9 @@ def host_cksum(data):
 def test_write_waits_in_memory_until_the_delay(disk):
     r = killed(boot("echo delayed data > /dw\nvmstat fs.cache.dirty fs.disk.writes.data\n"
                     "echo WRI''TTEN\n", disk=disk, cmdline=LONG, kill_after="WRITTEN",
-                    keep_input=True))
-    dirty, data_writes = [int(l) for l in r.out.splitlines() if l.strip().isdigit()][:2]
+                    keep_input=True, status=True))
+    ran(r, "echo delayed data > /dw")
+    dirty, data_writes = values(r, "vmstat fs.cache.dirty fs.disk.writes.data")
     assert dirty >= 2 and data_writes == 0, r
     # Nothing of the file reached the disk: not its entry, descriptor or data.
     assert fsck_cat(disk, "/dw") is None
@@ -55,9 +62,10 @@ def test_write_waits_in_memory_until_the_delay(disk):
 def test_write_reaches_the_disk_after_the_delay(disk):
     r = killed(boot("echo delayed data > /dw\nvmstat -w fs.cache.dirty 0 60\n"
                     "vmstat fs.writebacks.delayed\necho WRI''TTEN\n", disk=disk, cmdline=SHORT,
-                    kill_after="WRITTEN", keep_input=True))
-    assert "fs.cache.dirty 0" in r.out.splitlines(), r       # vmstat -w's line, not the echo of its command
-    assert int([l for l in r.out.splitlines() if l.strip().isdigit()][0]) > 0, r   # delayed
+                    kill_after="WRITTEN", keep_input=True, status=True))
+    ran(r, "echo delayed data > /dw", "vmstat -w fs.cache.dirty 0 60")
+    assert r.printed("vmstat -w fs.cache.dirty 0 60") == "fs.cache.dirty 0\n", r
+    assert values(r, "vmstat fs.writebacks.delayed")[0] > 0, r        # delayed
     assert fsck_cat(disk, "/dw") == b"delayed data\n"
     rc, out = fsck(disk)
     assert rc == 0, out                     # consistent, though not marked clean
@@ -66,8 +74,9 @@ def test_write_reaches_the_disk_after_the_delay(disk):
 
 def test_short_lived_file_costs_no_data_write(sh):
     r = sh("sync\nvmstat fs.disk.writes.data\nmkdata /tmp/short 200000 3\nrm /tmp/short\n"
-           "sync\nvmstat fs.disk.writes.data\n")
-    before, after = [int(l) for l in r.out.splitlines() if l.strip().isdigit()][:2]
+           "sync\nvmstat fs.disk.writes.data\n", status=True)
+    ran(r)
+    (before,), (after,) = values(r, "vmstat fs.disk.writes.data"), values(r, "vmstat fs.disk.writes.data", 1)
     # 49 data blocks were written to the cache and dropped; /tmp's own block may go out, and
     # /swap's, whose entries change as each program's backing files come and go.
     assert after - before <= 2, r
@@ -77,13 +86,14 @@ def test_short_lived_file_costs_no_data_write(sh):
 def test_fsync_data_survives_a_hard_stop(disk, size, seed):
     r = killed(boot("vmstat fs.disk.flushes\nmkdata -s /f %d %d\ncksum /f\nvmstat fs.disk.flushes\n"
                     "echo SY''NCED\n" % (size, seed), disk=disk, cmdline=LONG, kill_after="SYNCED",
-                    keep_input=True))
-    f0, f1 = [int(l) for l in r.out.splitlines() if l.strip().isdigit()][:2]
+                    keep_input=True, status=True))
+    ran(r, "mkdata -s /f %d %d" % (size, seed), "cksum /f")
+    (f0,), (f1,) = values(r, "vmstat fs.disk.flushes"), values(r, "vmstat fs.disk.flushes", 1)
     assert f1 > f0, r                       # fsync sent the disk a flush
     data = fsck_cat(disk, "/f")
     assert data is not None and len(data) == size
     want = host_cksum(data)
-    assert "%s %s /f" % (want[0].decode(), want[1].decode()) in r.out, r
+    assert r.printed("cksum /f") == "%s %s /f\n" % (want[0].decode(), want[1].decode()), r
 
 
 def version_of(data, size=20000):
@@ -103,9 +113,12 @@ def test_rename_is_atomic_across_hard_stops(disk, seed):
                     "fs.desc_delay=1 fs.scan_interval=1", kill_after="renamed %d\n" % k,
                     keep_input=True))
     # The repairing mount, then a clean power-off.
-    r2 = boot("cat /target | wc -c\nls /\n", disk=disk)
+    r2 = boot("cat /target | wc -c\nls /\n", disk=disk, status=True)
     assert r2.rc == 0, r2
-    assert "repaired" in r2.out, r2
+    ran(r2)
+    assert re.search(r"^fs: repaired after an unclean shutdown: ", r2.out, re.M), r2
+    assert r2.printed("cat /target | wc -c").strip() == "20000", r2
+    assert "target" in r2.printed("ls /").split(), r2
     rc, out = fsck(disk)
     assert rc == 0, out
     v = version_of(fsck_cat(disk, "/target") or b"")
@@ -113,19 +126,29 @@ def test_rename_is_atomic_across_hard_stops(disk, seed):
 
 
 def test_full_disk_gives_enospc_and_keeps_what_was_written(make_disk):
-    disk = make_disk(size_mb=4)
+    # Room for /bin and about 2 MB more: /keep fits, the 8 MB /fill does not. (A fixed 4 MB
+    # disk was full before /keep once /bin grew, and the test compared two empty checksums.)
+    binmb = sum(f.stat().st_size for f in (BUILD / "user/bin").iterdir()) >> 20
+    disk = make_disk(size_mb=binmb + 3)
     r = boot("mkdata /keep 150000 4\ncksum /keep\nmkdata /fill 8M 5\n"
-             "cksum /keep\nls -l /fill\nrm /fill\nmkdata /after 10000 6\ncksum /after\n", disk=disk)
+             "cksum /keep\nls -l /fill\nrm /fill\nmkdata /after 10000 6\ncksum /after\n", disk=disk,
+             status=True)
     assert r.rc == 0, r
-    assert "mkdata: /fill: No space left on device" in r.out, r
-    sums = [l.lstrip("$ ") for l in r.out.splitlines() if l.endswith(" /keep") and "cksum" not in l]
-    assert len(sums) == 2 and sums[0] == sums[1], r
+    fill = r.cmd("mkdata /fill 8M 5")
+    assert fill.out == "mkdata: /fill: No space left on device\n" and fill.status != 0, r.cmds
+    ran(r, *[c.line for c in r.cmds if c is not fill])
+    sums = [r.printed("cksum /keep", i) for i in (0, 1)]
+    assert sums[0] == sums[1], r
     rc, out = fsck(disk)
     assert rc == 0, out
     keep = fsck_cat(disk, "/keep")
+    assert keep is not None and len(keep) == 150000
     want = host_cksum(keep)
-    assert sums[0].split()[:2] == [want[0].decode(), want[1].decode()]
-    assert fsck_cat(disk, "/after") is not None
+    assert sums[0] == "%s %s /keep\n" % (want[0].decode(), want[1].decode()), r
+    after = fsck_cat(disk, "/after")
+    assert after is not None and len(after) == 10000
+    want = host_cksum(after)
+    assert r.printed("cksum /after") == "%s %s /after\n" % (want[0].decode(), want[1].decode()), r
 
 
 def expected_stress(seed, i):
@@ -138,7 +161,9 @@ def test_many_files_from_several_processes(disk):
     n = 25
     cmd = " | ".join("fsstress /s%d %d %d" % (s, n, s) for s in range(1, 5))
     r = killed(boot(cmd + "\nls /s1 | wc -l\nsync\necho SY''NCED\n", disk=disk,
-                    kill_after="SYNCED", keep_input=True))
+                    kill_after="SYNCED", keep_input=True, status=True))
+    ran(r, cmd, "ls /s1 | wc -l", "sync")
+    assert r.printed("ls /s1 | wc -l").strip() == str(n), r     # the temporaries are gone
     rc, out = fsck(disk)
     assert rc == 0, out
     for s in range(1, 5):
@@ -151,56 +176,69 @@ def test_many_files_from_several_processes(disk):
 def test_write_policies(sh):
     r = sh("sysctl fs.write_policy=through\necho through > /p1\nvmstat fs.cache.dirty\n"
            "sysctl fs.write_policy=asap\necho asap > /p2\nvmstat -w fs.cache.dirty 0 30\n"
-           "sysctl fs.write_policy=delay\necho delay > /p3\nvmstat fs.cache.dirty\n")
-    assert "fs.write_policy = through" in r.out and "fs.write_policy = asap" in r.out, r
-    dirty = [int(l) for l in r.out.splitlines() if l.strip().isdigit()]
-    assert dirty[0] == 0 and dirty[-1] > 0, r
-    assert "fs.cache.dirty 0" in r.out.splitlines(), r
+           "sysctl fs.write_policy=delay\necho delay > /p3\nvmstat fs.cache.dirty\n", status=True)
+    ran(r)
+    for p in ("through", "asap", "delay"):
+        assert r.printed("sysctl fs.write_policy=" + p) == "fs.write_policy = %s\n" % p, r
+    assert values(r, "vmstat fs.cache.dirty") == [0] and values(r, "vmstat fs.cache.dirty", 1)[0] > 0, r
+    assert r.printed("vmstat -w fs.cache.dirty 0 30") == "fs.cache.dirty 0\n", r
 
 
 def test_sysctl_program(sh):
     # Alone in its boot: typed input echoed meanwhile cannot cut its lines.
-    a = sh("sysctl -a\n")
+    a = sh("sysctl -a\n", status=True)
+    ran(a)
     for name in ("fs.writeback_delay=30", "fs.desc_delay=5", "fs.scan_interval=5",
                  "fs.write_policy=delay", "fs.cache_min_kb=64"):
-        line = [l.lstrip("$ ") for l in a.out.splitlines() if l.lstrip("$ ").startswith(name)]
-        assert line and len(line[0].split()) > 2, (name, a)   # with a description
+        line = [l for l in a.printed("sysctl -a").splitlines() if l.split()[0] == name]
+        assert len(line) == 1 and len(line[0].split()) > 2, (name, a)   # with a description
     r = sh("sysctl fs.writeback_delay\nsysctl fs.writeback_delay=12\n"
            "sysctl fs.writeback_delay\nsysctl fs.nonsense\nsysctl fs.writeback_delay=abc\n"
            "sysctl fs.write_policy=sometimes\nsysctl fs.write_policy\n"
-           "sysctl fs.writeback_delay\n")
-    assert "fs.writeback_delay = 30" in r.out and "fs.writeback_delay = 12" in r.out, r
-    assert "fs.nonsense: no such setting" in r.out, r
-    assert "sysctl: fs.writeback_delay=abc: not a number; keeping 12" in r.out, r
-    assert "sysctl: fs.write_policy=sometimes: not a valid value" in r.out, r
-    assert r.out.count("fs.writeback_delay = 12") == 3, r      # set, read, and unchanged by "abc"
-    assert "fs.write_policy = delay" in r.out, r
+           "sysctl fs.writeback_delay\n", status=True)
+    said = lambda line, nth=0: (r.printed(line, nth), r.cmd(line, nth).status)
+    assert said("sysctl fs.writeback_delay") == ("fs.writeback_delay = 30\n", 0), r
+    # set, read, and unchanged by "abc"
+    assert said("sysctl fs.writeback_delay=12") == ("fs.writeback_delay = 12\n", 0), r
+    assert said("sysctl fs.writeback_delay", 1) == said("sysctl fs.writeback_delay", 2) \
+        == ("fs.writeback_delay = 12\n", 0), r
+    assert said("sysctl fs.nonsense")[0].startswith("sysctl: fs.nonsense: no such setting"), r
+    assert said("sysctl fs.writeback_delay=abc") == ("sysctl: fs.writeback_delay=abc: not a number; keeping 12\n", 1), r
+    assert said("sysctl fs.write_policy=sometimes")[0].startswith("sysctl: fs.write_policy=sometimes: not a valid value"), r
+    assert all(said(l)[1] != 0 for l in ("sysctl fs.nonsense", "sysctl fs.write_policy=sometimes")), r.cmds
+    assert said("sysctl fs.write_policy") == ("fs.write_policy = delay\n", 0), r
 
 
 def test_lowering_cache_size_gives_frames_back(sh):
     r = sh("cat /bin/sh /bin/usertests /bin/cat > /tmp/junk\nvmstat fs.cache.blocks\n"
            "sysctl fs.cache_max_kb=64\nsync\nvmstat fs.cache.blocks mem.frames.cache\n"
-           "sysctl fs.cache_max_kb=0\n")
-    nums = [int(l) for l in r.out.splitlines() if l.strip().isdigit()]
-    assert nums[0] > 16 and nums[1] <= 16 and nums[2] <= 16, r
+           "sysctl fs.cache_max_kb=0\n", status=True)
+    ran(r)
+    assert r.printed("sysctl fs.cache_max_kb=64") == "fs.cache_max_kb = 64\n", r
+    (before,), (blocks, frames) = values(r, "vmstat fs.cache.blocks"), values(r, "vmstat fs.cache.blocks mem.frames.cache")
+    assert before > 16 and blocks <= 16 and frames <= 16, r
 
 
 def test_counters_are_listed(sh):
-    r = sh("vmstat\n")
+    r = sh("vmstat\n", status=True)
+    ran(r)
+    names = [l.split()[0] for l in r.printed("vmstat").splitlines() if re.fullmatch(r"\S+ \d+", l)]
     for name in ("fs.cache.blocks", "fs.cache.dirty", "fs.cache.hits", "fs.cache.misses",
                  "fs.disk.reads", "fs.disk.writes", "fs.disk.flushes", "fs.writebacks.delayed",
                  "fs.writebacks.recycled", "fs.writebacks.fsync"):
-        assert "\n%s " % name in r.out, (name, r)
+        assert name in names, (name, r)
 
 
 def test_small_cache_recycles_dirty_blocks(disk):
     r = boot("mkdata /big 2M 9\ncksum /big\nvmstat fs.writebacks.recycled\n", disk=disk,
-             cmdline="fs.cache_max_kb=64 " + LONG)
+             cmdline="fs.cache_max_kb=64 " + LONG, status=True)
     assert r.rc == 0, r
-    assert int([l for l in r.out.splitlines() if l.strip().isdigit()][0]) > 0, r
+    ran(r)
+    assert values(r, "vmstat fs.writebacks.recycled")[0] > 0, r
     data = fsck_cat(disk, "/big")
+    assert data is not None and len(data) == 2 << 20
     want = host_cksum(data)
-    assert "%s %s /big" % (want[0].decode(), want[1].decode()) in r.out
+    assert r.printed("cksum /big") == "%s %s /big\n" % (want[0].decode(), want[1].decode()), r
 
 
 def test_sync_program_marks_the_disk_clean(disk):

@@ -13,54 +13,70 @@ def test_cksum_matches_coreutils(make_disk, tmp_path):
     empty = tmp_path / "empty"
     empty.write_bytes(b"")
     d = make_disk(files=[data, empty])
-    r = boot("cksum /data.bin\ncksum /empty\n", disk=d)
+    r = boot("cksum /data.bin\ncksum /empty\n", disk=d, status=True)
     assert r.rc == 0, r
     for f in (data, empty):
         ref = subprocess.run(["cksum", str(f)], stdout=subprocess.PIPE, text=True).stdout.split()
-        assert "%s %s /%s" % (ref[0], ref[1], f.name) in r.out, (ref, r)
+        c = r.cmd("cksum /" + f.name)
+        assert c.status == 0 and c.out == "%s %s /%s\n" % (ref[0], ref[1], f.name), (ref, c, r)
 
 
 def test_wc_matches_coreutils(make_disk, tmp_path):
     t = tmp_path / "text.txt"
     t.write_text("one two three\nfour  five\n\nsix\n")
     d = make_disk(files=[t])
-    r = boot("wc /text.txt\nwc -l /text.txt\n", disk=d)
+    r = boot("wc /text.txt\nwc -l /text.txt\n", disk=d, status=True)
     assert r.rc == 0, r
     counts = subprocess.run(["wc", str(t)], stdout=subprocess.PIPE, text=True).stdout.split()[:3]
-    assert any(l.split()[:3] == counts for l in lines(r.out)), (counts, r)
+    assert r.printed("wc /text.txt").split() == counts + ["/text.txt"], (counts, r)
+    assert r.printed("wc -l /text.txt").split() == [counts[0], "/text.txt"], (counts, r)
+    assert [c.status for c in r.cmds] == [0, 0], r.cmds
 
 
 def test_cp_mv_rm_mkdir_rmdir(sh):
     r = sh("echo data > /tmp/a\ncp /tmp/a /tmp/b\nmkdir /tmp/dir\nmv /tmp/b /tmp/dir\n"
-           "cat /tmp/dir/b\nrm /tmp/a\nls /tmp\nrmdir /tmp/dir\nrm /tmp/dir/b\nrmdir /tmp/dir\nls /tmp\n")
-    assert "data" in lines(r.out), r
-    assert "Directory not empty" in r.out, r
+           "cat /tmp/dir/b\nrm /tmp/a\nls /tmp\nrmdir /tmp/dir\nrm /tmp/dir/b\nrmdir /tmp/dir\nls /tmp\n",
+           status=True)
+    assert r.printed("cat /tmp/dir/b") == "data\n", r
+    rmdir = r.cmd("rmdir /tmp/dir")                    # the first, while b is in it
+    assert rmdir.status != 0 and "Directory not empty" in rmdir.out, r.cmds
+    assert r.printed("ls /tmp") == "dir\n" and r.printed("ls /tmp", 1) == "", r
+    assert [c.status for c in r.cmds if c.line != "rmdir /tmp/dir"] == [0] * 9, r.cmds
+    assert r.cmd("rmdir /tmp/dir", 1).status == 0, r.cmds
 
 
 def test_ls_long(sh):
-    r = sh("ls -l /bin\n")
-    assert any("sh" in l.split() for l in lines(r.out)), r
-    assert any("cksum" in l for l in lines(r.out)), r
+    r = sh("ls -l /bin\n", status=True)
+    ls = lines(r.printed("ls -l /bin"))
+    assert r.cmd("ls -l /bin").status == 0, r.cmds
+    assert any(l.split()[-1:] == ["sh"] for l in ls) and any(l.split()[-1:] == ["cksum"] for l in ls), r
+    assert all(len(l.split()) > 2 for l in ls), r                # long: more than a name per line
 
 
 def test_ps_lists_a_background_sleeper_and_kill_rejects_bad_pids(sh):
-    r = sh("sleep 30 &\nps\nkill 9999\n")
-    assert "PID" in r.out, r
-    assert any("sleep" in l.split() for l in lines(r.out)), r
-    assert "kill: 9999:" in r.out, r
+    r = sh("sleep 30 &\nps\nkill 9999\n", status=True)
+    ps = [l.split() for l in lines(r.printed("ps"))]
+    assert r.cmd("ps").status == 0 and ps[0][0] == "PID", r
+    # The NAME column: "sleep" is also the STATE of every waiting process.
+    assert [row[-1] for row in ps[1:]].count("sleep") == 1, r
+    kill = r.cmd("kill 9999")
+    assert kill.status != 0 and kill.out.startswith("kill: 9999:"), r.cmds
 
 
 def test_vmstat_prints_counters(sh):
-    r = sh("vmstat\n")
-    names = {l.split()[0] for l in lines(r.out) if len(l.split()) == 2}
+    r = sh("vmstat\n", status=True)
+    assert r.cmd("vmstat").status == 0, r.cmds
+    names = {l.split()[0] for l in lines(r.printed("vmstat")) if len(l.split()) == 2}
     for n in ("mem.frames.total", "mem.frames.free", "mem.frames.kernel", "mem.frames.cache",
               "mem.frames.vm", "fs.disk.blocks.free", "fs.cache.blocks"):
         assert n in names, (n, r)
 
 
 def test_forkbench_reports_each_size(sh):
-    r = sh("forkbench -n 3 0 64\nforkbench\n")
-    rows = [l.split() for l in lines(r.out) if l.startswith("fork ")]
+    r = sh("forkbench -n 3 0 64\nforkbench\n", status=True)
+    assert r.cmd("forkbench -n 3 0 64").status == 0, r.cmds
+    rows = [l.split() for l in lines(r.printed("forkbench -n 3 0 64")) if l.startswith("fork ")]
     assert [row[1] for row in rows] == ["0", "64"], r
     assert all(int(row[3]) > 0 for row in rows), r
-    assert "usage: forkbench" in r.out, r
+    usage = r.cmd("forkbench")
+    assert usage.status != 0 and usage.out.startswith("usage: forkbench"), r.cmds

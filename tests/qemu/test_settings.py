@@ -6,7 +6,7 @@ import re
 import pytest
 from conftest import boot
 
-ROW = re.compile(r"^(?:\$ )?([a-z]+\.[a-z_.]+)=(\S*) +(.*)$")
+ROW = re.compile(r"^([a-z]+\.[a-z_.]+)=(\S*) +(.*)$")
 BOUNDS = re.compile(r"\[(\d+)\.\.(\d+)\]$")
 
 # Settings that are not numbers: another accepted value and a refused one. A new text
@@ -38,9 +38,10 @@ def defaults(tmp_path_factory):
     import shutil
     from conftest import BUILD
     shutil.copy(BUILD / "fs.img", disk)
-    r = boot("sysctl -a\n", disk=disk)
-    assert r.rc == 0, r
-    s = settings(r.out)
+    r = boot("sysctl -a\n", disk=disk, status=True)
+    assert r.rc == 0 and r.cmd("sysctl -a").status == 0, r
+    s = settings(r.printed("sysctl -a"))
+    assert len(s) == len(r.printed("sysctl -a").splitlines()), r     # every line a setting
     assert len(s) >= 13 and "vm.penalty" in s and "vm.clock_rate" in s and "vm.audit" in s, r
     for name, (value, lo, hi) in s.items():
         assert lo is not None or name in TEXT, "%s: a text setting the test does not know" % name
@@ -55,10 +56,10 @@ def test_every_setting_is_a_boot_key(defaults, disk):
         else:
             want[name] = str(int(value) + 1 if int(value) + 1 <= hi else int(value) - 1)
     cmdline = " ".join("%s=%s" % kv for kv in sorted(want.items()))
-    r = boot("sysctl -a\n", disk=disk, cmdline=cmdline)
-    assert r.rc == 0, r
+    r = boot("sysctl -a\n", disk=disk, cmdline=cmdline, status=True)
+    assert r.rc == 0 and r.cmd("sysctl -a").status == 0, r
     assert "cmdline:" not in r.out, r                      # nothing refused, nothing unknown
-    got = settings(r.out)
+    got = settings(r.printed("sysctl -a"))
     for name, value in want.items():
         assert got[name][0] == value, (name, value, got[name], cmdline)
 
@@ -71,17 +72,22 @@ def test_refused_values_say_the_same_at_boot_and_at_run_time(defaults, disk):
     bad["fs.scan_interval"] = "abc"                          # not a number
     cmdline = " ".join("%s=%s" % kv for kv in sorted(bad.items()))
     cmds = "sysctl -a\n" + "".join("sysctl %s=%s\n" % kv for kv in sorted(bad.items()))
-    r = boot(cmds, disk=disk, cmdline=cmdline)
+    r = boot(cmds, disk=disk, cmdline=cmdline, status=True)
     assert r.rc == 0, r
-    at_boot = {l[len("cmdline: "):] for l in r.out.splitlines() if l.startswith("cmdline: ")}
-    at_run = {l[len("sysctl: "):] for l in r.out.splitlines() if l.startswith("sysctl: ")}
+    booted = r.out[:r.out.index("\nconsole: ready\n")]
+    at_boot = {l[len("cmdline: "):] for l in booted.splitlines() if l.startswith("cmdline: ")}
+    at_run = set()
+    for name, value in bad.items():
+        c = r.cmd("sysctl %s=%s" % (name, value))
+        assert c.status != 0 and c.out.startswith("sysctl: ") and c.out.count("\n") == 1, c
+        at_run.add(c.out[len("sysctl: "):-1])
     for name, value in bad.items():
         line = [l for l in at_boot if l.startswith("%s=%s: " % (name, value))]
         assert len(line) == 1, (name, value, r)
         assert line[0].endswith("; keeping %s" % defaults[name][0]), (line, r)
         assert line[0] in at_run, (line, r)                  # word for word the same
     assert at_boot == at_run, r
-    got = settings(r.out)
+    got = settings(r.printed("sysctl -a"))
     for name in bad:
         assert got[name][0] == defaults[name][0], (name, got[name], r)   # the default kept
     assert "range [0..1]" in "".join(l for l in at_boot if l.startswith("vm.audit=")), r

@@ -1,12 +1,16 @@
 """The IFS benchmark's programs: sort (an external merge sort through temporary files) and
 toucher (the interactive page toucher)."""
+import re
 from conftest import boot, fsck
 
 
 def test_sort_matches_host_sort_and_cleans_up(disk):
     # 300 KB with a 16 KB budget: about 20 runs, so two merge passes.
-    r = boot("mklines /tmp/in 300K 5\nsort -m 16 -o /tmp/out /tmp/in\nls /tmp\n", disk=disk)
+    r = boot("mklines /tmp/in 300K 5\nsort -m 16 -o /tmp/out /tmp/in\nls /tmp\n", disk=disk, status=True)
     assert r.rc == 0, r
+    assert [c.status for c in r.cmds] == [0, 0, 0], r.cmds
+    assert r.printed("sort -m 16 -o /tmp/out /tmp/in") == "", r
+    assert r.printed("ls /tmp") == "in\nout\n", r         # no temporary file left
     rc, data = fsck(disk, "--cat", "/tmp/in")
     assert rc == 0 and len(data) == 300 * 1024, len(data)
     rc, out = fsck(disk, "--cat", "/tmp/out")
@@ -21,14 +25,69 @@ def test_sort_matches_host_sort_and_cleans_up(disk):
 
 
 def test_sort_errors(sh):
-    r = sh("sort /nosuch\nsort -x\necho a | sort -m 1\n")
-    assert "sort: open /nosuch: No such file or directory" in r.out, r
-    assert "usage: sort" in r.out, r
-    assert "at least 5 KB" in r.out, r
+    r = sh("sort /nosuch\nsort -x\necho a | sort -m 1\n", status=True)
+    assert r.printed("sort /nosuch") == "sort: open /nosuch: No such file or directory\n", r
+    assert r.printed("sort -x").startswith("sort: unknown option -x\nusage: sort"), r
+    assert r.printed("echo a | sort -m 1").startswith("sort: -m must be at least 5 KB"), r
+    assert all(c.status != 0 for c in r.cmds), r.cmds
 
 
 def test_toucher_reports_rounds(sh):
-    r = sh("toucher -m 1 -s 0.05 -n 3\ntoucher -x\n")
-    assert [l.split()[1] for l in r.out.splitlines() if l.startswith("touch ")] == ["1", "2", "3"], r
-    assert "toucher: 3 rounds, response min" in r.out, r
-    assert "usage: toucher" in r.out, r
+    r = sh("toucher -m 1 -s 0.05 -n 3\ntoucher -x\n", status=True)
+    t = r.cmd("toucher -m 1 -s 0.05 -n 3")
+    out = t.out.splitlines()
+    assert t.status == 0 and [l.split()[:2] for l in out[:3]] == [["touch", "1"], ["touch", "2"], ["touch", "3"]], r
+    assert len(out) == 5 and out[3].startswith("toucher: 3 rounds, response min"), r
+    assert re.fullmatch(r"toucher: own page-ins \d+ page-outs \d+", out[4]), r
+    assert r.printed("toucher -x").startswith("usage: toucher") and r.cmd("toucher -x").status != 0, r.cmds
+
+
+def test_toucher_interactive_touches_once_per_line(disk):
+    # Each line typed at the console is one touch; ^D (end of input) ends it, and the shell
+    # reads on. The lines are sent only once toucher says it is ready, so they are its input.
+    r = boot("toucher -i -m 1\n", disk=disk, wait_for=[("MB ready", "\nx\n\n\x04echo AF''TER\n")])
+    assert r.rc == 0, r
+    out = r.out.split("$ toucher -i -m 1\n", 1)[1].split("\n$ ", 1)[0]
+    assert [l.split()[1] for l in out.splitlines() if l.startswith("touch ")] == ["1", "2", "3"], r
+    assert "toucher: 3 rounds, response min" in out, r
+    assert re.search(r"^toucher: own page-ins \d+ page-outs \d+$", out, re.M), r
+    assert re.search(r"^AFTER$", r.out, re.M), r
+
+
+def counters(text):
+    return [int(x) for x in text.split()]
+
+
+def test_toucher_counts_its_own_paging(disk):
+    # 5 MB in a 5 MB machine (2.7 MB of frames): every round pages in. The toucher's own
+    # page-ins (per round, from the kernel's count for it) and page-outs are > 0, and the
+    # global counters moved at least as much (they count everyone's).
+    cmds = ["vmstat vm.pageins vm.pageouts", "toucher -m 5 -s 0 -n 3", "vmstat vm.pageins vm.pageouts"]
+    r = boot("\n".join(cmds) + "\n", disk=disk, mem=5, status=True)
+    assert r.rc == 0 and all(c.status == 0 for c in r.cmds), r
+    out = r.printed(cmds[1])
+    rounds = re.findall(r"^touch (\d+) (\d+) ms, (\d+) page-ins$", out, re.M)
+    assert len(rounds) == 3 and all(int(ins) > 100 for _, _, ins in rounds), r
+    m = re.search(r"^toucher: own page-ins (\d+) page-outs (\d+)$", out, re.M)
+    assert m, r
+    ins, outs = int(m.group(1)), int(m.group(2))
+    assert ins >= sum(int(x) for _, _, x in rounds) and outs > 100, r
+    (in0, out0), (in1, out1) = counters(r.printed(cmds[0])), counters(r.printed(cmds[2], 1))
+    assert in1 - in0 >= ins and out1 - out0 >= outs, r
+
+
+def test_ps_shows_page_ins_and_outs(disk):
+    # A background toucher fills 5 MB of a 5 MB machine, pushing its own pages out, then waits
+    # for input that comes only when sleep ends. ps lists its page-outs, and its own page-ins
+    # (ps's code and data came from its executable).
+    r = boot("sleep 30 | toucher -i -m 5 &\n", disk=disk, mem=5,
+             wait_for=[("MB ready", "ps\n")])
+    assert r.rc == 0, r
+    assert "PAGEIN PAGEOUT NAME" in r.out, r
+    rows = {}
+    for line in r.out.split("PAGEIN PAGEOUT NAME\n", 1)[1].splitlines():
+        f = line.split()
+        if len(f) == 8 and f[0].isdigit():
+            rows[f[7]] = dict(pagein=int(f[5]), pageout=int(f[6]))
+    assert rows["toucher"]["pageout"] > 100, r
+    assert rows["ps"]["pagein"] > 0 and rows["ps"]["pageout"] == 0, r

@@ -12,12 +12,17 @@ long kstat_get(const char *name);
 int shutdown(void);
 /* Fills buf with up to max process rows; returns how many. */
 int ps(struct procinfo *buf, int max);
+/* The row of process pid (getpid(): its own page-ins and page-outs): 0, or -1 (ESRCH). */
+int getprocinfo(int pid, struct procinfo *out);
 /* Reads (value == 0) or sets a run-time setting; the current (new) value is written to out
  * as text, or for a refused value the reason. Returns >= 0 or -1 with errno. */
 int sysctl(const char *name, const char *value, char *out, unsigned outlen);
 /* Makes group pgid the console's foreground group, the one ^C kills; 0: none (^C then
  * ends the line being typed, empty). */
 int setfg(int pgid);
+/* Which of the first n blocks of open file fd the file cache holds: vec[i] gets INCORE_CACHED,
+ * | INCORE_DIRTY when not yet written back (uapi/syscall.h). Returns the file's block count. */
+int incore(int fd, unsigned char *vec, unsigned n);
 unsigned uptime_ms(void);
 int sleep_ms(unsigned ms);
 /* The VM's invariant checker (user/lib/vm.c): problems found (printed on the console unless
@@ -26,4 +31,8 @@ int vmaudit(int quiet);
 /* The last negotiations between the file cache and the VM, oldest first, at most max (and
  * NEGTRACE_MAX): how many, or a negative errno. */
 int negtrace(struct negrecord *buf, int max);
+/* Test-only damage to the VM's bookkeeping and its undoing (uapi/vmcorrupt.h): the call's
+ * result (>= 0), or a negative errno; refused (-EPERM) unless debug.corrupt=1. */
+struct vmcorrupt;
+int vmcorrupt(struct vmcorrupt *r);
 #endif

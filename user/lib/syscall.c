@@ -65,6 +65,7 @@ int getpid(void) { return SYS0(SYS_getpid); }
 int kill(int pid) { return SYS1(SYS_kill, pid); }
 int setpgid(int pid, int pgid) { return SYS2(SYS_setpgid, pid, pgid); }
 int setfg(int pgid) { return SYS1(SYS_setfg, pgid); }
+int incore(int fd, unsigned char *vec, unsigned n) { return SYS3(SYS_incore, fd, vec, n); }
 
 void *sbrk(int increment)
 {
@@ -106,6 +107,20 @@ int fsync(int fd) { return SYS1(SYS_fsync, fd); }
 int kstat(char *buf, unsigned len) { return SYS2(SYS_kstat, buf, len); }
 int shutdown(void) { fflush(0); return SYS0(SYS_shutdown); }
 int ps(struct procinfo *buf, int max) { return SYS2(SYS_ps, buf, max); }
+
+int getprocinfo(int pid, struct procinfo *out)
+{
+  static struct procinfo rows[64];   /* NPROC */
+  int n = ps(rows, 64);
+  for (int i = 0; i < n; i++)
+    if (rows[i].pid == pid) {
+      *out = rows[i];
+      return 0;
+    }
+  if (n >= 0)
+    errno = ESRCH;
+  return -1;
+}
 void sync(void) { sys5(SYS_sync, 0, 0, 0, 0, 0); }
 
 char *getcwd(char *buf, unsigned len)

@@ -1,6 +1,7 @@
 /* System calls of the virtual memory (numbers from 50). */
 #include <sys.h>
 #include "uapi/syscall.h"
+#include "uapi/vmcorrupt.h"
 
 int negtrace(struct negrecord *buf, int max)
 {
@@ -13,5 +14,12 @@ int vmaudit(int quiet)
 {
   int ret;
   __asm__ volatile("int $0x80" : "=a"(ret) : "a"(SYS_vmaudit), "b"(quiet) : "memory", "cc");
+  return ret;
+}
+
+int vmcorrupt(struct vmcorrupt *r)
+{
+  int ret;
+  __asm__ volatile("int $0x80" : "=a"(ret) : "a"(SYS_vmcorrupt), "b"(r) : "memory", "cc");
   return ret;
 }

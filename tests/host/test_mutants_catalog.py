@@ -1,0 +1,52 @@
+"""The catalog of planted bugs (tests/mutants/catalog.txt) still fits the sources: every
+entry's text occurs exactly once in its file, so `make mutants` plants what each entry says.
+A change to the code that moves such text fails here, at once, instead of hours into a run.
+(tools/mutants.py leaves this file out of the suite it runs on a mutant: there the text is
+gone on purpose.)"""
+import sys
+import pytest
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import mutants  # noqa: E402
+
+
+def test_every_entry_applies_exactly_once():
+    entries = mutants.parse_catalog()
+    assert len(entries) >= 60
+    bad = mutants.problems(entries)
+    assert not bad, "catalog entries that no longer fit the sources (fix the entry, or the code moved):\n" + "\n".join(bad)
+
+
+def test_every_area_has_tests_to_run_first():
+    areas = {m.area for m in mutants.parse_catalog()}
+    assert areas <= set(mutants.AREA_TESTS), "areas without tests to run first: %s" % (areas - set(mutants.AREA_TESTS))
+
+
+def test_a_stale_or_ambiguous_entry_is_named(tmp_path):
+    (tmp_path / "f.c").write_text("a();\nb();\nb();\n")
+    cat = tmp_path / "catalog.txt"
+    cat.write_text("# two entries that cannot be planted\n"
+                   "id: x.gone\narea: x\nfile: f.c\nbug: its text is no longer there\nfind:\n|c();\nreplace:\n\n"
+                   "id: x.twice\narea: x\nfile: f.c\nbug: its text is there twice\nfind:\n|b();\nreplace:\n|c();\n\n"
+                   "id: x.fine\narea: x\nfile: f.c\nbug: a good one\nfind:\n|a();\n|b();\nreplace:\n|a();\n")
+    entries = mutants.parse_catalog(cat)
+    assert [m.id for m in entries] == ["x.gone", "x.twice", "x.fine"]
+    bad = mutants.problems(entries, root=tmp_path)
+    assert len(bad) == 2
+    assert "x.gone" in bad[0] and "occurs 0 times" in bad[0]
+    assert "x.twice" in bad[1] and "occurs 2 times" in bad[1]
+    with pytest.raises(ValueError, match="occurs 2 times"):
+        mutants.apply(entries[1], tmp_path)
+    mutants.apply(entries[2], tmp_path)
+    assert (tmp_path / "f.c").read_text() == "a();\nb();\n"
+
+
+def test_malformed_entries_name_their_line(tmp_path):
+    cat = tmp_path / "catalog.txt"
+    cat.write_text("id: x.a\narea: x\nfile: f.c\nsmell: bad\n")
+    with pytest.raises(ValueError, match=r"catalog.txt:4: unknown key 'smell'"):
+        mutants.parse_catalog(cat)
+    cat.write_text("|orphan\n")
+    with pytest.raises(ValueError, match=r"catalog.txt:1: a '\|' line outside"):
+        mutants.parse_catalog(cat)
