@@ -72,6 +72,8 @@ struct frame *frame_alloc(enum frame_pool pool, bool zero)
     pool_count[pool]++;
     f->pool = pool;
     f->flags &= FRAME_WANTED;   /* only frame_unbusy may drop a sleeper's mark */
+    if (pool == POOL_VM)
+      f->flags |= FRAME_BUSY;   /* in hand until claimed and filled (coremap.h) */
     f->pflags = 0;
     f->owner = 0;
     f->index = 0;
@@ -112,6 +114,8 @@ void frame_move(struct frame *f, enum frame_pool to)
   pool_count[f->pool]--;
   pool_count[to]++;
   f->pool = to;
+  if (to == POOL_VM)
+    f->flags |= FRAME_BUSY;     /* in hand until claimed and filled */
   f->owner = 0;
   f->index = 0;
   f->pflags = 0;

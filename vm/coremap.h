@@ -39,7 +39,9 @@
  * since anything may have changed. PTE_INTRANS in a page-table entry (vm/vm.h) only says
  * "this page's frame is busy": waiters wait on the frame. The sleeper marks the frame
  * FRAME_WANTED, so the unbusying scans the process table only when someone waits, as BSD's
- * page "wanted" bit does.
+ * page "wanted" bit does. A frame handed to the VM (frame_alloc, frame_move) comes busy: it is
+ * in hand until vm_getframe claims and fills it, and the audit, which skips busy frames, can
+ * tell a frame in hand from one that lost its owner.
  */
 #ifndef VM_COREMAP_H
 #define VM_COREMAP_H

@@ -297,7 +297,7 @@ static void claim(struct frame *f, struct segment *s, uint32_t va)
   f->index = (va - s->lo) >> PGSHIFT;
   f->pflags = 0;
   f->pword = 0;
-  frame_try_busy(f);        /* nobody else knows it */
+  frame_try_busy(f);        /* nobody else knows it; from the core map it comes busy already */
 }
 
 struct frame *vm_getframe(struct segment *s, uint32_t va)
@@ -672,9 +672,7 @@ int vm_audit(bool quiet)
     struct segment *s = f->owner;
     if (frame_busy(f))
       continue;               /* being filled or written: its entry is in transit */
-    if (!s)
-      continue;               /* in hand: just taken (vm_getframe claims it next) */
-    if (s < segtab || s >= segtab + nsegtab || !s->used) {
+    if (!s || s < segtab || s >= segtab + nsegtab || !s->used) {
       BAD("VM frame %u has no live segment\n", i);
       continue;
     }

@@ -6,7 +6,8 @@ floor; a fixed-size cache never changes size. The audit (every cache block, fram
 table entry tied together) runs after each, so a wrong mechanism cannot pass on its counters.
 
 Counters are read from what `vmstat NAME...` printed (one value a line), never from the echo of
-a typed line; the toucher's own lines ("touch N MS") may fall between them and are skipped."""
+a typed line; the toucher's own lines ("touch N MS ms, P page-ins") may fall between them and
+are skipped."""
 import re
 from conftest import boot
 
@@ -50,6 +51,13 @@ def ifs(disk, penalty, sleep_s):
     return r, values(r, BEFORE), dict(values(r, AFTER), later=values(r, LATER)["vm.pageins.backing"])
 
 
+def rounds(r):
+    """The toucher's rounds after the first: (milliseconds, its own page-ins in the round), in
+    order. Not anchored at a line's start: the background toucher's line may follow a prompt."""
+    return [(int(ms), int(p)) for n, ms, p in re.findall(r"touch (\d+) (\d+) ms, (\d+) page-ins$", r.out, re.M)
+            if int(n) >= 2]
+
+
 def test_penalty_keeps_the_interactive_program_resident(disk):
     r, before, after = ifs(disk, 120, 1)
     # No VM page went to the cache, so the toucher paged nothing in (the only process that
@@ -59,6 +67,8 @@ def test_penalty_keeps_the_interactive_program_resident(disk):
     assert after["vm.pageins.backing"] == before["vm.pageins.backing"] == after["later"], r
     assert after["fs.cache.max_kb"] <= 2048, r
     assert 0 < after["vm.age_lag_ms"] <= 2500, r   # ages the penalty can be compared with
+    t = rounds(r)
+    assert len(t) >= 4 and all(p == 0 for _, p in t), r      # its own count agrees
     audited(r)
 
 
@@ -68,8 +78,9 @@ def test_without_penalty_the_cache_takes_the_sleepers_pages(disk):
     assert after["fs.cache.max_kb"] > 4096, r
     # The toucher wakes to find its pages gone: it reads them back from its backing store.
     assert after["later"] - before["vm.pageins.backing"] > 100, r
-    touches = [int(m) for m in re.findall(r"^touch \d+ (\d+)$", r.out, re.M)]
-    assert touches and max(touches) > 100, r       # a round that waited for the disk
+    t = rounds(r)
+    assert t and max(ms for ms, _ in t) > 100, r      # a round that waited for the disk
+    assert sum(p for _, p in t) > 100, r          # and the toucher's own count says why
     audited(r)
 
 
