@@ -118,7 +118,7 @@ static uint32_t blocks_needed(uint32_t from, uint32_t to)
   return n;
 }
 
-int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
+int bypass_may_reserve(uint32_t from, uint32_t to)
 {
   /* All or nothing, as far as the free count can tell: a reservation that fails half way
    * keeps the blocks it took until its segment dies. A failed sbrk(1.5 GB) took every free
@@ -128,7 +128,12 @@ int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
   uint32_t need = blocks_needed(from, to);
   if (need > fs_sb.free_blocks && need <= fs_sb.free_blocks + fs_pending_blocks())
     fs_sync();                /* blocks freed lately become reusable (fs/inode.c, pending frees) */
-  if (need > fs_sb.free_blocks)
+  return need > fs_sb.free_blocks ? -ENOMEM : 0;
+}
+
+int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
+{
+  if (bypass_may_reserve(from, to) < 0)
     return -ENOMEM;
   int err = reserve(ip, from, to, addr);
   if (err == -ENOMEM && fs_pending_blocks() > 0) {

@@ -41,6 +41,9 @@ void inode_text_put(struct inode *ip);
  * (that block then goes first), else straight from disk. */
 struct inode *bypass_create(const char *name, int *err);
 void bypass_remove(struct inode *ip, const char *name);
+/* 0 when [from, to) of a backing file fits on the disk now (a sync first if lately freed
+ * blocks would make it fit), else -ENOMEM: checked before taking any of it. */
+int bypass_may_reserve(uint32_t from, uint32_t to);
 int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr);
 int bypass_rw(uint32_t addr, void *buf, bool write);
 int bypass_read_file(struct inode *ip, uint32_t lbn, void *buf);

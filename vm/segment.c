@@ -129,8 +129,9 @@ static int seg_reserve_locked(struct segment *s)
     release(&vm_lock);
   }
   /* The addresses are kept page by page, so that a page-out finds its block without
-   * asking the file system (fs/bypass.c). */
-  int err = 0;
+   * asking the file system (fs/bypass.c). Reserved a page of addresses at a time, so the
+   * whole range is checked first: a huge sbrk fails before it takes any block. */
+  int err = bypass_may_reserve(s->swapblocks, want);
   for (uint32_t b = s->swapblocks; b < want && err == 0;) {
     uint32_t c = b / SWAPADDR_PER_PAGE, end = MIN(want, (c + 1) * SWAPADDR_PER_PAGE);
     if (c >= SEG_MAXPT || (!s->swapaddr[c] && !(s->swapaddr[c] = kalloc_page())))

@@ -59,10 +59,12 @@ def counters(text):
 
 
 def test_toucher_counts_its_own_paging(disk):
-    # 5 MB in a 5 MB machine (2.7 MB of frames): every round pages in. The toucher's own
+    # 8 MB in a 5 MB machine (2.7 MB of frames): every round pages in. (The toucher dirties
+    # half its pages; the others, read but never written, are dropped rather than written,
+    # so its 4 MB of dirty pages are what must exceed the frames.) The toucher's own
     # page-ins (per round, from the kernel's count for it) and page-outs are > 0, and the
     # global counters moved at least as much (they count everyone's).
-    cmds = ["vmstat vm.pageins vm.pageouts", "toucher -m 5 -s 0 -n 3", "vmstat vm.pageins vm.pageouts"]
+    cmds = ["vmstat vm.pageins vm.pageouts", "toucher -m 8 -s 0 -n 3", "vmstat vm.pageins vm.pageouts"]
     r = boot("\n".join(cmds) + "\n", disk=disk, mem=5, status=True)
     assert r.rc == 0 and all(c.status == 0 for c in r.cmds), r
     out = r.printed(cmds[1])
@@ -77,10 +79,10 @@ def test_toucher_counts_its_own_paging(disk):
 
 
 def test_ps_shows_page_ins_and_outs(disk):
-    # A background toucher fills 5 MB of a 5 MB machine, pushing its own pages out, then waits
+    # A background toucher fills 8 MB of a 5 MB machine, pushing its own pages out, then waits
     # for input that comes only when sleep ends. ps lists its page-outs, and its own page-ins
     # (ps's code and data came from its executable).
-    r = boot("sleep 30 | toucher -i -m 5 &\n", disk=disk, mem=5,
+    r = boot("sleep 30 | toucher -i -m 8 &\n", disk=disk, mem=5,
              wait_for=[("MB ready", "ps\n")])
     assert r.rc == 0, r
     assert "PAGEIN PAGEOUT NAME" in r.out, r
