@@ -202,8 +202,12 @@ def test_free_counts(good_image):
     fb, fd = im.sb["free_blocks"], im.sb["free_descs"]
     im.set_super(free_blocks=fb - 1)
     problems(good_image, r"superblock says %d free blocks, the bitmap %d" % (fb - 1, fb))
+    im.set_super(free_blocks=fb + 1)
+    problems(good_image, r"superblock says %d free blocks, the bitmap %d" % (fb + 1, fb))
     im.set_super(free_blocks=fb, free_descs=fd - 1)
     problems(good_image, r"superblock says %d free descriptors, there are %d" % (fd - 1, fd))
+    im.set_super(free_descs=fd + 1)     # too many is wrong too, not only too few
+    problems(good_image, r"superblock says %d free descriptors, there are %d" % (fd + 1, fd))
 
 
 # --- descriptors ---------------------------------------------------------------------------

@@ -909,6 +909,21 @@ static void s_crashmix(void)
 
 /* Blocks of one file are allocated one after another; a new file's descriptor goes near
  * its directory's. */
+/* The disk address of block lbn of path (0: none). */
+static uint32_t block_of(const char *path, uint32_t lbn)
+{
+  int err;
+  uint32_t addr = 0;
+  struct inode *ip = namei(path, &err);
+  if (!ip)
+    return 0;
+  ilock(ip);
+  if (inode_bmap(ip, lbn, false, &addr) < 0)
+    addr = 0;
+  iunlockput(ip);
+  return addr;
+}
+
 static void s_placement(void)
 {
   int err;
@@ -920,6 +935,25 @@ static void s_placement(void)
   OK(a / 32 == dino / 32 || a - dino < 32);
   OK(b / 32 == dino / 32 || b - dino < 32);
   printf("placement dir %u a %u b %u\n", dino, a, b);
+
+  /* A file's next block goes right after its last one when that is free, wherever the last
+   * search ended: c, then a gap file, then d; the gap removed (and its blocks made reusable
+   * by a sync); c grows into the gap, not after d. */
+  EQ(write_pattern("/near/c", 8 * 4096, 3, 4096), 0);
+  EQ(write_pattern("/near/gap", 8 * 4096, 4, 4096), 0);
+  EQ(write_pattern("/near/d", 8 * 4096, 5, 4096), 0);
+  EQ(block_of("/near/gap", 0), block_of("/near/c", 7) + 1);    /* the layout assumed */
+  EQ(UNLINK("/near/gap"), 0);
+  EQ(sc(sys_sync, 0, 0, 0), 0);
+  int fd = OPEN("/near/c", O_WRONLY | O_APPEND);
+  uint32_t buf = ualloc(4096);
+  pattern((uint8_t *)buf, 8 * 4096, 4096, 3);
+  EQ(WRITE(fd, buf, 4096), 4096);
+  EQ(CLOSE(fd), 0);
+  uint32_t last = block_of("/near/c", 7), next = block_of("/near/c", 8);
+  EQ(next, last + 1);
+  EQ(check_pattern("/near/c", 9 * 4096, 3, 4096), 0);
+  printf("placement c's block 7 at %u, block 8 at %u (d ends at %u)\n", last, next, block_of("/near/d", 7));
 }
 
 static struct {
