@@ -174,3 +174,21 @@ def test_each_write_policy_has_its_own_pattern(disk):
     assert rc == 0 and out == content(32768, 5)       # through: on disk as written
     assert on_disk(img, content(32768, 6)) == 8       # asap: every data block, with no scan
     assert on_disk(img, content(32768, 7)) == 0       # delay: none
+
+
+def test_a_block_changed_again_and_again_is_still_written(disk):
+    """A dirty block is aged from its first change since it was last clean, not its latest
+    (Sprite's rule; else a block changed more often than the delay would never go out): a file
+    appended to every second, both delays 3 s, is on disk before the appends stop. The last
+    append comes right before the hard stop, so nothing is old enough by its latest change."""
+    lines = []
+    for i in range(10):
+        lines += ["echo line%d >> /f" % i, "sleep 1"]
+    lines[-1] = "echo line10 >> /f"
+    r = hard_stop("\n".join(lines) + "\n", disk,
+                  "fs.writeback_delay=3 fs.desc_delay=3 fs.scan_interval=1")
+    ok(r, *lines[:1])
+    full = b"".join(b"line%d\n" % i for i in range(11))
+    rc, out = fsck(disk, "--cat", "/f")
+    assert rc == 0, out[:200]
+    assert full.startswith(out) and len(out) >= len(b"line0\nline1\n"), out
