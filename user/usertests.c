@@ -1282,6 +1282,33 @@ static void test_forkwait(void)
   CHECK(xwait(pid) == 0, "child failed");
   EXPECT_ERR(wait(0), ECHILD);   /* the grandchild is not ours */
   sleep_ms(300);                 /* let it finish: later tests count process slots */
+
+  /* An orphan already a zombie: the grandchild exits first, its parent exits without waiting.
+   * Init inherits a zombie and must be woken to reap it, or it stays a zombie for good. */
+  int gp[2];
+  OK(pipe(gp));
+  pid = xfork();
+  if (pid == 0) {
+    int gpid = xfork();
+    if (gpid == 0)
+      exit(0);
+    write(gp[1], &gpid, sizeof gpid);
+    sleep_ms(200);               /* the grandchild is a zombie by now */
+    exit(0);
+  }
+  int gpid = 0;
+  CHECK(read(gp[0], &gpid, sizeof gpid) == sizeof gpid && gpid > 0, "no grandchild pid");
+  close(gp[0]);
+  close(gp[1]);
+  CHECK(xwait(pid) == 0, "child failed");
+  struct procinfo pi;
+  int reaped = 0;
+  for (int t = 0; t < 50 && !reaped; t++) {
+    reaped = getprocinfo(gpid, &pi) < 0;
+    if (!reaped)
+      sleep_ms(20);
+  }
+  CHECK(reaped, "orphaned zombie %d still there after 1 s (state %d)", gpid, pi.state);
 }
 
 static void test_manyforks(void)
