@@ -1311,6 +1311,40 @@ static void test_forkwait(void)
   CHECK(reaped, "orphaned zombie %d still there after 1 s (state %d)", gpid, pi.state);
 }
 
+/* When the last slave of a page copies it, the master's page is its own again: the master's
+ * next write takes no COW fault (Sprite: the page leaves the copy-on-write list). The slave
+ * stays alive meanwhile, so only the copy can have ended the sharing, not an exit. */
+static void test_cowlast(void)
+{
+  char *raw = sbrk(2 * 4096);
+  CHECK(raw != (char *)-1, "sbrk failed");
+  char *x = (char *)(((unsigned)raw + 4095) & ~4095u);
+  x[0] = 1;
+  int ready[2], go[2];
+  OK(pipe(ready));
+  OK(pipe(go));
+  int pid = xfork();
+  if (pid == 0) {
+    char c = x[0];               /* a COR fault: the child's own copy */
+    write(ready[1], &c, 1);
+    read(go[0], &c, 1);
+    exit(0);
+  }
+  char c;
+  CHECK(read(ready[0], &c, 1) == 1 && c == 1, "the child did not read the page");
+  long f0 = kstat_get("vm.cow.faults");
+  x[0] = 2;
+  long f1 = kstat_get("vm.cow.faults");
+  CHECK(f1 == f0, "writing a page its only slave had copied took %ld COW faults", f1 - f0);
+  write(go[1], &c, 1);
+  CHECK(xwait(pid) == 0, "child failed");
+  close(ready[0]);
+  close(ready[1]);
+  close(go[0]);
+  close(go[1]);
+  sbrk(-2 * 4096);
+}
+
 static void test_manyforks(void)
 {
   int p[2];
@@ -1860,6 +1894,7 @@ static struct test tests[] = {
   {"fdlimit", test_fdlimit, 60000},
   {"pipe", test_pipe, 300000},
   {"forkwait", test_forkwait, 120000},
+  {"cowlast", test_cowlast, 60000},
   {"manyforks", test_manyforks, 300000},
   {"sbrk", test_sbrk, 120000},
   {"killsleep", test_killsleep, 120000},
