@@ -8,7 +8,7 @@ reads what one command printed. Ports are picked free by the system, so parallel
 workers never share one.
 
 Logs: build/test-logs/TEST.log (the console) and TEST.gdb.log (gdb's whole output)."""
-import os, re, socket, subprocess, sys, time
+import os, re, socket, subprocess, sys, threading, time
 from pathlib import Path
 
 from conftest import BUILD, ROOT, _new_log
@@ -48,9 +48,33 @@ class GdbRun:
                 % (os.path.relpath(self.gdb_log), os.path.relpath(self.log), self.qemu_rc, self.gdb_rc, tail))
 
 
+def feed(qemu, log, guest):
+    """Writes the guest's input: a string at once, or [(REGEX, TEXT), ...] each TEXT once the
+    console (the log) matches REGEX after the previous one; TEXT may be a function of the match."""
+    steps = [(None, guest)] if isinstance(guest, str) else list(guest)
+    pos = 0
+    try:
+        for rx, text in steps:
+            m = None
+            while rx is not None and m is None:
+                console = log.read_text("utf-8", "replace")
+                m = re.compile(rx, re.M).search(console, pos)
+                if m is None:
+                    if qemu.poll() is not None:
+                        return
+                    time.sleep(0.1)
+            if m is not None:
+                pos = m.end()
+            qemu.stdin.write((text(m) if callable(text) else text).encode())
+            qemu.stdin.flush()
+        qemu.stdin.close()
+    except (OSError, ValueError):
+        pass
+
+
 def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, timeout=150):
-    """Boots kernel waiting for gdb, the guest's shell fed `guest`, and runs `steps` (gdb
-    commands) in `gdb -batch`. The last step usually kills QEMU ('kill') or lets it go on
+    """Boots kernel waiting for gdb, the guest's shell fed `guest` (see feed), and runs `steps`
+    (gdb commands) in `gdb -batch`. The last step usually kills QEMU ('kill') or lets it go on
     ('detach'); QEMU is killed at the end in any case."""
     log = _new_log()
     gdb_log = Path(str(log)[:-len(".log")] + ".gdb.log")
@@ -62,8 +86,6 @@ def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, time
              "--disk", str(disk), "--mem", str(mem), "--gdb", str(port), "--gdb-file", str(portfile),
              "--timeout", str(timeout)],
             stdin=subprocess.PIPE, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
-        qemu.stdin.write(guest.encode())
-        qemu.stdin.close()
         deadline = time.time() + 30
         while not portfile.exists() and qemu.poll() is None and time.time() < deadline:
             time.sleep(0.05)
@@ -73,6 +95,8 @@ def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, time
             break
         if "Failed to bind" not in log.read_text("utf-8", "replace"):
             break
+    feeder = threading.Thread(target=feed, args=(qemu, log, guest), daemon=True)
+    feeder.start()
     args = [sys.executable, str(ROOT / "tools/rungdb.py"), str(portfile), "-batch"]
     for i, c in enumerate(steps):
         args += ["-ex", "echo %s%d\\n" % (MARK, i), "-ex", c]

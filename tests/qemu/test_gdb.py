@@ -117,3 +117,172 @@ def test_two_qemus_waiting_for_gdb_get_two_ports(tmp_path):
         err = p.stderr.read().decode()
         assert "QEMU waits for gdb on localhost:%d" % port in err, err
         assert not f.exists()
+
+
+def decode(e):
+    """A raw page-table entry as the kernel's `corrupt show` prints it, decoded independently
+    of tools/gdb (vm/vm.h): (state, frame or master, cow)."""
+    cow = bool(e & 0x800)
+    if e & 0x1:
+        return "present", e >> 12, cow
+    if e & 0x400:
+        return "in transit", e >> 12, cow
+    if e & 0x100:
+        return "copy-on-reference", e >> 12, cow
+    if e & 0x200:
+        return "on backing store", None, cow
+    return "none", None, cow
+
+
+def test_frames_lru_seg_pt_cowlists_describe_a_fork_family(disk):
+    """A COW-COR family (corrupt family: a master and 2 slaves, blocked) pushed to backing store
+    by vm.pageout=0; the kernel prints their raw page-table entries (corrupt show), then gdb
+    stops in vmstat and every command is held against those entries and the counters."""
+    fam = r"family: master (\d+) slaves (\d+) (\d+)"
+    guest = [(None, "corrupt family 2 4 &\n"),
+             (fam, lambda m: "sleep 1\nsysctl vm.pageout=0\n%s\nvmstat\n"
+              % "\n".join("corrupt show %s" % pid for pid in m.groups()))]
+    steps = ['break stat_format if $_streq(current->name, "vmstat")', "continue",
+             "frames all", "lru 0", "counters", "ps", "cowlists", "print 'vm/page.c'::clock_hand",
+             "print 'vm/policy_clock.c'::hand", "help frames", "help lru", "help seg", "help pt",
+             "help cowlists"]
+    pids = [10, 11, 12]                 # as every boot makes them; checked against "family:" below
+    for pid in pids:
+        steps += ["seg %d" % pid, "pt %d" % pid]
+    steps += ["pt %d 0x10003000" % pids[1], "pt %d 0x7000" % pids[1], "seg 99", "kill"]
+    r = session(disk, guest, steps, cmdline="debug.corrupt=1")
+    m = re.search(fam, r.console)
+    assert m and [int(x) for x in m.groups()] == pids, r
+    for c in steps[:-4]:
+        assert not errors(r.of(c)), (c, r.of(c), r)
+    assert "is in none of pid 11's segments" in r.of("pt 11 0x7000"), r
+    assert "no process 99" in r.of("seg 99"), r
+
+    counters = dict(l.split(" ", 1) for l in r.of("counters").splitlines() if re.fullmatch(r"[a-z_.]+ \d+", l))
+    counters = {k: int(v) for k, v in counters.items()}
+
+    # ps: the segments of each process, by index
+    _, rows = table_rows(r.of("ps"))
+    segs = {int(row[0]): dict(x.split("=") for x in row[8].split()) for row in rows if "heap=" in row[8]}
+
+    # The kernel's own entries (corrupt show), one dict a process: va -> raw entry.
+    kernel = {}
+    for pid in pids:
+        out = r.console.split("$ corrupt show %d\n" % pid, 1)[1]
+        kernel[pid] = {int(va, 16): int(e, 16) for k, va, e in re.findall(r"^entry (\d+) (0x[0-9a-f]+) (0x[0-9a-f]+)$",
+                                                                          out.split("\n$ ", 1)[0], re.M)}
+        assert kernel[pid], r
+    master_heap = int(segs[pids[0]]["heap"])
+    disks = {}
+    for pid in pids:
+        head, prow = table_rows(r.of("pt %d" % pid), first="VA")
+        assert head == ["VA", "SEG", "TYPE", "STATE", "FRAME", "BITS", "MASTER", "BLOCK", "DISK"], head
+        shown = {int(row[0], 16): row for row in prow}
+        assert set(shown) == set(kernel[pid]), (pid, sorted(shown), sorted(kernel[pid]))
+        for va, e in kernel[pid].items():
+            row = shown[va]
+            state, n, cow = decode(e)
+            assert row[3].startswith(state), (pid, hex(va), hex(e), row)
+            assert ("COW" in row[5].split()) == cow, (pid, hex(va), hex(e), row)
+            if state in ("present", "in transit"):
+                assert int(row[4]) == n, (pid, hex(va), row)
+            if state == "copy-on-reference":
+                # a child's COR entries name its parent's heap (or stack) segment
+                assert row[6].startswith("seg %d (pid %d" % (n, pids[0])), (pid, hex(va), row)
+                if va < 0x80000000:
+                    assert n == master_heap, (pid, hex(va), row)
+            if state == "on backing store":
+                disks.setdefault(int(row[8]), []).append((pid, va))
+                assert int(row[7]) >= 0
+    # vm.pageout=0 pushed the family's pages out: on backing store, each at a block of its own
+    assert len(disks) >= 10 and all(len(v) == 1 for v in disks.values()), disks
+    assert "copy-on-reference" in r.of("pt %d 0x10003000" % pids[1]), r
+
+    # seg: the ring of the master's heap holds its two children's heaps; COR and DEPS agree.
+    seg_rows = {}
+    for pid in pids:
+        head, rows = table_rows(r.of("seg %d" % pid), first="SEG")
+        assert head[:5] == ["SEG", "TYPE", "RANGE", "PAGES", "RESIDENT"], head
+        for row in rows:
+            seg_rows[int(row[0])] = dict(zip(head, row))
+    # ... each segment as the kernel itself printed it (corrupt show), and its entries as pt shows them
+    for k, typ, start, end, resident, swapblocks, refs, cor_refs, nxt, prv in re.findall(
+            r"^segment (\d+) (\w+) pid \d+ start (0x[0-9a-f]+) end (0x[0-9a-f]+) resident (\d+) swapblocks (\d+) "
+            r"lazy \d+ refs (\d+) cor_refs (\d+) next (\d+) prev (\d+)$", r.console, re.M):
+        row = seg_rows[int(k)]
+        assert row["TYPE"] == typ and row["RANGE"] == "0x%08x-0x%08x" % (int(start, 16), int(end, 16)), (k, row)
+        assert (int(row["RESIDENT"]), int(row["DEPS"])) == (int(resident), int(cor_refs)), row
+        # (a code segment's references changed: corrupt show ran the same program)
+        assert typ == "code" or int(row["REFS"]) == int(refs), row
+        assert typ == "code" or int(row["BACKING"].split()[0]) == int(swapblocks), row
+        assert int(row["PAGES"]) == (int(end, 16) - int(start, 16)) >> 12, row
+        ring_members = set(re.findall(r"seg (\d+)", row["RING"]))
+        assert {nxt, prv} - {k} <= ring_members, (k, nxt, prv, row)
+    for pid in pids:
+        _, prow = table_rows(r.of("pt %d" % pid), first="VA")
+        for k in {int(row[1]) for row in prow}:
+            mine = [row for row in prow if int(row[1]) == k]
+            seg = seg_rows[k]
+            for col, state in (("PRESENT", "present"), ("ONDISK", "on backing store"), ("COR", "copy-on-reference"),
+                               ("INTRANS", "in transit")):
+                assert int(seg[col]) == sum(row[3].startswith(state) for row in mine), (col, seg, mine)
+            assert int(seg["COW"]) == sum("COW" in row[5].split() for row in mine), (seg, mine)
+    slave_heaps = {int(segs[p]["heap"]) for p in pids[1:]}
+    assert set(re.findall(r"seg (\d+)", seg_rows[master_heap]["RING"])) == {str(k) for k in slave_heaps}, seg_rows
+    cor_total = sum(int(seg_rows[k]["COR"]) for k in slave_heaps)
+    assert cor_total == int(seg_rows[master_heap]["DEPS"]) > 0, seg_rows
+
+    # cowlists: the heap ring, each page mastered by the parent's heap with both children as slaves
+    cl = r.of("cowlists")
+    ring_line = next(l for l in cl.splitlines() if l.startswith("ring:") and "seg %d " % master_heap in l)
+    assert set(int(k) for k in re.findall(r"seg (\d+) \(", ring_line)) == slave_heaps | {master_heap}, cl
+    block = cl.split(ring_line, 1)[1].split("ring:", 1)[0]
+    pages = re.findall(r"^  (0x[0-9a-f]+)  master seg (\d+) \(.*?\)  slaves: (.*)$", block, re.M)
+    cor_vas = {va for va, e in kernel[pids[1]].items() if decode(e)[0] == "copy-on-reference" and va < 0x80000000}
+    assert {int(va, 16) for va, _, _ in pages} == cor_vas, (cl, cor_vas)
+    for va, master, slaves in pages:
+        assert int(master) == master_heap, cl
+        assert set(int(k) for k in re.findall(r"seg (\d+)", slaves)) == slave_heaps, cl
+
+    # frames: pool counts against the core map's counters; every VM frame where pt says it is
+    fr = r.of("frames all")
+    head, rows = table_rows(fr, first="FRAME")
+    assert head[:6] == ["FRAME", "PA", "POOL", "OWNER", "AGE", "FLAGS"], head
+    pools = {}
+    for row in rows:
+        if re.fullmatch(r"\d+", row[0]):
+            pools[row[2]] = pools.get(row[2], 0) + 1
+            assert int(row[1], 16) == int(row[0]) << 12, row
+    for pool in ("free", "kernel", "cache", "vm"):
+        assert pools.get(pool, 0) == counters["mem.frames." + pool], (pool, pools, counters)
+    assert "pools: free %d, kernel %d, cache %d, vm %d" % tuple(
+        counters["mem.frames." + p] for p in ("free", "kernel", "cache", "vm")) in fr, fr
+    vm_pages = {}
+    for row in rows:
+        m = re.fullmatch(r"pid (\d+) \S+ (\w+) seg (\d+) page (0x[0-9a-f]+)", row[3]) if row[2:3] == ["vm"] else None
+        if m:
+            vm_pages[(int(m.group(3)), int(m.group(4), 16))] = int(row[0])
+    for pid in pids:
+        _, prow = table_rows(r.of("pt %d" % pid), first="VA")
+        for row in prow:
+            if row[3] == "present":
+                assert vm_pages.get((int(row[1]), int(row[0], 16))) == int(row[4]), (pid, row)
+    hand = int(re.search(r"= (\d+)", r.of("print 'vm/page.c'::clock_hand")).group(1))
+    assert re.search(r"^aging hand: frame %d \(" % hand, fr, re.M), fr
+    hand = int(re.search(r"= (\d+)", r.of("print 'vm/policy_clock.c'::hand")).group(1))
+    assert re.search(r"^clock hand: frame %d \(" % hand, fr, re.M), fr
+
+    # lru: the list and the free list make fs.cache.blocks; oldest first; dirty files' blocks dirty
+    out = r.of("lru 0")
+    head, rows = table_rows(out, first="POS")
+    assert head == ["POS", "FILE", "BLOCK", "AGE", "DIRTY", "SCHED", "HELD", "BUSY"], head
+    lru = [row for row in rows if re.fullmatch(r"\d+", row[0]) and len(row) == 8]
+    free = int(re.search(r"free list: (\d+)", out).group(1))
+    assert len(lru) + free == counters["fs.cache.blocks"], (len(lru), free, counters["fs.cache.blocks"])
+    assert [int(row[0]) for row in lru] == list(range(len(lru)))
+    ages = [float(row[3]) for row in lru]
+    assert ages == sorted(ages, reverse=True), ages
+    assert any(row[1] == "/bin/corrupt" for row in lru), out       # named through /bin's block
+    for h, usage in (("frames", "frames [POOL]"), ("lru", "lru [N]"), ("seg", "seg PID"), ("pt", "pt PID [VA]"),
+                     ("cowlists", "cowlists [SEG]")):
+        assert r.of("help " + h).startswith(usage + ":"), r.of("help " + h)

@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-COMMANDS = ["counters", "ps"]
+COMMANDS = ["frames", "lru", "ps", "seg", "cowlists", "counters"]
 
 for _name in COMMANDS:
     __import__("cmd_" + _name)
