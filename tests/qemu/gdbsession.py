@@ -93,7 +93,7 @@ def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, time
         time.sleep(0.3)
         if qemu.poll() is None:
             break
-        if "Failed to bind" not in log.read_text("utf-8", "replace"):
+        if "Address already in use" not in log.read_text("utf-8", "replace"):
             break
     feeder = threading.Thread(target=feed, args=(qemu, log, guest), daemon=True)
     feeder.start()
