@@ -8,6 +8,7 @@ independent counts (the LRU list against fs.cache.blocks, the core map's pools a
 mem.frames.*)."""
 import re
 
+from conftest import ROOT as ROOT_DIR
 from gdbsession import session, errors
 
 STATES = {1: "sleep", 2: "runnable", 3: "running", 4: "zombie"}
@@ -291,3 +292,77 @@ def test_frames_lru_seg_pt_cowlists_describe_a_fork_family(disk):
     for h, usage in (("frames", "frames [POOL]"), ("lru", "lru [N]"), ("seg", "seg PID"), ("pt", "pt PID [VA]"),
                      ("cowlists", "cowlists [SEG]")):
         assert r.of("help " + h).startswith(usage + ":"), r.of("help " + h)
+
+
+NEG_CATCH = "vm/negotiate.c:%d" % next(i + 1 for i, l in enumerate(open(ROOT_DIR / "vm/negotiate.c"))
+                                       if "copy_to_user(ubuf, out" in l)
+DUMP_NEGS = ("python exec(\"import gdb\\nn = int(gdb.parse_and_eval('n'))\\n"
+             "for i in range(n):\\n r = gdb.parse_and_eval('out[%d]' % i)\\n"
+             " print('negrecord', *[int(r[f]) for f in ('seq', 'time_ms', 'asker', 'gave', 'flags', "
+             "'fs_lastref_ms', 'vm_lastref_ms', 'penalty_ms')])\")")
+
+
+def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp_path):
+    """IFS in small, without a penalty: a toucher holds 10 of 16 MB and sleeps, wc reads a 12 MB
+    file. negbreak fs stops when the cache takes a VM page; what it predicts is what neg_decide
+    returns (finish); negbreak vm stops when the VM asks; negs is the kernel's own copy of its
+    trace (sys_negtrace, stopped once it has copied the ring)."""
+    big = tmp_path / "big"
+    big.write_bytes(bytes(range(256)) * (12 * 4096))
+    disk = make_disk([big])
+    guest = [(None, "toucher -m 10 -s 5 -n 100 &\n"), (r"touch 1 \d+", "wc -c /big\nnegtrace -n 8\n")]
+    steps = ["negbreak fs", "continue", "info breakpoints", "finish", "negbreak vm", "continue", "finish",
+             "set var 'vm/negotiate.c'::penalty_s = 120", "negbreak", "continue", "finish", "negbreak off", 'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
+             DUMP_NEGS, "negs 8", "negs 0", "negbreak bogus", "help negs", "help negbreak", "kill"]
+    r = session(disk, guest, steps, cmdline="vm.penalty=0")
+    for c in steps:
+        if c != "negbreak bogus":
+            assert not errors(r.of(c)), (c, r.of(c), r)
+    assert "usage: negbreak [fs|vm|off]" in r.of("negbreak bogus"), r
+
+    def stop(text, asker):
+        """The negotiation negbreak described, and the verdict it predicted."""
+        assert re.search(r"^Breakpoint \d+, neg_decide \(asker=%s" % asker, text, re.M), text
+        m = re.search(r"^negotiation \d+: .*\n  cache offers: (.*)\n  VM offers:    (.*)\n  penalty: (\d+) ms"
+                      r"(?:.*\n)*?  neg_decide will return (NEG_\w+)", text, re.M)
+        assert m, text
+        return m.groups()
+
+    cache, vm, pen, verdict = stop(r.of("continue", 0), "NEG_FS")
+    assert pen == "0" and verdict == "NEG_OTHER", r.of("continue", 0)
+    # both candidates named, their times the offers' own
+    assert re.search(r"last used \d+\.\d{3} s ago", cache) and "differs" not in cache, cache
+    assert re.match(r"frame \d+, pid \d+ \w+ (heap|stack|code) seg \d+ page 0x[0-9a-f]{8}, last referenced", vm), vm
+    assert "differs" not in vm, vm
+    assert "the VM's page is older" in r.of("continue", 0), r
+    assert "Value returned is $1 = NEG_OTHER" in r.of("finish", 0), r
+    assert re.search(r"breakpoint\s+keep\s+y.*neg_decide", r.of("info breakpoints")), r
+
+    cache, vm, pen, verdict = stop(r.of("continue", 1), "NEG_VM")
+    assert re.search(r"Value returned is \$2 = %s" % verdict, r.of("finish", 1)), (verdict, r.of("finish", 1))
+    # a penalty (set from gdb): the VM's time is biased by it, and the prediction still holds
+    cache, vm, pen, verdict = stop(r.of("continue", 2), "NEG_(FS|VM)")
+    assert pen == "120000", r.of("continue", 2)
+    assert re.search(r"Value returned is \$3 = %s" % verdict, r.of("finish", 2)), (verdict, r.of("finish", 2))
+    assert "negbreak: off" in r.of("negbreak off"), r
+    for i in range(3):
+        assert "differs" not in r.of("continue", i), r.of("continue", i)     # the pages behind the offers
+
+    # negs: the records sys_negtrace copied, column for column
+    kernel = [list(map(int, l.split()[1:])) for l in r.of(DUMP_NEGS).splitlines() if l.startswith("negrecord ")]
+    assert len(kernel) == 8, r
+    head, rows = table_rows(r.of("negs 8"), first="SEQ")
+    assert head == ["SEQ", "TIME", "ASKER", "FS_AGE", "VM_AGE", "PENALTY", "VM_BIASED", "GAVE"], head
+    rows = [row for row in rows if re.fullmatch(r"\d+", row[0])]
+    who = {0: "fs", 1: "vm", 2: "kernel", 3: "none"}
+    assert len(rows) == 8
+    for (seq, t, asker, gave, flags, fs_t, vm_t, pen), row in zip(kernel, rows):
+        fs_age = "refuse" if flags & 1 else str(t - fs_t)
+        vm_age = "refuse" if flags & 2 else str(t - vm_t)
+        assert row[:6] == [str(seq), str(t), who[asker], fs_age, vm_age, str(pen // 1000)], (row, seq)
+        assert row[7] == who[gave], row
+        assert vm_age == "refuse" or int(row[6]) == int(vm_age) - pen, row
+    assert "no negotiation" not in r.of("negs 0") and "neg.fs_asks_vm=" in r.of("negs 0"), r
+    satisfied = int(re.search(r"neg\.fs_asks_vm_satisfied=(\d+)", r.of("negs 8")).group(1))
+    assert satisfied > 0, r
+    assert r.of("help negs").startswith("negs [N]:") and r.of("help negbreak").startswith("negbreak [fs|vm|off]:")
