@@ -73,8 +73,23 @@ $(B)/k/%.S.o: %.S | $(TOOLS_OK)
 	$(CC) $(KCFLAGS) -c $< -o $@
 
 LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
-$(B)/kernel.elf: $(KOBJ) linker.ld
-	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(KOBJ) $(LIBGCC)
+# Linked twice: the first link (kernel0.elf, an empty symbol table) gives the addresses from
+# which tools/ksyms.py makes the table a panic names its backtrace with (kernel/ksyms.c); the
+# second links that in, after the code, which therefore does not move (ksyms.py --check).
+KSYMS = CROSS=$(CROSS) $(PYTHON) tools/ksyms.py
+$(B)/ksyms0.o: tools/ksyms.py | $(TOOLS_OK)
+	@mkdir -p $(@D)
+	$(KSYMS) --stub $(@:.o=.S)
+	$(CC) $(KCFLAGS) -c $(@:.o=.S) -o $@
+$(B)/kernel0.elf: $(KOBJ) $(B)/ksyms0.o linker.ld
+	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(KOBJ) $(B)/ksyms0.o $(LIBGCC)
+$(B)/ksyms.o: $(B)/kernel0.elf tools/ksyms.py
+	$(KSYMS) $< $(@:.o=.S)
+	$(CC) $(KCFLAGS) -c $(@:.o=.S) -o $@
+$(B)/kernel.elf: $(KOBJ) $(B)/ksyms.o linker.ld
+	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@.tmp $(KOBJ) $(B)/ksyms.o $(LIBGCC)
+	$(KSYMS) --check $(B)/kernel0.elf $@.tmp
+	mv $@.tmp $@
 
 # The kernel for stepping in gdb (make qemu-gdb): the same sources at -Og in a folder of their
 # own, so that `info locals` and `next` work in exec, vm_fault or trap, while make qemu, the
@@ -88,8 +103,19 @@ $(DB)/k/%.c.o: %.c | $(TOOLS_OK)
 $(DB)/k/%.S.o: %.S | $(TOOLS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(DKCFLAGS) -c $< -o $@
-$(DB)/kernel.elf: $(DKOBJ) linker.ld
-	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(DKOBJ) $(LIBGCC)
+$(DB)/ksyms0.o: tools/ksyms.py | $(TOOLS_OK)
+	@mkdir -p $(@D)
+	$(KSYMS) --stub $(@:.o=.S)
+	$(CC) $(DKCFLAGS) -c $(@:.o=.S) -o $@
+$(DB)/kernel0.elf: $(DKOBJ) $(DB)/ksyms0.o linker.ld
+	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(DKOBJ) $(DB)/ksyms0.o $(LIBGCC)
+$(DB)/ksyms.o: $(DB)/kernel0.elf tools/ksyms.py
+	$(KSYMS) $< $(@:.o=.S)
+	$(CC) $(DKCFLAGS) -c $(@:.o=.S) -o $@
+$(DB)/kernel.elf: $(DKOBJ) $(DB)/ksyms.o linker.ld
+	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@.tmp $(DKOBJ) $(DB)/ksyms.o $(LIBGCC)
+	$(KSYMS) --check $(DB)/kernel0.elf $@.tmp
+	mv $@.tmp $@
 debug-kernel: $(DB)/kernel.elf
 
 # The ISO holds a stripped kernel; the one with symbols stays in build/ for gdb. cmdline.txt
