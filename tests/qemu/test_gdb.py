@@ -366,3 +366,38 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     satisfied = int(re.search(r"neg\.fs_asks_vm_satisfied=(\d+)", r.of("negs 8")).group(1))
     assert satisfied > 0, r
     assert r.of("help negs").startswith("negs [N]:") and r.of("help negbreak").startswith("negbreak [fs|vm|off]:")
+
+
+def test_usym_follows_a_system_call_back_into_user_code(disk):
+    """Stopped in echo's write system call: usym loads echo's symbols, names where it entered
+    the kernel (as the host's addr2line names that address in build/user/bin/echo) and its
+    user call chain up to main; the breakpoint it proposes stops back in user code, where gdb's
+    own bt and finish work."""
+    import shutil, subprocess
+    from conftest import BUILD
+    steps = ['break sys_write if $_streq(current->name, "echo")', "continue", "usym nosuch", "usym sort", "usym",
+             "tbreak *$ueip if 'kernel/proc.c'::current->pid == $upid", "continue", "bt", "finish",
+             "help usym", "kill"]
+    r = session(disk, "echo hello world\n", steps)
+    for c in steps:
+        if c != "usym nosuch":
+            assert not errors(r.of(c)), (c, r.of(c), r)
+    assert "build/user/bin/nosuch does not exist" in r.of("usym nosuch"), r
+    assert "runs echo, not sort" in r.of("usym sort"), r
+    out = r.of("usym")
+    m = re.search(r"^  0x([0-9a-f]{8}) (\w+) \(([\w/.]+):(\d+)\)", out, re.M)
+    assert m, out
+    eip = int(m.group(1), 16)
+    tool = shutil.which("i686-linux-gnu-addr2line") or shutil.which("addr2line")
+    host = subprocess.run([tool, "-f", "-e", str(BUILD / "user/bin/echo"), "0x%x" % eip], stdout=subprocess.PIPE,
+                          text=True).stdout.split()
+    assert host[0] == m.group(2) and host[1].endswith("%s:%s" % (m.group(3), m.group(4))), (host, out)
+    main = re.search(r"^  called from 0x[0-9a-f]{8} main \(user/echo\.c:(\d+)\)$", out, re.M)
+    assert main, out
+    assert "printf" in open(ROOT_DIR / "user/echo.c").read().splitlines()[int(main.group(1)) - 1], out
+    # back in user code, at that very address
+    assert re.search(r"^Temporary breakpoint \d+, .*\b%s\b" % m.group(2), r.of("continue", 1), re.M), r
+    assert "$pc" not in r.of("bt") and re.search(r"^#\d+ .* main \(argc=3, argv=0x[0-9a-f]+\) at user/echo\.c:%s$"
+                                                  % main.group(1), r.of("bt"), re.M), r.of("bt")
+    assert re.search(r"^write_all \(.*\) at user/lib/syscall\.c:\d+$", r.of("finish"), re.M), r   # out of the inlined write
+    assert r.of("help usym").startswith("usym [PROGRAM]:"), r

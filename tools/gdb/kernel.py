@@ -13,7 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-COMMANDS = ["frames", "lru", "ps", "seg", "cowlists", "negs", "counters"]
+COMMANDS = ["frames", "lru", "ps", "seg", "cowlists", "negs", "counters", "usym"]
 
 for _name in COMMANDS:
     __import__("cmd_" + _name)
