@@ -56,7 +56,8 @@ def main():
                          "in another terminal first\n")
         return 1
     port, kernel = found
-    init = os.path.join(os.path.dirname(os.path.abspath(portfile)), "gdbinit")
+    # Next to the port file and named after it: tests run several sessions side by side.
+    init = os.path.splitext(os.path.abspath(portfile))[0] + ".gdbinit"
     with open(init, "w") as f:
         f.write(gdbinit(port, kernel))
     if "-batch" not in extra:
