@@ -140,9 +140,14 @@ class NegBreakpoint(gdb.Breakpoint):
         caller = frame.older()
         kernel = caller is not None and caller.name() == "refill_one"
         verdict = decide(asker_vm, own, other, pen)
-        if self.which == "fs" and (asker_vm or kernel or verdict != "other"):
+        takes = verdict == "other" and not kernel
+        if self.which == "fs" and (asker_vm or not takes):
             return False
-        if self.which == "vm" and not asker_vm:
+        if self.which == "vm" and (not asker_vm or not takes):
+            return False
+        if self.which == "fs-asks" and (asker_vm or kernel):
+            return False
+        if self.which == "vm-asks" and not asker_vm:
             return False
         self.seen = (asker_vm, kernel, own, other, pen, verdict)
         return True
@@ -198,15 +203,16 @@ gdb.events.stop.connect(on_stop)
 
 
 class NegBreak(gdb.Command):
-    """negbreak [fs|vm|off]: stop at the next negotiation between the file cache and the VM.
+    """negbreak [fs|vm|fs-asks|vm-asks|off]: stop at the next negotiation between the cache and the VM.
 
 The breakpoint is in neg_decide (vm/negotiate_rule.c), called when a pool needs a frame and
 none is free (and when the kernel refills its reserve). At each stop it shows who asked, both
 offers -- the cache's block (file, block) and the VM's page (process, segment, page) with how
 long ago each was last used -- the penalty added to the VM's time, which page is older once
 biased, and the verdict neg_decide will return. fs: stop only when the file system takes a
-VM page; vm: only when the VM asks; off: remove it. One negbreak at a time (a new one
-replaces the old); it is an ordinary breakpoint otherwise (info breakpoints, delete)."""
+VM page; vm: only when the VM takes a cache page; fs-asks, vm-asks: whenever that pool asks,
+whatever the verdict; off: remove it. One negbreak at a time (a new one replaces the old); it
+is an ordinary breakpoint otherwise (info breakpoints, delete)."""
 
     def __init__(self):
         super().__init__("negbreak", gdb.COMMAND_BREAKPOINTS)
@@ -214,8 +220,8 @@ replaces the old); it is an ordinary breakpoint otherwise (info breakpoints, del
     def invoke(self, arg, from_tty):
         global _bp
         args = gdb.string_to_argv(arg)
-        if len(args) > 1 or (args and args[0] not in ("fs", "vm", "off")):
-            raise gdb.GdbError("usage: negbreak [fs|vm|off]")
+        if len(args) > 1 or (args and args[0] not in ("fs", "vm", "fs-asks", "vm-asks", "off")):
+            raise gdb.GdbError("usage: negbreak [fs|vm|fs-asks|vm-asks|off]")
         if _bp is not None and _bp.is_valid():
             _bp.delete()
         _bp = None
@@ -226,7 +232,8 @@ replaces the old); it is an ordinary breakpoint otherwise (info breakpoints, del
         _bp = NegBreakpoint(which)
         gdb.write("negbreak: breakpoint %d in neg_decide, stopping at %s\n" % (_bp.number, {
             "all": "every negotiation", "fs": "the next one in which the file system takes a VM page",
-            "vm": "the next one the VM asks for"}[which]))
+            "vm": "the next one in which the VM takes a cache page",
+            "fs-asks": "the next one the file cache asks for", "vm-asks": "the next one the VM asks for"}[which]))
 
 
 Negs()
