@@ -53,7 +53,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: all qemu qemu-gdb gdb debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: all qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.json
 
 # --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
@@ -225,6 +225,9 @@ qemu-gdb: $(DB)/kernel.elf $(RUNIMG)
 	@$(RUNQEMU) --kernel $(DB)/kernel.elf --append "$$CMDLINE" --gdb auto --gdb-file $(DB)/gdb.port
 gdb: | $(TOOLS_OK)
 	@$(PYTHON) tools/rungdb.py $(DB)/gdb.port
+# docs/gdb.md's transcripts, made again by running them (a minute or so)
+gdb-walkthrough: $(DB)/kernel.elf $(B)/mkfs $(UBINS)
+	$(PYTHON) tools/gdb_walkthrough.py
 
 # --- tests --------------------------------------------------------------------------------
 test: test-build
@@ -274,6 +277,7 @@ help:
 	@echo 'make gdb             in another terminal: gdb attached to make qemu-gdb, with the kernel commands'
 	@echo '                     (frames, lru, ps, seg, pt, cowlists, negs, negbreak, counters, usym; docs/gdb.md)'
 	@echo 'make debug-kernel    only the -Og kernel for gdb (build/debug/kernel.elf)'
+	@echo 'make gdb-walkthrough run the gdb sessions of docs/gdb.md again and put their transcripts in it'
 	@echo 'make iso             only the GRUB ISO (build/os.iso, with CMDLINE in its grub.cfg)'
 	@echo 'make fsimg           only the default disk image (build/fs.img)'
 	@echo 'make programs        only the user programs (build/user/bin)'

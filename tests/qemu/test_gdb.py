@@ -402,3 +402,45 @@ def test_usym_follows_a_system_call_back_into_user_code(disk):
                                                   % main.group(1), r.of("bt"), re.M), r.of("bt")
     assert re.search(r"^write_all \(.*\) at user/lib/syscall\.c:\d+$", r.of("finish"), re.M), r   # out of the inlined write
     assert r.of("help usym").startswith("usym [PROGRAM]:"), r
+
+
+def test_a_cow_fault_hands_the_page_to_the_slave(disk):
+    """docs/gdb.md's COW walkthrough, checked: stopped in cow_fault where a slave depends on the
+    page ($cor_slave), the slave's entry is COR naming the master and the master's is present
+    and COW; after the fault the slave holds a frame of its own and the master's page is
+    writable, and cowlists no longer lists that slave for the page."""
+    steps = ['break cow_fault if $_streq(current->name, "forktree") && $cor_slave(s - segtab, va) >= 0',
+             "continue", "set $seg = s - segtab", "set $va = va", "set $slave = $cor_slave($seg, $va)",
+             "print $slave", "print $seg_pid($slave)", "print $seg", "print/x $va", "cowlists $seg",
+             "pt current->pid $va", "pt $seg_pid($slave) $va", "finish", "cowlists $seg",
+             "pt $seg_pid($slave) $va", "pt current->pid $va", "print $cor_slave($seg, $va)", "kill"]
+    r = session(disk, "forktree -k 16 -d 1 -w 2\n", steps)
+    for c in steps:
+        assert not errors(r.of(c)), (c, r.of(c), r)
+
+    def val(c):
+        return int(re.search(r"= (0x[0-9a-f]+|-?\d+)", r.of(c)).group(1), 0)
+    slave, slave_pid, seg, va = val("print $slave"), val("print $seg_pid($slave)"), val("print $seg"), val("print/x $va")
+    assert slave >= 0 and slave_pid > 0, r
+
+    def entry(c, nth):
+        head, rows = table_rows(r.of(c, nth), first="VA")
+        assert len(rows) == 1 and int(rows[0][0], 16) == va, r.of(c, nth)
+        return dict(zip(head, rows[0]))
+    master = entry("pt current->pid $va", 0)
+    before = entry("pt $seg_pid($slave) $va", 0)
+    assert int(master["SEG"]) == seg and master["STATE"] == "present" and "COW" in master["BITS"] \
+        and "W" not in master["BITS"].split(), master
+    assert int(before["SEG"]) == slave and before["STATE"] == "copy-on-reference", before
+    assert before["MASTER"].startswith("seg %d (pid" % seg), before
+    line = next(l for l in r.of("cowlists $seg", 0).splitlines() if l.startswith("  0x%08x" % va))
+    assert "master seg %d " % seg in line and "seg %d" % slave in line.split("slaves:")[1], line
+
+    after = entry("pt $seg_pid($slave) $va", 1)
+    master_after = entry("pt current->pid $va", 1)
+    assert after["STATE"] == "present" and "W" in after["BITS"].split() and after["FRAME"] != master["FRAME"], after
+    assert after["MASTER"] == "-" and "COW" not in after["BITS"], after
+    assert re.search(r"Value returned is \$\d+ = 0", r.of("finish")), r
+    if val("print $cor_slave($seg, $va)") < 0:      # it was the only slave: the master may write
+        assert "W" in master_after["BITS"].split() and "COW" not in master_after["BITS"], master_after
+        assert not any(l.startswith("  0x%08x" % va) for l in r.of("cowlists $seg", 1).splitlines()), r

@@ -58,9 +58,7 @@ only the ring holding segment SEG."""
         super().__init__("cowlists", gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
-        args = gdb.string_to_argv(arg)
-        if len(args) > 1:
-            raise gdb.GdbError("usage: cowlists [SEG]")
+        args = [arg.strip()] if arg.strip() else []      # one expression: cowlists s - segtab
         st = State()
         all_rings = rings(st)
         if args:

@@ -54,9 +54,7 @@ blocks in the order they became dirty, how many are scheduled, and whether a cle
         super().__init__("lru", gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
-        args = gdb.string_to_argv(arg)
-        if len(args) > 1:
-            raise gdb.GdbError("usage: lru [N]")
+        args = [arg.strip()] if arg.strip() else []
         n = parse_int(args[0], "lru") if args else 20
         st = State()
         names = Names(st)

@@ -62,9 +62,7 @@ recycled its own oldest page; none: it waits). Then the neg.* counters and vm.pe
         super().__init__("negs", gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
-        args = gdb.string_to_argv(arg)
-        if len(args) > 1:
-            raise gdb.GdbError("usage: negs [N]")
+        args = [arg.strip()] if arg.strip() else []
         n = parse_int(args[0], "negs") if args else 20
         rows = []
         for r in records(n if n > 0 else K.NEGTRACE_MAX):

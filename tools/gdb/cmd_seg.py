@@ -47,7 +47,7 @@ reserved, the VM daemon will), REFS, RING (the other segments of its COW-COR rin
         super().__init__("seg", gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
-        args = gdb.string_to_argv(arg)
+        args = [arg.strip()] if arg.strip() else []      # one expression: seg current->pid
         if len(args) != 1:
             raise gdb.GdbError("usage: seg PID")
         st = State()

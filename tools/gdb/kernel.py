@@ -17,5 +17,7 @@ COMMANDS = ["frames", "lru", "ps", "seg", "cowlists", "negs", "counters", "usym"
 
 for _name in COMMANDS:
     __import__("cmd_" + _name)
+import functions  # noqa: E402,F401  ($seg_pid, $cor_slave)
 
-gdb.write("Kernel commands: %s (help NAME; docs/gdb.md)\n" % " ".join(COMMANDS))
+gdb.write("Kernel commands: %s negbreak pt; functions $seg_pid $cor_slave (help NAME; docs/gdb.md)\n"
+          % " ".join(COMMANDS))

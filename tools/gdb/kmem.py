@@ -27,8 +27,8 @@ def read(addr, n):
     try:
         return bytes(gdb.selected_inferior().read_memory(addr, n))
     except gdb.MemoryError:
-        raise gdb.GdbError("cannot read %d bytes at 0x%x (not mapped in the current page directory)"
-                           % (n, addr))
+        raise gdb.GdbError("cannot read %d bytes at 0x%x: not mapped in the current page directory "
+                           "(or the kernel has not turned paging on yet: continue first)" % (n, addr))
 
 
 def u32(addr):
@@ -243,8 +243,13 @@ def _numberish(s):
 
 
 def parse_int(text, what):
-    """An integer argument (decimal or 0x hex), or a one-line error."""
+    """An integer argument: a number (0x for hex) or any gdb expression ($upid, s - segtab,
+    current->pid); a one-line error otherwise."""
     try:
         return int(text, 0)
     except ValueError:
-        raise gdb.GdbError("%s: %r is not a number" % (what, text))
+        pass
+    try:
+        return int(gdb.parse_and_eval(text))
+    except gdb.error as e:
+        raise gdb.GdbError("%s: %r is neither a number nor an expression gdb can evaluate (%s)" % (what, text, e))
