@@ -8,8 +8,13 @@ independent counts (the LRU list against fs.cache.blocks, the core map's pools a
 mem.frames.*)."""
 import re
 
+import pytest
+
 from conftest import ROOT as ROOT_DIR
-from gdbsession import session, errors
+from gdbsession import DEBUG_KERNEL, KERNEL, session, errors
+
+# The commands read the kernel's variables through its debug information: both builds.
+BUILDS = pytest.mark.parametrize("kernel", [DEBUG_KERNEL, KERNEL], ids=["debug", "optimised"])
 
 STATES = {1: "sleep", 2: "runnable", 3: "running", 4: "zombie"}
 
@@ -28,12 +33,13 @@ def table_rows(text, first="PID"):
     return head, [re.split(r"\s{2,}", l.strip()) for l in lines[start + 1:] if not l.startswith("@@@")]
 
 
-def test_counters_and_ps_agree_with_the_kernel(disk):
+@BUILDS
+def test_counters_and_ps_agree_with_the_kernel(disk, kernel):
     guest = "corrupt family 2 4 &\nsleep 1\nps\nvmstat\n"
     steps = ['break proc_list if $_streq(current->name, "ps")', "continue", "set $pout = out", "finish", "set $pn = $", DUMP_PROCINFO, "ps",
              "delete", 'break stat_format if $_streq(current->name, "vmstat")', "continue", "set $kbuf = buf", "finish", 'printf "%s", $kbuf',
              "counters", "counters neg.", "help counters", "help ps", "kill"]
-    r = session(disk, guest, steps)
+    r = session(disk, guest, steps, kernel=kernel)
     for c in steps:
         assert not errors(r.of(c)), (c, r.of(c), r)
 
@@ -140,7 +146,8 @@ def decode(e):
     return "none", None, cow
 
 
-def test_frames_lru_seg_pt_cowlists_describe_a_fork_family(disk):
+@BUILDS
+def test_frames_lru_seg_pt_cowlists_describe_a_fork_family(disk, kernel):
     """A COW-COR family (corrupt family: a master and 2 slaves, blocked) pushed to backing store
     by vm.pageout=0; the kernel prints their raw page-table entries (corrupt show), then gdb
     stops in vmstat and every command is held against those entries and the counters."""
@@ -156,7 +163,7 @@ def test_frames_lru_seg_pt_cowlists_describe_a_fork_family(disk):
     for pid in pids:
         steps += ["seg %d" % pid, "pt %d" % pid]
     steps += ["pt %d 0x10003000" % pids[1], "pt %d 0x7000" % pids[1], "seg 99", "kill"]
-    r = session(disk, guest, steps, cmdline="debug.corrupt=1")
+    r = session(disk, guest, steps, cmdline="debug.corrupt=1", kernel=kernel)
     m = re.search(fam, r.console)
     assert m and [int(x) for x in m.groups()] == pids, r
     for c in steps[:-4]:
@@ -302,7 +309,8 @@ DUMP_NEGS = ("python exec(\"import gdb\\nn = int(gdb.parse_and_eval('n'))\\n"
              "'fs_lastref_ms', 'vm_lastref_ms', 'penalty_ms')])\")")
 
 
-def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp_path):
+@BUILDS
+def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp_path, kernel):
     """IFS in small, without a penalty: a toucher holds 10 of 16 MB and sleeps, wc reads a 12 MB
     file. negbreak fs stops when the cache takes a VM page; what it predicts is what neg_decide
     returns (finish); negbreak vm stops when the VM asks; negs is the kernel's own copy of its
@@ -314,7 +322,7 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     steps = ["negbreak fs", "continue", "info breakpoints", "finish", "negbreak vm", "continue", "finish",
              "set var 'vm/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "finish", "negbreak off", 'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
              DUMP_NEGS, "negs 8", "negs 0", "negbreak bogus", "help negs", "help negbreak", "kill"]
-    r = session(disk, guest, steps, cmdline="vm.penalty=0")
+    r = session(disk, guest, steps, cmdline="vm.penalty=0", kernel=kernel)
     for c in steps:
         if c != "negbreak bogus":
             assert not errors(r.of(c)), (c, r.of(c), r)

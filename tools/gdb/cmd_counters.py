@@ -10,7 +10,7 @@ added (tests/qemu/test_gdb.py).
 import gdb
 
 import kconst as K
-from kmem import Layout, addr, cstring, parse_int, read, u32, value, var_u32
+from kmem import Layout, cstring, describe_address, u32, value, var_u32
 from kstate import State
 
 
@@ -54,14 +54,12 @@ COMPUTED = {
 
 
 def function_named(pc):
-    """(file, name) of the function at pc."""
-    block = gdb.block_for_pc(pc)
-    while block and not block.function:
-        block = block.superblock
-    if not block:
-        return None, "0x%x" % pc
-    fn = block.function
-    return (fn.symtab.filename if fn.symtab else None), fn.name
+    """(file, name) of the function at pc. By the symbol table and the line table: at -O2 a
+    function only ever called through a pointer may have no block of its own in the debug
+    information."""
+    name = describe_address(pc) or "0x%x" % pc
+    sal = gdb.find_pc_line(pc)
+    return (sal.symtab.filename if sal and sal.symtab else None), name
 
 
 def read_counters(st=None):

@@ -13,7 +13,7 @@ import kconst as K
 from cmd_counters import read_counters
 from cmd_frames import vm_owner
 from fsnames import Names
-from kmem import Layout, addr, enum_values, parse_int, table, u32, var_u32
+from kmem import Layout, addr, enum_values, parse_int, table, var_u32
 from kstate import State
 
 WHO = {K.NEGT_FS: "fs", K.NEGT_VM: "vm", K.NEGT_KERNEL: "kernel", K.NEGT_NOBODY: "none"}

@@ -12,7 +12,7 @@ the kernel decides at the same instant (tests/qemu/test_gdb*.py).
 import gdb
 
 import kconst as K
-from kmem import Layout, addr, cstring, enum_values, now_ms, read, u32, u32s, value, var_u32
+from kmem import Layout, addr, cstring, enum_values, now_ms, u32, u32s, value, var_u32
 
 SEG_TYPES = {0: "code", 1: "heap", 2: "stack"}
 
