@@ -53,7 +53,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: all qemu qemu-gdb gdb test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: all qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.json
 
 # --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
@@ -73,8 +73,50 @@ $(B)/k/%.S.o: %.S | $(TOOLS_OK)
 	$(CC) $(KCFLAGS) -c $< -o $@
 
 LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
-$(B)/kernel.elf: $(KOBJ) linker.ld
-	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(KOBJ) $(LIBGCC)
+# Linked twice: the first link (kernel0.elf, an empty symbol table) gives the addresses from
+# which tools/ksyms.py makes the table a panic names its backtrace with (kernel/ksyms.c); the
+# second links that in, after the code, which therefore does not move (ksyms.py --check).
+KSYMS = CROSS=$(CROSS) $(PYTHON) tools/ksyms.py
+$(B)/ksyms0.o: tools/ksyms.py | $(TOOLS_OK)
+	@mkdir -p $(@D)
+	$(KSYMS) --stub $(@:.o=.S)
+	$(CC) $(KCFLAGS) -c $(@:.o=.S) -o $@
+$(B)/kernel0.elf: $(KOBJ) $(B)/ksyms0.o linker.ld
+	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(KOBJ) $(B)/ksyms0.o $(LIBGCC)
+$(B)/ksyms.o: $(B)/kernel0.elf tools/ksyms.py
+	$(KSYMS) $< $(@:.o=.S)
+	$(CC) $(KCFLAGS) -c $(@:.o=.S) -o $@
+$(B)/kernel.elf: $(KOBJ) $(B)/ksyms.o linker.ld
+	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@.tmp $(KOBJ) $(B)/ksyms.o $(LIBGCC)
+	$(KSYMS) --check $(B)/kernel0.elf $@.tmp
+	mv $@.tmp $@
+
+# The kernel for stepping in gdb (make qemu-gdb): the same sources at -Og in a folder of their
+# own, so that `info locals` and `next` work in exec, vm_fault or trap, while make qemu, the
+# tests and the benchmarks keep the optimised kernel. Same layout of every structure.
+DB := $(B)/debug
+DKCFLAGS = $(patsubst -O2,-Og,$(KCFLAGS))
+DKOBJ := $(patsubst %,$(DB)/k/%.o,$(KSRC))
+$(DB)/k/%.c.o: %.c | $(TOOLS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(DKCFLAGS) -c $< -o $@
+$(DB)/k/%.S.o: %.S | $(TOOLS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(DKCFLAGS) -c $< -o $@
+$(DB)/ksyms0.o: tools/ksyms.py | $(TOOLS_OK)
+	@mkdir -p $(@D)
+	$(KSYMS) --stub $(@:.o=.S)
+	$(CC) $(DKCFLAGS) -c $(@:.o=.S) -o $@
+$(DB)/kernel0.elf: $(DKOBJ) $(DB)/ksyms0.o linker.ld
+	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(DKOBJ) $(DB)/ksyms0.o $(LIBGCC)
+$(DB)/ksyms.o: $(DB)/kernel0.elf tools/ksyms.py
+	$(KSYMS) $< $(@:.o=.S)
+	$(CC) $(DKCFLAGS) -c $(@:.o=.S) -o $@
+$(DB)/kernel.elf: $(DKOBJ) $(DB)/ksyms.o linker.ld
+	$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@.tmp $(DKOBJ) $(DB)/ksyms.o $(LIBGCC)
+	$(KSYMS) --check $(DB)/kernel0.elf $@.tmp
+	mv $@.tmp $@
+debug-kernel: $(DB)/kernel.elf
 
 # The ISO holds a stripped kernel; the one with symbols stays in build/ for gdb. cmdline.txt
 # is rewritten only when CMDLINE differs from what it holds, and its date remakes the ISO.
@@ -177,13 +219,15 @@ RUNQEMU = $(PYTHON) tools/runqemu.py --mem $(MEM) --accel $(ACCEL) --disk $(FSIM
 qemu: $(ISO) $(RUNIMG)
 	@$(RUNQEMU) --iso $(ISO)
 
-GDBPORT := $(shell expr 26000 + $$(id -u) % 5000)
-qemu-gdb: $(ISO) $(RUNIMG)
-	@echo "*** QEMU waits for gdb on localhost:$(GDBPORT): run 'make gdb' in another terminal"
-	@$(RUNQEMU) --iso $(ISO) --gdb $(GDBPORT)
-gdb: $(B)/kernel.elf
-	@sed 's/@GDBPORT@/$(GDBPORT)/' tools/gdbinit.in > $(B)/gdbinit
-	gdb -q -nx -x $(B)/gdbinit
+# make qemu-gdb boots the -Og kernel ($(DB)/kernel.elf) and waits on a free port of its own
+# (printed; tools/runqemu.py --gdb auto), named in $(DB)/gdb.port for make gdb to find.
+qemu-gdb: $(DB)/kernel.elf $(RUNIMG)
+	@$(RUNQEMU) --kernel $(DB)/kernel.elf --append "$$CMDLINE" --gdb auto --gdb-file $(DB)/gdb.port
+gdb: | $(TOOLS_OK)
+	@$(PYTHON) tools/rungdb.py $(DB)/gdb.port
+# docs/gdb.md's transcripts, made again by running them (a minute or so)
+gdb-walkthrough: $(DB)/kernel.elf $(B)/mkfs $(UBINS)
+	$(PYTHON) tools/gdb_walkthrough.py
 
 # --- tests --------------------------------------------------------------------------------
 test: test-build
@@ -191,7 +235,7 @@ test: test-build
 
 # Everything the tests use, built and installed, without running them.
 .PHONY: test-build mutants
-test-build: all $(UBINS) $(HOSTTESTS) $(BENCH_OK)
+test-build: all $(UBINS) $(HOSTTESTS) $(BENCH_OK) $(DB)/kernel.elf
 	@$(PYTHON) tools/pytest-deps.py
 
 # Planted bugs, one at a time, each against the whole suite (tools/mutants.py, issue 11):
@@ -229,8 +273,11 @@ help:
 	@echo 'make                 build everything (kernel, ISO, disk image, programs, host tools)'
 	@echo 'make qemu            build, then boot the ISO in QEMU with the shell on this terminal'
 	@echo 'make test            host unit tests, then the tests that boot the kernel (JOBS=2 at a time)'
-	@echo 'make qemu-gdb        boot like make qemu, but QEMU waits for a debugger'
-	@echo 'make gdb             in another terminal: gdb attached to make qemu-gdb, with symbols'
+	@echo 'make qemu-gdb        boot the -Og kernel (build/debug), QEMU waiting for a debugger on a free port'
+	@echo 'make gdb             in another terminal: gdb attached to make qemu-gdb, with the kernel commands'
+	@echo '                     (frames, lru, ps, seg, pt, cowlists, negs, negbreak, counters, usym; docs/gdb.md)'
+	@echo 'make debug-kernel    only the -Og kernel for gdb (build/debug/kernel.elf)'
+	@echo 'make gdb-walkthrough run the gdb sessions of docs/gdb.md again and put their transcripts in it'
 	@echo 'make iso             only the GRUB ISO (build/os.iso, with CMDLINE in its grub.cfg)'
 	@echo 'make fsimg           only the default disk image (build/fs.img)'
 	@echo 'make programs        only the user programs (build/user/bin)'
@@ -259,4 +306,4 @@ clean:
 	rm -rf $(B) compile_commands.json
 
 FORCE:
--include $(shell find $(B)/k $(B)/u -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/k $(B)/u $(DB)/k -name '*.d' 2>/dev/null)

@@ -1,5 +1,6 @@
 /* Formatted output for the kernel: snprintf, kprintf to the console, panic. */
 #include "kernel/klib.h"
+#include "kernel/ksyms.h"
 #include "kernel/console.h"
 #include "kernel/spinlock.h"
 #include "kernel/power.h"
@@ -130,19 +131,6 @@ void kprintf(const char *fmt, ...)
   popcli();
 }
 
-/* Walks the frame-pointer chain so a panic says where it came from. */
-static void backtrace(void)
-{
-  uint32_t *ebp;
-  __asm__ volatile("movl %%ebp, %0" : "=r"(ebp));
-  kprintf("backtrace:");
-  for (int i = 0; i < 10 && ebp && (uint32_t)ebp >= 0xC0000000u; i++) {
-    kprintf(" %p", (void *)ebp[1]);
-    ebp = (uint32_t *)ebp[0];
-  }
-  kprintf("\n");
-}
-
 void panic(const char *fmt, ...)
 {
   char buf[256];
@@ -153,6 +141,8 @@ void panic(const char *fmt, ...)
   va_end(ap);
   struct proc *p = myproc();
   kprintf("\nkernel panic: %s (process %d %s)\n", buf, p ? p->pid : 0, p ? p->name : "-");
-  backtrace();
+  uint32_t ebp;
+  __asm__ volatile("movl %%ebp, %0" : "=r"(ebp));
+  ksym_backtrace(ebp, 16);
   machine_poweroff(1);
 }

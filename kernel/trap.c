@@ -1,5 +1,6 @@
 /* Traps: CPU exceptions, device interrupts and system calls all arrive at trap(). */
 #include "kernel/klib.h"
+#include "kernel/ksyms.h"
 #include "kernel/x86.h"
 #include "kernel/trap.h"
 #include "kernel/gdt.h"
@@ -99,9 +100,11 @@ static void user_exception(struct trapframe *tf)
 
 static void kernel_exception(struct trapframe *tf)
 {
-  kprintf("\nkernel trap %u (%s) err 0x%x eip 0x%08x cr2 0x%08x\n"
+  char where[64];
+  ksym_name(tf->eip, where, sizeof where);
+  kprintf("\nkernel trap %u (%s) err 0x%x eip 0x%08x (%s) cr2 0x%08x\n"
           "  eax %08x ebx %08x ecx %08x edx %08x\n  esi %08x edi %08x ebp %08x\n",
-          tf->trapno, trapname(tf->trapno), tf->err, tf->eip, rcr2(), tf->eax, tf->ebx,
+          tf->trapno, trapname(tf->trapno), tf->err, tf->eip, where, rcr2(), tf->eax, tf->ebx,
           tf->ecx, tf->edx, tf->esi, tf->edi, tf->ebp);
   panic("%s in the kernel", trapname(tf->trapno));
 }

@@ -137,9 +137,10 @@ def pytest_runtest_makereport(item, call):
 
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
-         wait_for=None, kill_after=None, keep_input=False, drive=None, status=False):
+         wait_for=None, kill_after=None, keep_input=False, drive=None, status=False, kernel=None):
     """Boots once; commands go to the shell after the kernel says it is ready, then end of input
-    makes the shell exit and the machine power off.
+    makes the shell exit and the machine power off. kernel: another ELF than build/kernel.elf
+    (build/debug/kernel.elf, the one make qemu-gdb boots).
 
     wait_for="REGEX": the commands are sent only once the guest's output matches it.
     wait_for=[(REGEX, TEXT), ...]: the commands are sent at once, then each TEXT once the
@@ -164,7 +165,7 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     if iso:
         args += ["--iso", str(BUILD / "os.iso")]
     else:
-        args += ["--kernel", str(BUILD / "kernel.elf"), "--append", cmdline]
+        args += ["--kernel", str(kernel or BUILD / "kernel.elf"), "--append", cmdline]
     if icount:
         args += ["--icount"]
     if kill_after:

@@ -53,7 +53,9 @@ trials() {
       echo "grub-common grub-pc-bin xorriso mtools: grub-mkrescue fails ($(tail -n1 "$t/log"))"
   fi
 
-  have gdb || echo "gdb: gdb is missing (make gdb)"
+  # make gdb's commands are written in gdb's Python API (tools/gdb); gdb-minimal has none.
+  [ "$(gdb -q -nx -batch -ex 'python print(6 * 7)' 2>/dev/null)" = 42 ] ||
+    echo "gdb: gdb with Python does not run (make gdb, tests/qemu/test_gdb*.py)"
   python3 -c 'import sys, termios, select; sys.exit(sys.version_info < (3, 7))' >/dev/null 2>&1 ||
     echo "python3: python3 (3.7 or later) does not run"
 }

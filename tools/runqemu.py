@@ -63,7 +63,7 @@ def qemu_command(a):
         if a.append:
             cmd += ["-append", a.append]
     if a.gdb:
-        cmd += ["-S", "-gdb", "tcp:127.0.0.1:%d" % a.gdb]
+        cmd += ["-S", "-gdb", "tcp:127.0.0.1:%d" % a.gdb_port]
     return cmd + a.extra
 
 
@@ -81,7 +81,9 @@ def main():
                    help="boot even with less memory than the kernel needs (to test the kernel's own check)")
     p.add_argument("--accel", default="tcg", choices=["tcg", "kvm"])
     p.add_argument("--icount", action="store_true", help="exact guest time: -icount shift=0")
-    p.add_argument("--gdb", type=int, help="wait for gdb on this TCP port")
+    p.add_argument("--gdb", help="wait for gdb on this TCP port, or 'auto': the first free one from "
+                   "26000 + uid %% 5000 (printed), so that two users of one machine do not clash")
+    p.add_argument("--gdb-file", help="with --gdb: write 'PORT PID KERNEL' here while QEMU runs (make gdb reads it)")
     p.add_argument("--timeout", type=float, help="kill QEMU after this many seconds")
     p.add_argument("--kill-on", help="kill QEMU (SIGKILL: a power cut) as soon as the guest prints this text")
     p.add_argument("extra", nargs="*", help="more QEMU arguments (after --)")
@@ -96,6 +98,11 @@ def main():
         return refuse("%d MB of memory is too little: the kernel needs at least %d MB (MEM=%d or more)"
                       % (a.mem, mem_min_mb(), mem_min_mb()))
 
+    if a.gdb:
+        a.gdb_port = gdb_port(a.gdb)
+        if a.gdb_port is None:
+            return refuse("--gdb %s: no free TCP port for gdb (give one: --gdb PORT)" % a.gdb)
+
     tty = os.isatty(0)
     saved = None
     if tty:
@@ -108,13 +115,14 @@ def main():
     if tty:
         sys.stderr.write("runqemu: Ctrl-C goes to the guest; Ctrl-A X quits QEMU\r\n")
     try:
-        q = subprocess.Popen(qemu_command(a), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, bufsize=0)
+        q = start_qemu(a)
     except OSError as e:
         if saved:
             termios.tcsetattr(0, termios.TCSANOW, saved)
         return refuse("QEMU could not be started: %s" % e)
     elf_copy = keep_elf(a)
+    if a.gdb and a.gdb_file:
+        write_gdb_file(a, q.pid)
     ready = threading.Event()
     dumped = threading.Event()
     dump = bytearray()          # the output after ^P was sent on a timeout
@@ -221,6 +229,11 @@ def main():
     finally:
         if saved:
             termios.tcsetattr(0, termios.TCSANOW, saved)
+    if a.gdb and a.gdb_file:
+        try:
+            os.unlink(a.gdb_file)
+        except OSError:
+            pass
     out_t.join()        # QEMU is gone, so its output ends; a bounded wait could cut it on a busy machine
     err_t.join()
     if quit_key.is_set():
@@ -242,6 +255,105 @@ def main():
         sys.stderr.write("\nrunqemu: the kernel powered off reporting a failure (its message is above)\n")
         return 1
     return refuse(qemu_failure(q.returncode, errors, a))
+
+
+def start_qemu(a):
+    """Starts QEMU. With --gdb, returns once its gdb stub listens, and says on which port; with
+    --gdb auto, starts it again on the next free port when another QEMU took the one we picked
+    between our look and its bind (two make qemu-gdb started together)."""
+    import io
+    tries = 10 if a.gdb == "auto" else 1
+    for attempt in range(tries):
+        q = subprocess.Popen(qemu_command(a), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, bufsize=0)
+        if not a.gdb:
+            return q
+        if gdb_listening(q, a.gdb_port):
+            sys.stderr.write("runqemu: QEMU waits for gdb on localhost:%d: run 'make gdb' in another "
+                             "terminal\n" % a.gdb_port)
+            sys.stderr.flush()
+            return q
+        if q.poll() is None:
+            return q                # slow to listen, but running: gdb retries its connection
+        err = q.stderr.read()
+        q.stderr = io.BytesIO(err)  # shown as usual if it failed for another reason
+        nxt = gdb_port("auto", a.gdb_port + 1) if attempt + 1 < tries else None
+        if b"Address already in use" not in err or nxt is None:
+            return q
+        a.gdb_port = nxt
+    return q
+
+
+def gdb_listening(q, port, wait=10.0):
+    """Whether QEMU q listens on its gdb port: a listening socket on it among q's open files
+    (/proc). Binding the port ourselves cannot tell: it fails as well when another QEMU holds
+    it, and connecting would open a gdb session."""
+    deadline = time.time() + wait
+    while q.poll() is None and time.time() < deadline:
+        if process_listens(q.pid, port):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def process_listens(pid, port):
+    want = ":%04X" % port
+    inodes = set()
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(path) as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            col = row.split()
+            if len(col) > 9 and col[1].endswith(want) and col[3] == "0A":     # 0A: LISTEN
+                inodes.add(col[9])
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            link = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+        except OSError:
+            continue
+        if link.startswith("socket:[") and link[8:-1] in inodes:
+            return True
+    return False
+
+
+def gdb_port(spec, start=None):
+    """The port QEMU's gdb stub listens on: as given, or the first one free from a base that
+    depends on the user (two students on one machine start apart, and a port taken by another
+    program or another QEMU of one's own is skipped). None when nothing is free."""
+    if spec != "auto":
+        try:
+            return int(spec)
+        except ValueError:
+            return None
+    import socket
+    base = 26000 + os.getuid() % 5000
+    for port in range(start or base, base + 200):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            s.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            s.close()
+    return None
+
+
+def write_gdb_file(a, pid):
+    """What make gdb needs to attach (tools/rungdb.py): the port, QEMU's pid (a file left by a
+    QEMU that died is recognised as stale) and the kernel it boots, for the symbols."""
+    kernel = os.path.abspath(a.kernel) if a.kernel else os.path.join(ROOT, "build", "kernel.elf")
+    tmp = a.gdb_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d %d %s\n" % (a.gdb_port, pid, kernel))
+    os.replace(tmp, a.gdb_file)
 
 
 def ask_for_dump(q, dumping, dumped):
@@ -301,6 +413,9 @@ def qemu_failure(rc, errors, a):
     if 'Failed to get "write" lock' in text or "another process using the image" in text:
         return ("the disk image %s is in use by another QEMU: stop that one, or boot a copy "
                 "(make qemu FSIMG=COPY)" % a.disk)
+    if "Address already in use" in text and a.gdb:
+        return ("the gdb port %d was taken meanwhile by another program: run again (or give "
+                "another: --gdb PORT)" % a.gdb_port)
     if rc == 1 and said:
         return "QEMU could not start (%s); fix what it names" % said
     if rc < 0:

@@ -52,6 +52,8 @@ static void usage(FILE *f)
     "                             lazy cor_refs cow_next cow_prev (used, refs: read only)\n"
     "  corrupt count POOL [CHANGE]      the core map's count of a pool (free kernel cache vm)\n"
     "  corrupt restore            puts back everything changed, last first\n"
+    "  corrupt panic [fault]      panics the kernel (to see what a panic prints); fault: by a\n"
+    "                             page fault in the kernel\n"
     "CHANGE is =VALUE, +N or -N (numbers decimal or 0x hex; pools by name too). Without it the\n"
     "value is printed. Each change prints \"corrupt: WHAT: OLD -> NEW\".\n");
 }
@@ -293,6 +295,10 @@ int main(int argc, char **argv)
     return show(atoi(argv[2]));
   if (strcmp(cmd, "info") == 0 && argc == 2)
     return info();
+  if (strcmp(cmd, "panic") == 0 && (argc == 2 || (argc == 3 && strcmp(argv[2], "fault") == 0))) {
+    struct vmcorrupt r = { .op = VMC_PANIC, .field = argc == 3 };
+    return fail("panic", call(&r));     /* returns only when refused */
+  }
   if (strcmp(cmd, "restore") == 0 && argc == 2) {
     r.op = VMC_RESTORE;
     int n = call(&r);

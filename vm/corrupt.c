@@ -22,6 +22,10 @@
  * never touch their memory (corrupt family, sleep), free frames at the far end of the free list
  * (allocated last), and frames that belong to no pool, so the rest of the system runs on while
  * the audit looks; with plenty of free memory nothing is paged out meanwhile.
+ *
+ * VMC_PANIC panics on purpose, from a function of its own (or, with field 1, by a page fault in
+ * one): tests/qemu/test_gdb.py checks that the backtrace a panic prints names it, with its file
+ * and line, and the trap on the way (kernel/ksyms.c).
  */
 #include "kernel/klib.h"
 #include "kernel/proc.h"
@@ -234,6 +238,17 @@ static void restore_all(void)
   vm_damaged = false;
 }
 
+static __attribute__((noinline, noreturn)) void panic_on_request(int pid)
+{
+  panic("corrupt panic: asked for by pid %d (debug.corrupt=1)", pid);
+}
+
+/* A kernel page fault: below the code segment nothing is ever mapped. */
+static __attribute__((noinline)) void fault_on_request(void)
+{
+  *(volatile uint32_t *)0x1000 = 1;
+}
+
 int sys_vmcorrupt(void)
 {
   struct vmcorrupt r;
@@ -242,6 +257,10 @@ int sys_vmcorrupt(void)
     return -EFAULT;
   if (!corrupt_allowed && r.op != VMC_RESTORE)
     return -EPERM;
+  if (r.op == VMC_PANIC && r.field == 1)
+    fault_on_request();
+  if (r.op == VMC_PANIC)
+    panic_on_request(myproc()->pid);
   int err = 0;
   struct word w;
   acquire(&vm_lock);

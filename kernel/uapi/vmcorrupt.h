@@ -13,11 +13,13 @@
  * Pointers read and write as numbers: a segment's number, a frame's number, VMC_NONE for
  * null (and VMC_BOGUS when a pointer is neither). VMC_GET and VMC_SET return the value
  * before in old; VMC_SET logs it, and VMC_RESTORE puts every logged word back, last first
- * (a count is put back by its difference, as the kernel changes counts meanwhile). */
+ * (a count is put back by its difference, as the kernel changes counts meanwhile). VMC_PANIC
+ * panics the kernel (field 1: by a page fault in the kernel), so that a test sees what a panic
+ * prints (its backtrace, kernel/ksyms.c). */
 #ifndef UAPI_VMCORRUPT_H
 #define UAPI_VMCORRUPT_H
 
-enum { VMC_GET = 1, VMC_SET, VMC_RESTORE };
+enum { VMC_GET = 1, VMC_SET, VMC_RESTORE, VMC_PANIC /* a kernel panic on purpose */ };
 enum { VMC_PTE = 1, VMC_PDE, VMC_FRAME, VMC_SEG, VMC_COUNT, VMC_INFO };
 enum { VMC_CODE = 0, VMC_HEAP, VMC_STACK };             /* = enum seg_type */
 enum { VMC_POOL_NONE = 0, VMC_POOL_FREE, VMC_POOL_KERNEL, VMC_POOL_CACHE, VMC_POOL_VM };

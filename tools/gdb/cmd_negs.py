@@ -1,0 +1,238 @@
+"""negs [N] and negbreak [fs|vm|off]: the negotiations between the file cache and the VM
+(vm/negotiate.c): the last ones from the kernel's trace ring, and a breakpoint on the next.
+
+negbreak stops in neg_decide (vm/negotiate_rule.c), the pure function every negotiation goes
+through: its arguments are both pools' offers and the penalty, so the decision can be stepped
+through with next/step and its verdict seen with finish. The pages behind the offers are found
+the way the pools find them (cache_offer, vm_offer: kstate.py) and checked against the times
+the offers carry.
+"""
+import gdb
+
+import kconst as K
+from cmd_counters import read_counters
+from cmd_frames import vm_owner
+from fsnames import Names
+from kmem import Layout, addr, enum_values, parse_int, table, var_u32
+from kstate import State
+
+WHO = {K.NEGT_FS: "fs", K.NEGT_VM: "vm", K.NEGT_KERNEL: "kernel", K.NEGT_NOBODY: "none"}
+
+
+def records(n):
+    """The last n negotiation records (struct negrecord), oldest first, as sys_negtrace copies
+    them."""
+    seq = var_u32("trace_seq", "vm/negotiate.c")
+    n = min(seq, n, K.NEGTRACE_MAX)
+    lay = Layout("struct negrecord")
+    ring = lay.read_array(addr("trace", "vm/negotiate.c"), K.NEGTRACE_MAX)
+    return [ring[(seq - n + i) % K.NEGTRACE_MAX] for i in range(n)]
+
+
+def age_ms(now, t, refused):
+    return "refuse" if refused else str((now - t) & 0xFFFFFFFF)
+
+
+def decide(asker_vm, own, other, penalty_ms):
+    """neg_decide (vm/negotiate_rule.c) repeated: 'own', 'other' or 'none'. own and other are
+    (refuse, lastref_ms)."""
+    if other[0]:
+        return "none" if own[0] else "own"
+    if own[0]:
+        return "other"
+    own_t, other_t = own[1], other[1]
+    if asker_vm:
+        own_t = min(own_t + penalty_ms, 0xFFFFFFFF)
+    else:
+        other_t = min(other_t + penalty_ms, 0xFFFFFFFF)
+    return "other" if other_t < own_t else "own"
+
+
+class Negs(gdb.Command):
+    """negs [N]: the last N negotiations (20; 0: all 256 the kernel keeps), oldest first, and the counters.
+
+As the negtrace program prints them, from the kernel's trace ring (vm/negotiate.c): SEQ, TIME
+(ms since boot), ASKER (fs: a cache miss; vm: a page fault; kernel: refilling its reserve of
+free frames), FS_AGE and VM_AGE (ms since the page each pool offered was last used, or refuse),
+PENALTY (s added to the VM's time), VM_BIASED (the VM's age as compared: its age less the
+penalty; the older page goes), GAVE (whose frame the asker got: its own pool's means it
+recycled its own oldest page; none: it waits). Then the neg.* counters and vm.penalty."""
+
+    def __init__(self):
+        super().__init__("negs", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        args = [arg.strip()] if arg.strip() else []
+        n = parse_int(args[0], "negs") if args else 20
+        rows = []
+        for r in records(n if n > 0 else K.NEGTRACE_MAX):
+            fs_ref, vm_ref = r.flags & K.NEGT_FS_REFUSED, r.flags & K.NEGT_VM_REFUSED
+            vm_age = (r.time_ms - r.vm_lastref_ms) & 0xFFFFFFFF
+            biased = "refuse" if vm_ref else str(vm_age - r.penalty_ms)
+            rows.append([r.seq, r.time_ms, WHO.get(r.asker, "?"), age_ms(r.time_ms, r.fs_lastref_ms, fs_ref),
+                         age_ms(r.time_ms, r.vm_lastref_ms, vm_ref), r.penalty_ms // 1000, biased,
+                         WHO.get(r.gave, "?")])
+        if rows:
+            gdb.write(table(["SEQ", "TIME", "ASKER", "FS_AGE", "VM_AGE", "PENALTY", "VM_BIASED", "GAVE"], rows,
+                            right=["FS_AGE", "VM_AGE", "VM_BIASED"]))
+        else:
+            gdb.write("no negotiation yet (since boot or neg.reset): free frames were enough\n")
+        counters = [(name, v) for name, v, _ in read_counters() if name.startswith("neg.")]
+        gdb.write(" ".join("%s=%s" % c for c in counters) + "\n")
+        gdb.write("vm.penalty=%d s (%s)\n" % (var_u32("penalty_s", "vm/negotiate.c"),
+                                           "stepped" if var_u32("penalty_mode", "vm/negotiate.c") else "fixed"))
+
+
+# --- negbreak ---------------------------------------------------------------------------------
+
+def offer(v):
+    return bool(v["refuse"]), int(v["lastref_ms"])
+
+
+def describe_cache(st, names, giving, off):
+    kind, b = st.cache_candidate(giving)
+    if off[0]:
+        return "refuses (%s)" % ("at its floor, fs.cache_min_kb, or a fixed size" if giving
+                                 else "it must grow: under its floor or fixed size")
+    if kind == "free":
+        what = "a block on its free list (no identity: older than anything)"
+    elif kind == "block":
+        f, blk = names.block(b)
+        what = "%s block %s%s" % (f, blk, ", dirty: the cleaners must write it first" if b.flags & K.CB_DIRTY else "")
+        if b.lastref != off[1]:
+            what += " [its time %d differs from the offer's: the cache changed since]" % b.lastref
+    else:
+        what = "? (no block found that could go)"
+    return "%s, last used %s" % (what, ago(st, off[1]))
+
+
+def describe_vm(st, giving, off):
+    if off[0]:
+        return "refuses (%s)" % ("at its floor, 1/16 of memory" if giving else "no page of its own can go now")
+    v = st.next_victim()
+    if v is None or v < 0:
+        what = "? (its next victim is not found here)"
+    else:
+        what = "frame %d, %s" % (v, vm_owner(st, v))
+        if st.frames[v].lastref != off[1]:
+            what += " [its time %d differs from the offer's]" % st.frames[v].lastref
+    return "%s, last referenced %s" % (what, ago(st, off[1]))
+
+
+def ago(st, t):
+    return "%.3f s ago (t=%d ms)" % (((st.now - t) & 0xFFFFFFFF) / 1000.0, t)
+
+
+class NegBreakpoint(gdb.Breakpoint):
+    """Stops in neg_decide when the filter allows; remembers what it saw for the stop event."""
+    def __init__(self, which):
+        super().__init__("neg_decide", internal=False)
+        self.which = which
+        self.seen = None
+
+    def stop(self):
+        frame = gdb.selected_frame()
+        asker_vm = int(frame.read_var("asker")) == enum_values("enum neg_pool")["NEG_VM"]
+        own, other = offer(frame.read_var("own")), offer(frame.read_var("other"))
+        pen = int(frame.read_var("penalty_ms"))
+        caller = frame.older()
+        kernel = caller is not None and caller.name() == "refill_one"
+        verdict = decide(asker_vm, own, other, pen)
+        takes = verdict == "other" and not kernel
+        if self.which == "fs" and (asker_vm or not takes):
+            return False
+        if self.which == "vm" and (not asker_vm or not takes):
+            return False
+        if self.which == "fs-asks" and (asker_vm or kernel):
+            return False
+        if self.which == "vm-asks" and not asker_vm:
+            return False
+        self.seen = (asker_vm, kernel, own, other, pen, verdict)
+        return True
+
+
+_bp = None
+
+
+def on_stop(event):
+    if _bp is None or not isinstance(event, gdb.BreakpointEvent) or _bp not in event.breakpoints:
+        return
+    if not _bp.seen:
+        return
+    asker_vm, kernel, own, other, pen, verdict = _bp.seen
+    st = State()
+    names = Names(st)
+    cur = st.current()
+    who = "pid %d %s" % (cur.pid, cur.name) if cur else "no process"
+    fs_off, vm_off = (other, own) if asker_vm else (own, other)
+    if kernel:
+        title = "the kernel refills its reserve of free frames (asked as the cache, giving on both sides)"
+        cache_giving = vm_giving = True
+    elif asker_vm:
+        title = "the VM asks: a page fault in %s needs a frame and none is free" % who
+        cache_giving, vm_giving = True, False
+    else:
+        title = "the file cache asks: a cache miss in %s needs a frame and none is free" % who
+        cache_giving, vm_giving = False, True
+    seq = var_u32("trace_seq", "vm/negotiate.c") + 1
+    out = ["negotiation %d: %s" % (seq, title),
+           "  cache offers: %s" % describe_cache(st, names, cache_giving, fs_off),
+           "  VM offers:    %s" % describe_vm(st, vm_giving, vm_off),
+           "  penalty: %d ms added to the VM's time (vm.penalty=%d s, %s)" % (
+               pen, var_u32("penalty_s", "vm/negotiate.c"),
+               "stepped" if var_u32("penalty_mode", "vm/negotiate.c") else "fixed")]
+    if not fs_off[0] and not vm_off[0]:
+        vm_biased = min(vm_off[1] + pen, 0xFFFFFFFF)
+        out.append("  compared: the cache's page last used at %d ms, the VM's at %d ms + penalty = %d ms: "
+                   "the %s page is older" % (fs_off[1], vm_off[1], vm_biased,
+                                             "VM's" if vm_biased < fs_off[1] else
+                                             "cache's" if fs_off[1] < vm_biased else "(tie) asker's own"))
+    asker = "VM" if asker_vm else "cache"
+    verdicts = {"own": "NEG_OWN: the %s recycles its own oldest page" % asker,
+                "other": "NEG_OTHER: the %s surrenders its page to the %s" % (
+                    "cache" if asker_vm else "VM", asker),
+                "none": "NEG_NONE: neither may give; the asker waits"}
+    out.append("  neg_decide will return %s" % verdicts[verdict])
+    out.append("  (next/step go through the decision; finish shows its verdict; negs shows the trace)")
+    gdb.write("\n".join(out) + "\n")
+
+
+gdb.events.stop.connect(on_stop)
+
+
+class NegBreak(gdb.Command):
+    """negbreak [fs|vm|fs-asks|vm-asks|off]: stop at the next negotiation between the cache and the VM.
+
+The breakpoint is in neg_decide (vm/negotiate_rule.c), called when a pool needs a frame and
+none is free (and when the kernel refills its reserve). At each stop it shows who asked, both
+offers -- the cache's block (file, block) and the VM's page (process, segment, page) with how
+long ago each was last used -- the penalty added to the VM's time, which page is older once
+biased, and the verdict neg_decide will return. fs: stop only when the file system takes a
+VM page; vm: only when the VM takes a cache page; fs-asks, vm-asks: whenever that pool asks,
+whatever the verdict; off: remove it. One negbreak at a time (a new one replaces the old); it
+is an ordinary breakpoint otherwise (info breakpoints, delete)."""
+
+    def __init__(self):
+        super().__init__("negbreak", gdb.COMMAND_BREAKPOINTS)
+
+    def invoke(self, arg, from_tty):
+        global _bp
+        args = gdb.string_to_argv(arg)
+        if len(args) > 1 or (args and args[0] not in ("fs", "vm", "fs-asks", "vm-asks", "off")):
+            raise gdb.GdbError("usage: negbreak [fs|vm|fs-asks|vm-asks|off]")
+        if _bp is not None and _bp.is_valid():
+            _bp.delete()
+        _bp = None
+        which = args[0] if args else "all"
+        if which == "off":
+            gdb.write("negbreak: off\n")
+            return
+        _bp = NegBreakpoint(which)
+        gdb.write("negbreak: breakpoint %d in neg_decide, stopping at %s\n" % (_bp.number, {
+            "all": "every negotiation", "fs": "the next one in which the file system takes a VM page",
+            "vm": "the next one in which the VM takes a cache page",
+            "fs-asks": "the next one the file cache asks for", "vm-asks": "the next one the VM asks for"}[which]))
+
+
+Negs()
+NegBreak()
