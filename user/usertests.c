@@ -1345,6 +1345,57 @@ static void test_cowlast(void)
   sbrk(-2 * 4096);
 }
 
+/* Pushes process pid's pages to backing store (vm.pageout=PID). */
+static void push_out(int pid)
+{
+  char v[16], out[64];
+  snprintf(v, sizeof v, "%d", pid);
+  sysctl("vm.pageout", v, out, sizeof out);
+}
+
+/* A master's page that is clean (in the master's own backing file) and resident when the
+ * master exits goes to its one slave, whose backing file does not hold it: it must count as
+ * dirty there, or the slave's next page-out drops it and the slave reads zeros. */
+static void test_cowhandoff(void)
+{
+  int res[2];
+  OK(pipe(res));
+  int pid = xfork();
+  if (pid == 0) {
+    char *raw = sbrk(2 * 4096);
+    unsigned *x = (unsigned *)(((unsigned)raw + 4095) & ~4095u);
+    for (int i = 0; i < 1024; i++)
+      x[i] = 0x5eed0000u + i;
+    sleep_ms(300);                  /* the VM daemon reserves a forked segment's backing store */
+    push_out(getpid());
+    volatile unsigned sum = 0;
+    for (int i = 0; i < 1024; i++)
+      sum += x[i];                  /* read back: resident, clean, in this file */
+    int gone[2];
+    pipe(gone);
+    if (fork() == 0) {
+      char c;
+      close(gone[1]);
+      read(gone[0], &c, 1);         /* until the master has exited: its page is handed over */
+      sleep_ms(300);
+      push_out(getpid());
+      int bad = 0;
+      for (int i = 0; i < 1024; i++)
+        bad += x[i] != 0x5eed0000u + i;
+      write(res[1], &bad, sizeof bad);
+      exit(0);
+    }
+    exit(0);
+  }
+  close(res[1]);
+  CHECK(xwait(pid) == 0, "the master failed");
+  int bad = -1;
+  CHECK(read(res[0], &bad, sizeof bad) == sizeof bad, "no word from the slave");
+  CHECK(bad == 0, "%d words of a page handed to the slave were lost after its page-out", bad);
+  close(res[0]);
+  sleep_ms(100);                    /* let the orphan finish: later tests count process slots */
+}
+
 static void test_manyforks(void)
 {
   int p[2];
@@ -1895,6 +1946,7 @@ static struct test tests[] = {
   {"pipe", test_pipe, 300000},
   {"forkwait", test_forkwait, 120000},
   {"cowlast", test_cowlast, 60000},
+  {"cowhandoff", test_cowhandoff, 60000},
   {"manyforks", test_manyforks, 300000},
   {"sbrk", test_sbrk, 120000},
   {"killsleep", test_killsleep, 120000},
