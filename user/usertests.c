@@ -1396,6 +1396,40 @@ static void test_cowhandoff(void)
   sleep_ms(100);                    /* let the orphan finish: later tests count process slots */
 }
 
+/* A master's page that is clean but in no backing file (zero-filled, only read) and shared
+ * copy-on-write must still be written when paged out: its slave copies it from the master's
+ * backing file later, and dropping it left the slave naming a master with no page. */
+static void test_cowclean(void)
+{
+  char *raw = sbrk(2 * 4096);
+  CHECK(raw != (char *)-1, "sbrk failed");
+  volatile unsigned *x = (unsigned *)(((unsigned)raw + 4095) & ~4095u);
+  unsigned sum = 0;
+  for (int i = 0; i < 1024; i++)
+    sum += x[i];                    /* zero-filled on a read: clean, not in the backing file */
+  CHECK(sum == 0, "a new heap page is not zero");
+  int go[2];
+  OK(pipe(go));
+  int pid = xfork();
+  if (pid == 0) {
+    char c;
+    close(go[1]);
+    read(go[0], &c, 1);             /* until the master's pages are out */
+    int bad = 0;
+    for (int i = 0; i < 1024; i++)
+      bad += x[i] != 0;             /* a COR fault from the master's backing file */
+    exit(bad ? 1 : 0);
+  }
+  close(go[0]);
+  push_out(getpid());
+  char c = 1;
+  write(go[1], &c, 1);
+  close(go[1]);
+  int st = xwait(pid);
+  CHECK(st == 0, "the child read a wrong page of its master's (status %d)", st);
+  sbrk(-2 * 4096);
+}
+
 static void test_manyforks(void)
 {
   int p[2];
@@ -1947,6 +1981,7 @@ static struct test tests[] = {
   {"forkwait", test_forkwait, 120000},
   {"cowlast", test_cowlast, 60000},
   {"cowhandoff", test_cowhandoff, 60000},
+  {"cowclean", test_cowclean, 60000},
   {"manyforks", test_manyforks, 300000},
   {"sbrk", test_sbrk, 120000},
   {"killsleep", test_killsleep, 120000},
