@@ -50,10 +50,10 @@ def qemu_command(a):
         cmd += ["-accel", "kvm", "-cpu", "host"]
     else:
         cmd += ["-accel", "tcg"]
-    if a.icount:
-        cmd += ["-icount", "shift=0"]
+    if a.icount is not None:
+        cmd += ["-icount", "shift=%d" % a.icount]
     if a.disk:
-        cmd += ["-drive", "file=%s,if=virtio,format=raw" % a.disk]
+        cmd += ["-drive", "file=%s,if=virtio,format=raw%s" % (a.disk, throttling(a))]
     if a.drive:
         cmd += ["-drive", a.drive]
     if a.iso:
@@ -65,6 +65,17 @@ def qemu_command(a):
     if a.gdb:
         cmd += ["-S", "-gdb", "tcp:127.0.0.1:%d" % a.gdb]
     return cmd + a.extra
+
+
+def throttling(a):
+    """QEMU's throttling options for the disk: one budget for reads and writes, as a disk arm
+    serves both. No burst above the rate is set beyond QEMU's default (a tenth of a second's)."""
+    out = ""
+    if a.throttle_bps:
+        out += ",throttling.bps-total=%d" % a.throttle_bps
+    if a.throttle_iops:
+        out += ",throttling.iops-total=%d" % a.throttle_iops
+    return out
 
 
 def main():
@@ -80,7 +91,13 @@ def main():
     p.add_argument("--no-mem-check", action="store_true",
                    help="boot even with less memory than the kernel needs (to test the kernel's own check)")
     p.add_argument("--accel", default="tcg", choices=["tcg", "kvm"])
-    p.add_argument("--icount", action="store_true", help="exact guest time: -icount shift=0")
+    p.add_argument("--icount", type=int, nargs="?", const=0, metavar="SHIFT",
+                   help="exact guest time: -icount shift=SHIFT (0 if not given: 1 ns a guest "
+                   "instruction; 8: 256 ns, a CPU of 4 MIPS in the guest's clock)")
+    p.add_argument("--throttle-bps", type=int, help="the --disk at most this many bytes a second "
+                   "(QEMU's throttling.bps-total), reads and writes together")
+    p.add_argument("--throttle-iops", type=int, help="the --disk at most this many requests a second "
+                   "(throttling.iops-total)")
     p.add_argument("--gdb", type=int, help="wait for gdb on this TCP port")
     p.add_argument("--timeout", type=float, help="kill QEMU after this many seconds")
     p.add_argument("--kill-on", help="kill QEMU (SIGKILL: a power cut) as soon as the guest prints this text")
