@@ -54,6 +54,19 @@ static unsigned long long thousandths(const char *s)
   return whole * 1000 + frac;
 }
 
+/* KB as MB with up to three decimals and no trailing zeros: 512 -> "0.5", 4096 -> "4". */
+static const char *mbtext(unsigned kb)
+{
+  static char out[32];
+  unsigned frac = (kb % 1024) * 1000 / 1024;
+  int n = snprintf(out, sizeof out, "%u.%03u", kb / 1024, frac);
+  while (out[n - 1] == '0')
+    out[--n] = 0;
+  if (out[n - 1] == '.')
+    out[--n] = 0;
+  return out;
+}
+
 /* This process's page-ins and page-outs so far (0 if the kernel cannot say). */
 static void own_paging(unsigned *ins, unsigned *outs)
 {
@@ -136,7 +149,7 @@ int main(int argc, char **argv)
       else if (!quiet)
         printf("touch %u %u ms, %u page-ins\n", r, t, in1 - in0);
     } else if (interactive && !quiet)
-      printf("toucher: %u KB ready: each line of input touches it all; end of input ends\n", bytes / 1024);
+      printf("toucher: %s MB ready: each line of input touches it all; end of input ends\n", mbtext(bytes / 1024));
   }
   (void)sink;
   if (done > 0)
