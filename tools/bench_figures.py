@@ -136,9 +136,13 @@ def ifs(csv_path, series_path, preset, png_time, png_tables):
             cache = sorted((float(r["t_s"]), float(r["value"])) for r in pick if r["what"] == "cache_kb")
             touch = sorted((float(r["t_s"]), float(r["value"]) / 1000) for r in pick if r["what"] == "touch_ms")
             axes[0][j].plot([t for t, _ in cache], [v for _, v in cache], color=color, label=label)
+            for r in pick:
+                if r["what"] == "sort_end":     # where sort ended in this run
+                    for ax in axes[:, j]:
+                        ax.axvline(float(r["t_s"]), color=color, ls="--", lw=0.8)
             axes[1][j].plot([t for t, _ in touch], [v for _, v in touch], "o-", color=color, ms=3, label=label)
         axes[0][j].set_title("S = %g s" % s, fontsize=9)
-        axes[1][j].set_xlabel("seconds since sort began")
+        axes[1][j].set_xlabel("seconds since sort began (dashed: it ended)")
         for ax in axes[:, j]:
             ax.axvline(0, color="grey", lw=0.5)
             ax.grid(True, alpha=0.3)

@@ -306,7 +306,8 @@ def host_load():
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--preset", choices=sorted(PRESETS), default="paper")
+    ap.add_argument("--preset", choices=sorted(PRESETS) + ["both"], default="both",
+                    help="both (the default): paper, then linux-scaled")
     ap.add_argument("--intervals", default="1,5,10,30", help="the toucher's sleep intervals, seconds")
     ap.add_argument("--penalties", default="0,120,120:stepped", help="vm.penalty values, :stepped for that mode")
     ap.add_argument("--runs", type=int, default=3)
@@ -322,6 +323,16 @@ def main(argv=None):
     ap.add_argument("--no-standalone", action="store_true", help="skip sort alone (degradation then unknown)")
     ap.add_argument("--no-figures", action="store_true")
     a = ap.parse_args(argv)
+    failed = 0
+    for preset in (["paper", "linux-scaled"] if a.preset == "both" else [a.preset]):
+        a.preset = preset
+        failed += run_preset(a)
+    if failed:
+        sys.exit("%s: %d runs failed (above); the others are written" % (NAME, failed))
+
+
+def run_preset(a):
+    """Every run of one preset; writes its CSV lines and figures. Returns how many runs failed."""
     cfg = dict(PRESETS[a.preset])
     for k in ("mem", "toucher_mb", "sort_input", "throttle_bps", "throttle_iops", "policy"):
         if getattr(a, k) is not None:
@@ -385,8 +396,7 @@ def main(argv=None):
         pngs = bench_figures.ifs(bench_path("ifs.csv"), bench_path("ifs-series.csv"), a.preset,
                                  bench_path("ifs-%s-time.png" % a.preset), bench_path("ifs-%s-tables.png" % a.preset))
         print("written: build/bench/ifs.csv, build/bench/ifs-series.csv, %s" % ", ".join(os.path.relpath(p) for p in pngs))
-    if failures:
-        sys.exit("%s: %d runs failed (above); the others are written" % (NAME, len(failures)))
+    return len(failures)
 
 
 # --- CSVs and the printed table -----------------------------------------------------------------
