@@ -43,22 +43,23 @@ def boot(name, commands, mem=64, icount=False, append="", timeout=1800, check=No
     return out
 
 
-def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None, timeout=1800, log=None):
-    """Boots build/kernel.elf on a private copy of build/fs.img and types each step's text once
+def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None, timeout=1800, log=None,
+               align=False, image=None, keep=None):
+    """Boots build/kernel.elf on a private copy of image (build/fs.img) and types each step's text once
     the console, since the step before was typed, matches the step's regex (None: at once).
     A step's text may be a function of the whole console so far, for commands that depend on
     what the guest printed (a background job's pid). After the last step, end of input: the
     shell exits and the machine powers off. Returns (exit status, console text, the lines typed).
     log: a file that gets the console as it arrives. Steps run in the guest's order, never on
-    host timers."""
+    host timers. keep: a path that gets the copy as the run left it (a prepared image)."""
     with tempfile.TemporaryDirectory() as d:
         img = os.path.join(d, "fs.img")
-        subprocess.run(["cp", "--sparse=always", os.path.join(ROOT, "build/fs.img"), img], check=True)
+        subprocess.run(["cp", "--sparse=always", image or os.path.join(ROOT, "build/fs.img"), img], check=True)
         args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
                 os.path.join(ROOT, "build/kernel.elf"), "--disk", img, "--mem", str(mem),
                 "--timeout", str(timeout)]
         if icount is not None:
-            args += ["--icount", str(icount)]
+            args += ["--icount", str(icount)] + (["--icount-align"] if align else [])
         if throttle_bps:
             args += ["--throttle-bps", str(throttle_bps)]
         if throttle_iops:
@@ -97,6 +98,8 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
                 p.stdin.close()
             except OSError:
                 pass
+        if keep and p.returncode == 0:
+            subprocess.run(["cp", "--sparse=always", img, keep], check=True)
     return p.returncode, out.decode("utf-8", "replace"), typed
 
 

@@ -51,7 +51,7 @@ def qemu_command(a):
     else:
         cmd += ["-accel", "tcg"]
     if a.icount is not None:
-        cmd += ["-icount", "shift=%d" % a.icount]
+        cmd += ["-icount", "shift=%d%s" % (a.icount, ",align=on" if a.icount_align else "")]
     if a.disk:
         cmd += ["-drive", "file=%s,if=virtio,format=raw%s" % (a.disk, throttling(a))]
     if a.drive:
@@ -94,6 +94,8 @@ def main():
     p.add_argument("--icount", type=int, nargs="?", const=0, metavar="SHIFT",
                    help="exact guest time: -icount shift=SHIFT (0 if not given: 1 ns a guest "
                    "instruction; 8: 256 ns, a CPU of 4 MIPS in the guest's clock)")
+    p.add_argument("--icount-align", action="store_true", help="with --icount: QEMU holds the guest's clock "
+                   "to the host's (align=on), so that its CPU runs no faster than SHIFT says, in real time too")
     p.add_argument("--throttle-bps", type=int, help="the --disk at most this many bytes a second "
                    "(QEMU's throttling.bps-total), reads and writes together")
     p.add_argument("--throttle-iops", type=int, help="the --disk at most this many requests a second "
