@@ -8,7 +8,8 @@ pages, and each touch waits for them to come back from backing store; with a 120
 the cache may take a VM page only if it has been idle 120 s longer than the cache's own oldest
 block, so the toucher keeps its memory and sort lives in a small cache.
 
-ONE RUN is one fresh boot on a private copy of the image: make the sort input, sync, set the
+ONE RUN is one fresh boot on a private copy of an image that holds sort's input (/in, made once
+a preset by mklines: on disk, not in the cache, when a run begins): set the policy and the
 penalty, start a sampler of the cache's size (`vmstat -i`) and the toucher in the background;
 once the toucher has touched everything once (it prints "touch 1"), reset the negotiation's
 counters, take a time stamp, run sort, take another, sleep until the toucher has woken once
@@ -33,7 +34,12 @@ PRESETS.
                 8 KB pages), and the CPU slowed by -icount shift=8 (256 ns of guest time an
                 instruction, 3.9 MIPS; a Sun-3/75 did about 2), without which sort alone takes
                 0.3 s and no disk throttle can make it take the paper's 60 s: its 1 MB fits in
-                the cache and it waits for the disk 15 times. Times are the guest's.
+                the cache and it waits for the disk 15 times. QEMU holds the guest's clock to
+                the host's (align=on): a disk transfer that overlaps the CPU's work then takes
+                its real share of it. (Without align a busy guest's clock runs as fast as the
+                host executes, 25 times real time, and every transfer overlapping computation
+                looked 25 times slower: sort with the toucher took 100-110 s instead of 50.)
+                Times are the guest's, equal to real time.
   linux-scaled  the mix Linux 6.1 was measured on: 96 MB, a 15 MB toucher, sort of an 8 MB
                 file, the disk throttled to 512 KB/s and 100 requests a second; full speed
                 CPU, wall clock.
@@ -94,6 +100,7 @@ TOUCH = re.compile(r"touch (\d+) (\d+) ms, (\d+) page-ins, at (\d+) ms\n")
 # The sampler's lines have a value of each of SAMPLED; a time stamp (STAMP) has one and stays.
 SAMPLE = re.compile(r"@(\d+)((?: \d+){2,})\n")
 SAMPLE_HEAD = re.compile(r"@ms((?: [\w.]+){2,})\n")
+QEMU_LATE = re.compile(r"Warning: The guest is now late by [\d.]+ to [\d.]+ seconds\n")   # align=on, stderr
 
 
 def background(out):
@@ -102,6 +109,7 @@ def background(out):
     console echoes a typed line a byte at a time as the shell reads it). Returns the text
     without them, the toucher's rounds [(round, ms, page-ins, start uptime ms)] and the
     samples [(uptime ms, [values])] in order, and the sampled counters' names."""
+    out = QEMU_LATE.sub("", out)
     rounds = [tuple(map(int, m.groups())) for m in TOUCH.finditer(out)]
     out = TOUCH.sub("", out)
     head = SAMPLE_HEAD.search(out)
