@@ -158,7 +158,7 @@ def ifs(csv_path, series_path, preset, png_time, png_tables):
     keys = sorted(agg)
     intervals = sorted({k[2] for k in keys})
     configs = sorted({(str(k[0]), k[1]) for k in keys}, key=lambda c: (int(c[0]), c[1]))
-    panels = [("toucher's page-ins", lambda a: a["toucher_pageins"], 5, False),
+    panels = [("page-ins from backing store (all processes)", lambda a: a["pageins"], 5, False),
               ("slowest touch (s)", lambda a: a["resp_max_ms"] / 1000, 1, True),
               ("sort's degradation (%)", lambda a: a["deg"] if a["deg"] is not None else 0, 4, False),
               ("largest cache (KB)", lambda a: a["cache_max_kb"], 8, False)]
