@@ -261,11 +261,11 @@ def ifs_part(preset):
             "-icount shift=%s (%.1f MIPS of guest time)" % (first["icount_shift"], 1e3 / 2 ** int(first["icount_shift"]))
         tkb = [r["toucher_kb"] for r in rows if r["toucher_kb"]]
         loads = sorted(float(r["host_load"]) for r in rows if r.get("host_load"))
-        head = para("%s MB, vm.policy=%s, a toucher of %s, sort of %s, the disk throttled to %s KB/s and %s requests/s, "
-                    "CPU %s; %s run%s a row (averages, as the paper's), sort alone %s (%d runs: %s)%s:" % (
+        head = para("%s MB, vm.policy=%s, a toucher of %s, sort of a %s file, the disk throttled to %s KB/s and %s "
+                    "requests/s, CPU %s; %s run%s a row (averages, as the paper's), sort alone %s (%d run%s: %s)%s:" % (
                         first["mem_mb"], first["policy"], "%.2f MB" % (float(tkb[0]) / 1024) if tkb else "?", first["sort_input"], num(float(first["throttle_bps"]) / 1024),
                         first["throttle_iops"], cpu, "–".join(map(str, runs)), "" if runs == [1] else "s",
-                        "%.1f s" % (base / 1000) if base else "not run", len(alone),
+                        "%.1f s" % (base / 1000) if base else "not run", len(alone), "" if len(alone) == 1 else "s",
                         "–".join("%.1f" % x for x in (min(alone), max(alone))) if alone else "–",
                         "; host load %.1f–%.1f on 2 cores" % (loads[0], loads[-1]) if loads else ""))
         # The targets (issue 13), on the worst run of each row.
