@@ -63,7 +63,7 @@ PRESETS = {
     "paper": dict(mem=8, toucher_mb=None, sort_input="1M", throttle_bps=1 << 20, throttle_iops=50, icount=8,
                   policy="lru", align=True),
     "linux-scaled": dict(mem=96, toucher_mb=15.0, sort_input="8M", throttle_bps=512 << 10, throttle_iops=100,
-                         icount=None, policy="lru", align=False),
+                         icount=4, policy="lru", align=True),
 }
 LEAVE_KB = 1024           # what the paper preset's toucher leaves to the file cache
 SORT_KB = 180             # sort's own memory: its 128 KB budget, code, stack, buffers (ps: 168 KB)
@@ -92,7 +92,8 @@ COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "run", "policy",
            "throttle_bps", "throttle_iops", "icount_shift", "rounds", "resp_min_ms", "resp_max_ms", "resp_avg_ms",
            "sort_ms", "sort_internal_ms", "pageins", "pageouts", "toucher_pageins", "toucher_pageouts",
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
-           "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "host_load"]
+           "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
+           "host_load"]
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
@@ -278,7 +279,7 @@ def one_run(cfg, interval, penalty, mode, run, log):
     else:
         steps = [(None, setup), (r"\[\d+\]\n", measure), (r"(?s)sort: \d+ lines.*@\d+ \d+\n.*\$ ", finish)]
     timeout = 3600
-    rc, out, typed = boot_steps(steps, image=cfg["image"], mem=cfg["mem"], icount=cfg["icount"], throttle_bps=cfg["throttle_bps"],
+    rc, out, typed, arrivals = boot_steps(steps, image=cfg["image"], mem=cfg["mem"], icount=cfg["icount"], throttle_bps=cfg["throttle_bps"],
                                 throttle_iops=cfg["throttle_iops"], timeout=timeout, log=log, align=cfg["align"])
     with open(log, "a") as f:          # what was typed, for reading the log again (tests/host)
         f.write(TYPED + "\n".join(typed) + "\n")
@@ -289,7 +290,20 @@ def one_run(cfg, interval, penalty, mode, run, log):
     except ParseError as e:
         raise ParseError("%s: see %s" % (e, os.path.relpath(log)))
     r["toucher_kb"] = chosen.get("kb", "")
+    r["sort_host_ms"] = host_span(out, arrivals)
     return r
+
+
+def host_span(out, arrivals):
+    """The host's milliseconds from the echo of sort's line to that of the time stamp after it,
+    from when their bytes arrived: a check that the guest's clock kept the host's time."""
+    a = out.find("$ sort -v")
+    b = out.find("$ " + STAMP, a)
+    if a < 0 or b < 0:
+        return ""
+    when = lambda off: next((t for o, t in reversed(arrivals) if o <= off), None)
+    ta, tb = when(a), when(b)
+    return int((tb - ta) * 1000) if ta is not None and tb is not None else ""
 
 
 def prepare_image(preset, size, logs):
@@ -299,7 +313,7 @@ def prepare_image(preset, size, logs):
     making it."""
     img = bench_path("ifs-%s.img" % preset)
     log = os.path.join(logs, "%s-prepare.log" % preset)
-    rc, out, _ = boot_steps([(None, "mklines /in %s\nsync\nls -l /in\n" % size)], mem=64, log=log, keep=img,
+    rc, out, _, _ = boot_steps([(None, "mklines /in %s\nsync\nls -l /in\n" % size)], mem=64, log=log, keep=img,
                             timeout=600)
     if rc != 0 or "No such" in out.split("$ ls -l /in", 1)[-1]:
         sys.exit("%s: could not make sort's input: see %s" % (NAME, os.path.relpath(log)))
@@ -362,7 +376,7 @@ def run_preset(a):
         if getattr(a, k) is not None:
             cfg[k] = getattr(a, k)
     if a.icount is not None:
-        cfg["icount"] = None if a.icount == "none" else int(a.icount)
+        cfg["icount"] = None if a.icount == "none" else a.icount
     cfg["align"] = cfg["align"] or a.align
     try:
         intervals = [float(x) if "." in x else int(x) for x in a.intervals.split(",")]
@@ -378,7 +392,7 @@ def run_preset(a):
           "%d boots, %d at once" % (NAME, a.preset, cfg["mem"], cfg["policy"], "all but %d KB" % LEAVE_KB if cfg["toucher_mb"] is None else
              "%g MB" % cfg["toucher_mb"], cfg["sort_input"], cfg["throttle_bps"] or "any",
              cfg["throttle_iops"] or "any", "full speed" if cfg["icount"] is None else
-             "-icount shift=%d" % cfg["icount"], len(jobs), a.jobs), flush=True)
+             "-icount shift=%s%s" % (cfg["icount"], ",align=on" if cfg["align"] else ""), len(jobs), a.jobs), flush=True)
     t_start, done, results = time.monotonic(), [0], []
     cfg["image"] = prepare_image(a.preset, cfg["sort_input"], logs)
 

@@ -49,7 +49,8 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
     the console, since the step before was typed, matches the step's regex (None: at once).
     A step's text may be a function of the whole console so far, for commands that depend on
     what the guest printed (a background job's pid). After the last step, end of input: the
-    shell exits and the machine powers off. Returns (exit status, console text, the lines typed).
+    shell exits and the machine powers off. Returns (exit status, console text, the lines typed,
+    arrivals), arrivals being (offset in the text, host's monotonic time) of each chunk read.
     log: a file that gets the console as it arrives. Steps run in the guest's order, never on
     host timers. keep: a path that gets the copy as the run left it (a prepared image)."""
     with tempfile.TemporaryDirectory() as d:
@@ -65,7 +66,7 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
         if throttle_iops:
             args += ["--throttle-iops", str(throttle_iops)]
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        steps, typed, out, mark = list(steps), [], bytearray(), 0
+        steps, typed, out, mark, arrivals = list(steps), [], bytearray(), 0, []
         f = open(log, "wb") if log else None
 
         def send(text):
@@ -86,6 +87,7 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
                 b = p.stdout.read1(65536)
                 if not b:
                     break
+                arrivals.append((len(out.decode("utf-8", "replace")), time.monotonic()))
                 out += b
                 if f:
                     f.write(b)
@@ -100,7 +102,7 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
                 pass
         if keep and p.returncode == 0:
             subprocess.run(["cp", "--sparse=always", img, keep], check=True)
-    return p.returncode, out.decode("utf-8", "replace"), typed
+    return p.returncode, out.decode("utf-8", "replace"), typed, arrivals
 
 
 def spread(values):

@@ -257,8 +257,9 @@ def ifs_part(preset):
                            a["cache_min_kb"], a["cache_max_kb"], a["fs_asks_vm_satisfied"], a["fs_asks_vm"],
                            a["vm_asks_fs_satisfied"], a["vm_asks_fs"], sprite))
         runs = sorted({int(a["runs"]) for a in agg.values()})
-        cpu = "full speed, wall clock" if not first["icount_shift"] else \
-            "-icount shift=%s (%.1f MIPS of guest time)" % (first["icount_shift"], 1e3 / 2 ** int(first["icount_shift"]))
+        shift = first["icount_shift"]
+        cpu = "full speed, wall clock" if not shift else "-icount shift=auto" if shift == "auto" else \
+            "%.1f MIPS (-icount shift=%s, the guest's clock held to the host's)" % (1e3 / 2 ** int(shift), shift)
         tkb = [r["toucher_kb"] for r in rows if r["toucher_kb"]]
         loads = sorted(float(r["host_load"]) for r in rows if r.get("host_load"))
         head = para("%s MB, vm.policy=%s, a toucher of %s, sort of a %s file, the disk throttled to %s KB/s and %s "

@@ -51,7 +51,7 @@ def qemu_command(a):
     else:
         cmd += ["-accel", "tcg"]
     if a.icount is not None:
-        cmd += ["-icount", "shift=%d%s" % (a.icount, ",align=on" if a.icount_align else "")]
+        cmd += ["-icount", "shift=%s%s" % (a.icount, ",align=on" if a.icount_align else "")]
     if a.disk:
         cmd += ["-drive", "file=%s,if=virtio,format=raw%s" % (a.disk, throttling(a))]
     if a.drive:
@@ -65,6 +65,12 @@ def qemu_command(a):
     if a.gdb:
         cmd += ["-S", "-gdb", "tcp:127.0.0.1:%d" % a.gdb]
     return cmd + a.extra
+
+
+def icount_shift(text):
+    if text != "auto" and not (text.isdigit() and int(text) <= 10):
+        raise argparse.ArgumentTypeError("SHIFT is 0 to 10, or auto")
+    return text
 
 
 def throttling(a):
@@ -91,9 +97,10 @@ def main():
     p.add_argument("--no-mem-check", action="store_true",
                    help="boot even with less memory than the kernel needs (to test the kernel's own check)")
     p.add_argument("--accel", default="tcg", choices=["tcg", "kvm"])
-    p.add_argument("--icount", type=int, nargs="?", const=0, metavar="SHIFT",
+    p.add_argument("--icount", nargs="?", const="0", metavar="SHIFT", type=icount_shift,
                    help="exact guest time: -icount shift=SHIFT (0 if not given: 1 ns a guest "
-                   "instruction; 8: 256 ns, a CPU of 4 MIPS in the guest's clock)")
+                   "instruction; 8: 256 ns, a CPU of 4 MIPS in the guest's clock; auto: QEMU keeps "
+                   "the guest's clock near the host's, and no timer tick is lost on a busy host)")
     p.add_argument("--icount-align", action="store_true", help="with --icount: QEMU holds the guest's clock "
                    "to the host's (align=on), so that its CPU runs no faster than SHIFT says, in real time too")
     p.add_argument("--throttle-bps", type=int, help="the --disk at most this many bytes a second "

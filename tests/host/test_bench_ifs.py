@@ -116,3 +116,11 @@ def test_rows_average_over_runs_and_degrade_against_the_median_standalone_sort()
     assert a["sort_ms"] == 70000 and a["deg"] == pytest.approx(40.0)
     assert a["resp_max_ms"] == 200 and a["worst_resp_max_ms"] == 300 and a["worst_toucher_pageins"] == 4
     assert a["worst_deg"] == pytest.approx(60.0)
+
+
+def test_sorts_host_time_comes_from_when_the_echoes_arrived():
+    out, _ = recorded()
+    a = out.index("$ sort -v")
+    b = out.index("$ " + bench_ifs.STAMP, a)
+    arrivals = [(0, 100.0), (a - 5, 110.0), (a + 40, 111.0), (b, 170.5), (b + 100, 171.0)]
+    assert bench_ifs.host_span(out, arrivals) == 60500
