@@ -41,8 +41,13 @@ PRESETS.
                 looked 25 times slower: sort with the toucher took 100-110 s instead of 50.)
                 Times are the guest's, equal to real time.
   linux-scaled  the mix Linux 6.1 was measured on: 96 MB, a 15 MB toucher, sort of an 8 MB
-                file, the disk throttled to 512 KB/s and 100 requests a second; full speed
-                CPU, wall clock.
+                file, the disk throttled to 512 KB/s and 100 requests a second; a CPU of 62.5
+                MIPS (-icount shift=4, align=on). Not full speed: plain TCG delivers the
+                kernel's 1000 Hz tick late or not at all on a busy host, and its clock lost
+                time (a guest `sleep 10` took 17.8-27.7 s of host time at a load of 8-11),
+                while the throttled disk keeps the host's; with the guest's clock held to the
+                host's, a guest second is a second of the disk's. The host's time of each sort
+                is kept beside the guest's (sort_host_ms) to show it.
 
     bench_ifs.py [--preset paper|linux-scaled] [--intervals 1,5,10,30] [--penalties 0,120,120:stepped]
                  [--runs 3] [-j 2] [--mem MB] [--toucher-mb MB] [--sort-input SIZE]
