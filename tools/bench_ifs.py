@@ -351,18 +351,21 @@ def main(argv=None):
                     help="both (the default): paper, then linux-scaled")
     ap.add_argument("--intervals", default="1,5,10,30", help="the toucher's sleep intervals, seconds")
     ap.add_argument("--penalties", default="0,120,120:stepped", help="vm.penalty values, :stepped for that mode")
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("-j", type=int, default=1, dest="jobs", help="QEMUs at once")
-    ap.add_argument("--mem", type=int)
-    ap.add_argument("--toucher-mb", type=float)
+    ap.add_argument("--runs", type=int, default=3, help="boots a row (3)")
+    ap.add_argument("-j", type=int, default=2, dest="jobs", help="QEMUs at once (2; the clocks are held to the "
+                    "host's, and 4 at once on a busy 2-core host moved sort by 1 %%)")
+    ap.add_argument("--mem", type=int, help="MB of the machine")
+    ap.add_argument("--toucher-mb", type=float, help="the toucher's MB (paper: all but 1 MB for the cache)")
     ap.add_argument("--sort-input", help="the size of sort's input (mklines: 1M, 512K)")
-    ap.add_argument("--throttle-bps", type=int)
-    ap.add_argument("--throttle-iops", type=int)
-    ap.add_argument("--icount", help="-icount shift for the CPU's speed, or none (full speed, wall clock)")
+    ap.add_argument("--throttle-bps", type=int, help="the disk's bytes a second, reads and writes together")
+    ap.add_argument("--throttle-iops", type=int, help="the disk's requests a second")
+    ap.add_argument("--icount", help="-icount shift for the CPU's speed (2^SHIFT ns an instruction), auto, "
+                    "or none (full speed, wall clock)")
     ap.add_argument("--policy", help="vm.policy (lru: the VM offers its least recently used page, as Sprite's "
                     "did; clock offers the page at its hand)")
-    ap.add_argument("--align", action="store_true", help="with --icount: the guest's clock held to the host's "
-                    "(QEMU's align=on): disk transfers overlapping the CPU's work take their real share")
+    ap.add_argument("--no-align", action="store_true", help="with --icount, let the guest's clock run ahead of "
+                    "the host's while its CPU is busy (QEMU's align=off): disk transfers overlapping the CPU's work "
+                    "then look that much slower")
     ap.add_argument("--no-standalone", action="store_true", help="skip sort alone (degradation then unknown)")
     ap.add_argument("--no-figures", action="store_true")
     a = ap.parse_args(argv)
@@ -382,7 +385,7 @@ def run_preset(a):
             cfg[k] = getattr(a, k)
     if a.icount is not None:
         cfg["icount"] = None if a.icount == "none" else a.icount
-    cfg["align"] = cfg["align"] or a.align
+    cfg["align"] = cfg["align"] and not a.no_align and cfg["icount"] is not None
     try:
         intervals = [float(x) if "." in x else int(x) for x in a.intervals.split(",")]
         penalties = parse_penalties(a.penalties)
