@@ -296,6 +296,12 @@ def ifs_part(preset):
                          "1605, 1250 at S = 1, 5, 10, 30)." % (", ".join("%g" % s for s in order),
                                                              ", ".join("%.0f" % x for x in ins),
                                                              "growing with S" if grows else "NOT growing with S"))
+        ratio = [float(r["sort_ms"]) / float(r["sort_host_ms"]) for r in rows if r.get("sort_host_ms")]
+        if ratio and shift:
+            notes.append("The host ran the guest at %.2f–%.2f of its nominal speed (sort's guest time over its host "
+                         "time; QEMU says the guest is late): in guest time the CPU is exact, a wait for the disk "
+                         "is real, but a transfer that overlaps the CPU's work takes less guest time than the disk's "
+                         "rate gives, so the degradations and responses here are lower bounds." % (min(ratio), max(ratio)))
         if preset == "linux-scaled":
             notes.append(LINUX + ".")
         return head + "\n\n" + "\n".join(out) + ("\n\n" + para(" ".join(notes)) if notes else "")
