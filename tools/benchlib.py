@@ -4,7 +4,7 @@ with commands on the console, one progress line per step, and min/median/max of 
 Every benchmark writes its CSV under build/bench, draws its figure beside it as a PNG
 (tools/bench_figures.py) and leaves the README's tables to tools/readme_tables.py, which the
 make targets run last: the README's figures are always the ones just measured."""
-import os, statistics, subprocess, sys, tempfile, time
+import os, re, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "build", "bench")
@@ -41,6 +41,68 @@ def boot(name, commands, mem=64, icount=False, append="", timeout=1800, check=No
     if p.returncode != 0 or (check and check not in out):
         sys.exit("%s: the guest failed (exit %d); its console:\n%s" % (name, p.returncode, out[-4000:]))
     return out
+
+
+def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None, timeout=1800, log=None,
+               align=False, image=None, keep=None):
+    """Boots build/kernel.elf on a private copy of image (build/fs.img) and types each step's text once
+    the console, since the step before was typed, matches the step's regex (None: at once).
+    A step's text may be a function of the whole console so far, for commands that depend on
+    what the guest printed (a background job's pid). After the last step, end of input: the
+    shell exits and the machine powers off. Returns (exit status, console text, the lines typed,
+    arrivals), arrivals being (offset in the text, host's monotonic time) of each chunk read.
+    log: a file that gets the console as it arrives. Steps run in the guest's order, never on
+    host timers. keep: a path that gets the copy as the run left it (a prepared image)."""
+    with tempfile.TemporaryDirectory() as d:
+        img = os.path.join(d, "fs.img")
+        subprocess.run(["cp", "--sparse=always", image or os.path.join(ROOT, "build/fs.img"), img], check=True)
+        args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
+                os.path.join(ROOT, "build/kernel.elf"), "--disk", img, "--mem", str(mem),
+                "--timeout", str(timeout)]
+        if icount is not None:
+            args += ["--icount", str(icount)] + (["--icount-align"] if align else [])
+        if throttle_bps:
+            args += ["--throttle-bps", str(throttle_bps)]
+        if throttle_iops:
+            args += ["--throttle-iops", str(throttle_iops)]
+        p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        steps, typed, out, mark, arrivals = list(steps), [], bytearray(), 0, []
+        f = open(log, "wb") if log else None
+
+        def send(text):
+            typed.extend(text.splitlines())
+            try:
+                p.stdin.write(text.encode())
+                p.stdin.flush()
+            except OSError:
+                pass
+        try:
+            while True:
+                while steps and (steps[0][0] is None or re.search(steps[0][0], out[mark:].decode("utf-8", "replace"))):
+                    rx, text = steps.pop(0)
+                    send(text(out.decode("utf-8", "replace")) if callable(text) else text)
+                    mark = len(out)
+                    if not steps:
+                        p.stdin.close()
+                b = p.stdout.read1(65536)
+                if not b:
+                    break
+                arrivals.append((len(out.decode("utf-8", "replace")), time.monotonic()))
+                out += b
+                if f:
+                    f.write(b)
+                    f.flush()
+            p.wait()
+        finally:
+            if f:
+                f.close()
+            try:
+                p.stdin.close()
+            except OSError:
+                pass
+        if keep and p.returncode == 0:
+            subprocess.run(["cp", "--sparse=always", img, keep], check=True)
+    return p.returncode, out.decode("utf-8", "replace"), typed, arrivals
 
 
 def spread(values):

@@ -50,10 +50,10 @@ def qemu_command(a):
         cmd += ["-accel", "kvm", "-cpu", "host"]
     else:
         cmd += ["-accel", "tcg"]
-    if a.icount:
-        cmd += ["-icount", "shift=0"]
+    if a.icount is not None:
+        cmd += ["-icount", "shift=%s%s" % (a.icount, ",align=on" if a.icount_align else "")]
     if a.disk:
-        cmd += ["-drive", "file=%s,if=virtio,format=raw" % a.disk]
+        cmd += ["-drive", "file=%s,if=virtio,format=raw%s" % (a.disk, throttling(a))]
     if a.drive:
         cmd += ["-drive", a.drive]
     if a.iso:
@@ -65,6 +65,23 @@ def qemu_command(a):
     if a.gdb:
         cmd += ["-S", "-gdb", "tcp:127.0.0.1:%d" % a.gdb_port]
     return cmd + a.extra
+
+
+def icount_shift(text):
+    if text != "auto" and not (text.isdigit() and int(text) <= 10):
+        raise argparse.ArgumentTypeError("SHIFT is 0 to 10, or auto")
+    return text
+
+
+def throttling(a):
+    """QEMU's throttling options for the disk: one budget for reads and writes, as a disk arm
+    serves both. No burst above the rate is set beyond QEMU's default (a tenth of a second's)."""
+    out = ""
+    if a.throttle_bps:
+        out += ",throttling.bps-total=%d" % a.throttle_bps
+    if a.throttle_iops:
+        out += ",throttling.iops-total=%d" % a.throttle_iops
+    return out
 
 
 def main():
@@ -80,7 +97,16 @@ def main():
     p.add_argument("--no-mem-check", action="store_true",
                    help="boot even with less memory than the kernel needs (to test the kernel's own check)")
     p.add_argument("--accel", default="tcg", choices=["tcg", "kvm"])
-    p.add_argument("--icount", action="store_true", help="exact guest time: -icount shift=0")
+    p.add_argument("--icount", nargs="?", const="0", metavar="SHIFT", type=icount_shift,
+                   help="exact guest time: -icount shift=SHIFT (0 if not given: 1 ns a guest "
+                   "instruction; 8: 256 ns, a CPU of 4 MIPS in the guest's clock; auto: QEMU keeps "
+                   "the guest's clock near the host's, and no timer tick is lost on a busy host)")
+    p.add_argument("--icount-align", action="store_true", help="with --icount: QEMU holds the guest's clock "
+                   "to the host's (align=on), so that its CPU runs no faster than SHIFT says, in real time too")
+    p.add_argument("--throttle-bps", type=int, help="the --disk at most this many bytes a second "
+                   "(QEMU's throttling.bps-total), reads and writes together")
+    p.add_argument("--throttle-iops", type=int, help="the --disk at most this many requests a second "
+                   "(throttling.iops-total)")
     p.add_argument("--gdb", help="wait for gdb on this TCP port, or 'auto': the first free one from "
                    "26000 + uid %% 5000 (printed), so that two users of one machine do not clash")
     p.add_argument("--gdb-file", help="with --gdb: write 'PORT PID KERNEL' here while QEMU runs (make gdb reads it)")

@@ -13,10 +13,13 @@
  * for this process alone), so a round that had to bring pages back shows it even while other
  * programs page too.
  *
- *   toucher [-m MB] [-s SECONDS] [-n ROUNDS] [-q]     every SECONDS, ROUNDS times
- *   toucher -i [-m MB] [-q]                           one round per line of input
+ *   toucher [-m MB] [-s SECONDS] [-n ROUNDS] [-t] [-q]  every SECONDS, ROUNDS times
+ *   toucher -i [-m MB] [-q]                              one round per line of input
  *
- * Prints "touch ROUND MS ms, PAGEINS page-ins" per round (unless -q), then the summary
+ * MB and SECONDS may have decimals (-m 4.4: the IFS benchmark's "all but 1 MB" in an 8 MB
+ * machine is not a whole number of MB). Prints "touch ROUND MS ms, PAGEINS page-ins" per
+ * round (unless -q; -t adds ", at UPTIME ms", when the round began, so that a benchmark can
+ * put the responses on the same time axis as other samples), then the summary
  * "toucher: N rounds, response min X max Y avg Z ms" and
  * "toucher: own page-ins I page-outs O" (the whole run, the first fill included). */
 #include <stdio.h>
@@ -28,13 +31,40 @@
 
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: toucher [-m MB] [-s SECONDS] [-n ROUNDS] [-q] | toucher -i [-m MB] [-q]\n");
+  fprintf(f, "usage: toucher [-m MB] [-s SECONDS] [-n ROUNDS] [-t] [-q] | toucher -i [-m MB] [-q]\n");
   if (f == stdout)
-    fprintf(f, "Holds MB (4) of memory and touches all of it every SECONDS (1, fractions allowed),\n"
+    fprintf(f, "Holds MB (4; fractions allowed, 4.4) of memory and touches all of it every SECONDS\n"
+               "(1, fractions allowed),\n"
                "ROUNDS (10) times, dirtying half the pages; prints each round's time and page-ins.\n"
                "-i: one round per line read from standard input, until its end.\n"
+               "-t: each round's line ends with when it began: \", at UPTIME ms\".\n"
                "-q: only the summary: response min/max/avg and this process's page-ins and\n"
                "page-outs.\n");
+}
+
+/* "1.5" -> 1500: a number with up to three decimals, in thousandths. */
+static unsigned long long thousandths(const char *s)
+{
+  unsigned long long whole = strtoul(s, 0, 10);
+  unsigned frac = 0, scale = 1000;
+  const char *dot = strchr(s, '.');
+  if (dot)
+    for (dot++; *dot >= '0' && *dot <= '9' && scale > 1; dot++)
+      scale /= 10, frac += (*dot - '0') * scale;
+  return whole * 1000 + frac;
+}
+
+/* KB as MB with up to three decimals and no trailing zeros: 512 -> "0.5", 4096 -> "4". */
+static const char *mbtext(unsigned kb)
+{
+  static char out[32];
+  unsigned frac = (kb % 1024) * 1000 / 1024;
+  int n = snprintf(out, sizeof out, "%u.%03u", kb / 1024, frac);
+  while (out[n - 1] == '0')
+    out[--n] = 0;
+  if (out[n - 1] == '.')
+    out[--n] = 0;
+  return out;
 }
 
 /* This process's page-ins and page-outs so far (0 if the kernel cannot say). */
@@ -49,21 +79,16 @@ static void own_paging(unsigned *ins, unsigned *outs)
 
 int main(int argc, char **argv)
 {
-  unsigned mb = 4, rounds = 10, quiet = 0, interactive = 0;
+  unsigned kb = 4096, rounds = 10, quiet = 0, interactive = 0, stamp = 0;
   unsigned interval_ms = 1000;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
-      mb = atoi(argv[++i]);
-    else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) {
-      /* seconds, with an optional fraction: 0.5 */
-      const char *s = argv[++i];
-      unsigned whole = atoi(s), frac = 0, scale = 1000;
-      const char *dot = strchr(s, '.');
-      if (dot)
-        for (dot++; *dot >= '0' && *dot <= '9' && scale > 1; dot++)
-          scale /= 10, frac += (*dot - '0') * scale;
-      interval_ms = whole * 1000 + frac;
-    } else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+      kb = thousandths(argv[++i]) > 2000000000ull ? ~0u : thousandths(argv[i]) * 1024 / 1000;
+    else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
+      interval_ms = thousandths(argv[++i]) > 1000000000ull ? 1000000000u : thousandths(argv[i]);
+    else if (strcmp(argv[i], "-t") == 0)
+      stamp = 1;
+    else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
       rounds = atoi(argv[++i]);
     else if (strcmp(argv[i], "-q") == 0)
       quiet = 1;
@@ -77,14 +102,14 @@ int main(int argc, char **argv)
       return 1;
     }
   }
-  if (mb == 0 || mb > 1024) {
-    fprintf(stderr, "toucher: -m takes 1 to 1024 MB\n");
+  if (kb < 4 || kb > 1024 * 1024) {
+    fprintf(stderr, "toucher: -m takes 0.004 to 1024 MB\n");
     return 1;
   }
-  unsigned bytes = mb * 1024 * 1024;
+  unsigned bytes = kb / 4 * 4096;
   char *mem = sbrk(bytes);
   if (mem == (char *)-1) {
-    fprintf(stderr, "toucher: cannot get %u MB: %s\n", mb, strerror(errno));
+    fprintf(stderr, "toucher: cannot get %u KB: %s\n", kb, strerror(errno));
     return 1;
   }
   unsigned pages = bytes / 4096;
@@ -119,10 +144,12 @@ int main(int argc, char **argv)
       if (t > max) max = t;
       sum += t;
       done++;
-      if (!quiet)
+      if (!quiet && stamp)
+        printf("touch %u %u ms, %u page-ins, at %u ms\n", r, t, in1 - in0, t0);
+      else if (!quiet)
         printf("touch %u %u ms, %u page-ins\n", r, t, in1 - in0);
     } else if (interactive && !quiet)
-      printf("toucher: %u MB ready: each line of input touches it all; end of input ends\n", mb);
+      printf("toucher: %s MB ready: each line of input touches it all; end of input ends\n", mbtext(bytes / 1024));
   }
   (void)sink;
   if (done > 0)

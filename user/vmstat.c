@@ -3,7 +3,13 @@
  * vmstat -w NAME VALUE [SECONDS]: waits (default 60 s) until the counter has that value, then
  * prints "NAME VALUE"; exit 1 on timeout. VALUE +N waits until it has grown by at least N since
  * vmstat started (vmstat -w fs.cleaner.scans +2: a whole daemon scan after this moment). Lets a test
- * wait for the cleaners by the guest's own account rather than a guess of how long they take. */
+ * wait for the cleaners by the guest's own account rather than a guess of how long they take.
+ * vmstat -i MS COUNT NAME...: samples the counters every MS ms, COUNT times (0: until killed),
+ * one line each: "@UPTIME_MS VALUE..." after a header "@ms NAME...". The '@' marks the lines
+ * as samples wherever they land among other programs' output (the IFS benchmark draws the file
+ * cache's size over time from them while sort and the toucher print too). Samples are taken
+ * on a schedule from the first, so a late one does not shift all the rest; one that fell
+ * more than a period behind is skipped rather than taken twice. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,16 +46,95 @@ static int wait_for(int argc, char **argv)
   return 0;
 }
 
+/* The value of name in the counter text buf ("name value" lines), into *v; 0 if none. */
+static int lookup(const char *buf, const char *name, long *v)
+{
+  int len = strlen(name);
+  for (const char *line = buf; *line;) {
+    const char *eol = strchr(line, '\n');
+    if (strncmp(line, name, len) == 0 && line[len] == ' ') {
+      *v = strtol(line + len + 1, 0, 10);
+      return 1;
+    }
+    if (!eol)
+      break;
+    line = eol + 1;
+  }
+  return 0;
+}
+
+static int snapshot(void)
+{
+  int n = kstat(buf, sizeof(buf) - 1);
+  if (n < 0) {
+    fprintf(stderr, "vmstat: %s\n", strerror(errno));
+    return -1;
+  }
+  buf[n] = 0;
+  return n;
+}
+
+static int sample(int argc, char **argv)
+{
+  char *end1, *end2;
+  long ms = argc > 3 ? strtol(argv[2], &end1, 10) : 0;
+  long count = argc > 3 ? strtol(argv[3], &end2, 10) : 0;
+  if (argc < 5 || *end1 || *end2 || ms < 1 || count < 0) {
+    fprintf(stderr, "usage: vmstat -i MS COUNT NAME... (MS >= 1; COUNT 0: until killed)\n");
+    return 1;
+  }
+  if (snapshot() < 0)
+    return 1;
+  long v;
+  for (int i = 4; i < argc; i++)
+    if (!lookup(buf, argv[i], &v)) {
+      fprintf(stderr, "vmstat: %s: no such counter\n", argv[i]);
+      return 1;
+    }
+  char line[1024];
+  int len = snprintf(line, sizeof line, "@ms");
+  for (int i = 4; i < argc && len < (int)sizeof line; i++)
+    len += snprintf(line + len, sizeof line - len, " %s", argv[i]);
+  printf("%s\n", line);
+  unsigned next = uptime_ms();
+  for (long k = 0; count == 0 || k < count; k++) {
+    unsigned now = uptime_ms();
+    if ((int)(next - now) > 0)
+      sleep_ms(next - now);
+    if (snapshot() < 0)
+      return 1;
+    now = uptime_ms();
+    len = snprintf(line, sizeof line, "@%u", now);
+    for (int i = 4; i < argc && len < (int)sizeof line; i++) {
+      v = 0;
+      lookup(buf, argv[i], &v);
+      len += snprintf(line + len, sizeof line - len, " %ld", v);
+    }
+    printf("%s\n", line);      /* one write: a sample line is never split by other output */
+    next += ms;
+    if ((int)(now - next) >= (int)ms)      /* fell behind by a whole period: skip, not catch up */
+      next = now + ms - (now - next) % ms;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc > 1 && strcmp(argv[1], "-w") == 0)
     return wait_for(argc, argv);
-  int n = kstat(buf, sizeof(buf) - 1);
-  if (n < 0) {
-    fprintf(stderr, "vmstat: %s\n", strerror(errno));
-    return 1;
+  if (argc > 1 && strcmp(argv[1], "-i") == 0)
+    return sample(argc, argv);
+  if (argc > 1 && strcmp(argv[1], "-h") == 0) {
+    printf("usage: vmstat [NAME...] | vmstat -w NAME VALUE|+N [SECONDS] | vmstat -i MS COUNT NAME...\n"
+           "Prints the kernel's counters (\"name value\" lines), or the value of each NAME, one a line.\n"
+           "-w: waits until counter NAME has VALUE (or has grown by N), at most SECONDS (60).\n"
+           "-i: every MS ms, COUNT times (0: until killed), prints \"@UPTIME_MS VALUE...\" for the\n"
+           "    NAMEs, after a header \"@ms NAME...\".\n");
+    return 0;
   }
-  buf[n] = 0;
+  int n = snapshot();
+  if (n < 0)
+    return 1;
   if (argc == 1) {
     write_all(1, buf, n);
     return 0;

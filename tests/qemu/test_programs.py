@@ -81,3 +81,20 @@ def test_forkbench_reports_each_size(sh):
     assert all(int(row[3]) > 0 for row in rows), r
     usage = r.cmd("forkbench")
     assert usage.status != 0 and usage.out.startswith("usage: forkbench"), r.cmds
+
+
+def test_vmstat_samples_counters_over_time(sh):
+    # vmstat -i MS COUNT NAME...: a header, then COUNT time-stamped lines on a schedule of
+    # MS ms from the first (never early, never bunched by a late one); bad use is one line.
+    line = "vmstat -i 200 5 fs.cache.blocks mem.frames.free"
+    r = sh(line + "\nvmstat -i 0 1 fs.cache.blocks\nvmstat -i 100 1 nosuch\n", status=True)
+    out = lines(r.printed(line))
+    assert r.cmd(line).status == 0 and out[0] == "@ms fs.cache.blocks mem.frames.free", r
+    rows = [l.split() for l in out[1:]]
+    assert len(rows) == 5 and all(len(x) == 3 and x[0].startswith("@") for x in rows), r
+    t = [int(x[0][1:]) for x in rows]
+    assert all(t[k] - t[0] >= 200 * k - 10 for k in range(5)) and t[-1] - t[0] < 4000, t
+    assert all(int(x[1]) > 0 and int(x[2]) > 0 for x in rows), r
+    assert r.printed("vmstat -i 0 1 fs.cache.blocks").startswith("usage: vmstat -i MS COUNT NAME"), r
+    assert r.printed("vmstat -i 100 1 nosuch") == "vmstat: nosuch: no such counter\n", r
+    assert r.cmd("vmstat -i 0 1 fs.cache.blocks").status == 1 and r.cmd("vmstat -i 100 1 nosuch").status == 1, r

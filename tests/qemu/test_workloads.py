@@ -93,3 +93,16 @@ def test_ps_shows_page_ins_and_outs(disk):
             rows[f[7]] = dict(pagein=int(f[5]), pageout=int(f[6]))
     assert rows["toucher"]["pageout"] > 100, r
     assert rows["ps"]["pagein"] > 0 and rows["ps"]["pageout"] == 0, r
+
+
+def test_toucher_takes_fractions_of_a_megabyte_and_stamps_its_rounds(sh):
+    # The IFS benchmark's "all but 1 MB" is no whole number of MB, and it puts the toucher's
+    # responses on the guest's time axis (-t: when each round began).
+    r = sh("echo | toucher -i -m 0.5\ntoucher -t -m 0.25 -s 0.2 -n 3\n", status=True)
+    assert r.printed("echo | toucher -i -m 0.5").startswith("toucher: 0.5 MB ready"), r
+    t = r.cmd("toucher -t -m 0.25 -s 0.2 -n 3")
+    rounds = re.findall(r"^touch (\d+) (\d+) ms, (\d+) page-ins, at (\d+) ms$", t.out, re.M)
+    assert t.status == 0 and [int(n) for n, _, _, _ in rounds] == [1, 2, 3], r
+    at = [int(x[3]) for x in rounds]
+    # Each round begins at least the 0.2 s sleep (and the touch before it) after the last.
+    assert all(b - a >= 200 for a, b in zip(at, at[1:])) and at[-1] - at[0] < 5000, rounds
