@@ -348,14 +348,22 @@ int sys_pipe(void)
   return err;
 }
 
+/* Argument n as an open file that is an inode (not a pipe or the console): 0, or -EBADF or
+ * -EINVAL. */
+static int arginodefd(int n, struct file **f)
+{
+  int err = argfd(n, 0, f);
+  if (err < 0)
+    return err;
+  return (*f)->type == FD_INODE ? 0 : -EINVAL;
+}
+
 int sys_fsync(void)
 {
   struct file *f;
-  int err = argfd(0, 0, &f);
+  int err = arginodefd(0, &f);
   if (err < 0)
     return err;
-  if (f->type != FD_INODE)
-    return -EINVAL;
   return fs_fsync(f->ip);
 }
 
@@ -364,11 +372,9 @@ int sys_fsync(void)
 int sys_incore(void)
 {
   struct file *f;
-  int err = argfd(0, 0, &f);
+  int err = arginodefd(0, &f);
   if (err < 0)
     return err;
-  if (f->type != FD_INODE)
-    return -EINVAL;
   uint32_t vec = argraw(1), n = argraw(2);
   ilock(f->ip);
   uint32_t nblocks = (inode_size(f->ip) + FS_BSIZE - 1) / FS_BSIZE;
