@@ -229,6 +229,12 @@ static void test_badfd(void)
     EXPECT_ERR(fsync(fd), EBADF);
     EXPECT_ERR(readdir(fd, &de), EBADF);
   }
+  /* fsync of something that is not a file: a pipe has no blocks to write. */
+  int pfd[2];
+  OK(pipe(pfd));
+  EXPECT_ERR(fsync(pfd[0]), EINVAL);
+  close(pfd[0]);
+  close(pfd[1]);
   EXPECT_ERR(dup2(0, -1), EBADF);
   EXPECT_ERR(dup2(0, NOFILE), EBADF);
 
@@ -1311,14 +1317,28 @@ static void test_forkwait(void)
   CHECK(reaped, "orphaned zombie %d still there after 1 s (state %d)", gpid, pi.state);
 }
 
+/* A page of fresh heap, page-aligned, that no other test has touched (0 if sbrk fails);
+ * fresh_page_free gives it back. */
+static char *fresh_page(void)
+{
+  char *raw = sbrk(2 * 4096);
+  CHECK(raw != (char *)-1, "sbrk failed");
+  return raw == (char *)-1 ? 0 : (char *)(((unsigned)raw + 4095) & ~4095u);
+}
+
+static void fresh_page_free(void)
+{
+  sbrk(-2 * 4096);
+}
+
 /* When the last slave of a page copies it, the master's page is its own again: the master's
  * next write takes no COW fault (Sprite: the page leaves the copy-on-write list). The slave
  * stays alive meanwhile, so only the copy can have ended the sharing, not an exit. */
 static void test_cowlast(void)
 {
-  char *raw = sbrk(2 * 4096);
-  CHECK(raw != (char *)-1, "sbrk failed");
-  char *x = (char *)(((unsigned)raw + 4095) & ~4095u);
+  char *x = fresh_page();
+  if (!x)
+    return;
   x[0] = 1;
   int ready[2], go[2];
   OK(pipe(ready));
@@ -1342,7 +1362,7 @@ static void test_cowlast(void)
   close(ready[1]);
   close(go[0]);
   close(go[1]);
-  sbrk(-2 * 4096);
+  fresh_page_free();
 }
 
 /* Pushes process pid's pages to backing store (vm.pageout=PID). */
@@ -1362,8 +1382,9 @@ static void test_cowhandoff(void)
   OK(pipe(res));
   int pid = xfork();
   if (pid == 0) {
-    char *raw = sbrk(2 * 4096);
-    unsigned *x = (unsigned *)(((unsigned)raw + 4095) & ~4095u);
+    unsigned *x = (unsigned *)fresh_page();
+    if (!x)
+      exit(1);
     for (int i = 0; i < 1024; i++)
       x[i] = 0x5eed0000u + i;
     sleep_ms(300);                  /* the VM daemon reserves a forked segment's backing store */
@@ -1401,9 +1422,9 @@ static void test_cowhandoff(void)
  * backing file later, and dropping it left the slave naming a master with no page. */
 static void test_cowclean(void)
 {
-  char *raw = sbrk(2 * 4096);
-  CHECK(raw != (char *)-1, "sbrk failed");
-  volatile unsigned *x = (unsigned *)(((unsigned)raw + 4095) & ~4095u);
+  volatile unsigned *x = (unsigned *)fresh_page();
+  if (!x)
+    return;
   unsigned sum = 0;
   for (int i = 0; i < 1024; i++)
     sum += x[i];                    /* zero-filled on a read: clean, not in the backing file */
@@ -1427,7 +1448,7 @@ static void test_cowclean(void)
   close(go[1]);
   int st = xwait(pid);
   CHECK(st == 0, "the child read a wrong page of its master's (status %d)", st);
-  sbrk(-2 * 4096);
+  fresh_page_free();
 }
 
 static void test_manyforks(void)
