@@ -36,8 +36,8 @@ def table_rows(text, first="PID"):
 @BUILDS
 def test_counters_and_ps_agree_with_the_kernel(disk, kernel):
     guest = "corrupt family 2 4 &\nsleep 1\nps\nvmstat\n"
-    steps = ['break proc_list if $_streq(current->name, "ps")', "continue", "set $pout = out", "finish", "set $pn = $", DUMP_PROCINFO, "ps",
-             "delete", 'break stat_format if $_streq(current->name, "vmstat")', "continue", "set $kbuf = buf", "finish", 'printf "%s", $kbuf',
+    steps = ['break proc_list if $_streq(current->name, "ps")', "continue", "set $pout = out", "delete", "finish", "set $pn = $", DUMP_PROCINFO, "ps",
+             "delete", 'break stat_format if $_streq(current->name, "vmstat")', "continue", "set $kbuf = buf", "delete", "finish", 'printf "%s", $kbuf',
              "counters", "counters neg.", "help counters", "help ps", "kill"]
     r = session(disk, guest, steps, kernel=kernel)
     for c in steps:
@@ -319,8 +319,8 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     big.write_bytes(bytes(range(256)) * (12 * 4096))
     disk = make_disk([big])
     guest = [(None, "toucher -m 10 -s 5 -n 100 &\n"), (r"touch 1 \d+", "wc -c /big\nnegtrace -n 8\n")]
-    steps = ["negbreak fs", "continue", "info breakpoints", "finish", "negbreak vm", "continue", "finish",
-             "set var 'vm/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "finish", "negbreak off", 'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
+    steps = ["negbreak fs", "continue", "info breakpoints", "negbreak off", "finish", "negbreak vm", "continue", "negbreak off", "finish",
+             "set var 'vm/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "negbreak off", "finish", 'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
              DUMP_NEGS, "negs 8", "negs 0", "negbreak bogus", "help negs", "help negbreak", "kill"]
     r = session(disk, guest, steps, cmdline="vm.penalty=0", kernel=kernel)
     for c in steps:
@@ -420,7 +420,7 @@ def test_a_cow_fault_hands_the_page_to_the_slave(disk):
     steps = ['break cow_fault if $_streq(current->name, "forktree") && $cor_slave(s - segtab, va) >= 0',
              "continue", "set $seg = s - segtab", "set $va = va", "set $slave = $cor_slave($seg, $va)",
              "print $slave", "print $seg_pid($slave)", "print $seg", "print/x $va", "cowlists $seg",
-             "pt current->pid $va", "pt $seg_pid($slave) $va", "finish", "cowlists $seg",
+             "pt current->pid $va", "pt $seg_pid($slave) $va", "delete", "finish", "cowlists $seg",
              "pt $seg_pid($slave) $va", "pt current->pid $va", "print $cor_slave($seg, $va)", "kill"]
     r = session(disk, "forktree -k 16 -d 1 -w 2\n", steps)
     for c in steps:
