@@ -9,8 +9,10 @@
  *   pageout_daemon  Sprite's page-out process: writes each laundered page to its backing
  *                   block, straight to disk by the address recorded when it was reserved,
  *                   and puts it, clean and unreferenced, on the ready list
- *   vm_offer        what the VM tells the negotiation: its next victim's time of last
- *   vm_surrender    reference (or refuse, at its floor of 1/16 of memory), and that frame
+ *   vm_offer        what the VM tells the negotiation: the time of last reference of its
+ *   vm_surrender    oldest page (or refuse, at its floor of 1/16 of memory), and that frame;
+ *                   oldest by the aging clock's stamps, whatever the policy, as Sprite's VM
+ *                   answers with the page at the old end of its allocate list
  *   vm_daemon       the aging clock: ten times a second it looks at the accessed bits of a
  *                   twentieth of the frames (a whole pass in 2 s, vm.age_lag_ms), refreshing
  *                   each VM frame's time of last reference, and lets the policy tick
@@ -47,8 +49,11 @@ static uint32_t pageout_last;
 static struct frame laundry, ready;        /* list heads (sentinels, not in the core map) */
 static uint32_t nlaundry, nready;
 static int ready_waiters;                  /* askers waiting for the page-out daemon */
-static int32_t next_cached = -1;           /* policy->next(), remembered for one tick */
-static uint32_t next_cached_tick, ticks;
+#define OLDEST_BATCH 16
+static int32_t oldest[OLDEST_BATCH];       /* the oldest candidates of the last scan, oldest first */
+static uint32_t oldest_lastref[OLDEST_BATCH];   /* their times then: a changed one is no longer old */
+static uint32_t noldest, oldest_tick;      /* how many; the tick of the scan + 1 (0: none yet) */
+static uint32_t ticks;
 
 uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins, st_vm_pageouts;
 uint32_t st_vm_pageins_backing;
@@ -261,7 +266,6 @@ static struct frame *take_clean(void)
     if (pol_candidate(i) && !pol_accessed(i) && take_if_clean(f))
       return f;
   }
-  next_cached_tick = 0;
   for (int n = 0; n < LAUNDER_BATCH; n++) {
     int32_t v = policy->choose();
     if (v < 0)
@@ -350,28 +354,83 @@ static bool at_floor(void)
   return frame_count(POOL_VM) <= frame_total() / 16;
 }
 
-/* The frame take_clean would look at first (vm_lock held), or -1. The policy's next() may
- * look at every frame (clock does, when the hand has not moved for a while), and the cache
- * asks on every miss once memory is full: its answer is kept for the rest of the tick while
- * the frame stays a candidate (take_clean forgets it), a tenth of a second of staleness on
- * top of the aging clock's own. */
-static int32_t next_victim(void)
+/* THE VM'S OLDEST PAGE. The negotiation compares the cache's least recently used block
+ * with the VM's least recently used page, so the VM answers with its oldest page by time of
+ * last reference, whatever its replacement policy: a policy's own next victim may be young
+ * (clock's hand stands still while the VM replaces nothing, and the page under it was
+ * touched a second ago), and a cache told "young" would never be given a page. A page the
+ * page-out daemon has cleaned comes first (it was old when laundered, and is free to go);
+ * then the oldest by the aging clock's stamps, skipping pages accessed since (their stamp is
+ * stale). Finding the oldest means looking at every frame, and the cache asks on every miss
+ * once memory is full: one scan keeps the OLDEST_BATCH oldest, oldest first, and serves them
+ * for the rest of the tick while each is still a candidate with the same stamp. */
+
+static bool older(uint32_t a, uint32_t b, uint32_t now)
 {
+  return now - a > now - b;           /* by age, so that the ms clock may wrap */
+}
+
+static void scan_oldest(void)
+{
+  uint32_t now = uptime_ms();
+  noldest = 0;
+  for (uint32_t i = 0; i < nframes; i++) {
+    if (coremap[i].pool != POOL_VM || !pol_candidate(i) || pol_accessed(i))
+      continue;
+    uint32_t t = coremap[i].lastref;
+    uint32_t k = noldest;
+    while (k > 0 && older(t, oldest_lastref[k - 1], now))
+      k--;                            /* equal ages keep frame order: the lower index first */
+    if (k >= OLDEST_BATCH)
+      continue;
+    uint32_t last = MIN(noldest, OLDEST_BATCH - 1);
+    for (uint32_t m = last; m > k; m--) {
+      oldest[m] = oldest[m - 1];
+      oldest_lastref[m] = oldest_lastref[m - 1];
+    }
+    oldest[k] = (int32_t)i;
+    oldest_lastref[k] = t;
+    if (noldest < OLDEST_BATCH)
+      noldest++;
+  }
+  oldest_tick = ticks + 1;
+}
+
+static bool still_oldest(uint32_t k)
+{
+  int32_t v = oldest[k];
+  return pol_candidate(v) && !pol_accessed(v) && coremap[v].lastref == oldest_lastref[k];
+}
+
+/* The frame vm_offer reports and vm_surrender gives first (vm_lock held), or -1; *k is its
+ * place in the batch (-1 for a ready page). */
+static int32_t oldest_victim(int32_t *k)
+{
+  *k = -1;
   for (struct frame *f = ready.next; f != &ready; f = f->next)
     if (pol_candidate(f - coremap) && !pol_accessed(f - coremap))
       return f - coremap;
-  if (next_cached_tick == ticks + 1 && (next_cached < 0 || pol_candidate(next_cached)))
-    return next_cached;
-  next_cached = policy->next ? policy->next() : -1;
-  next_cached_tick = ticks + 1;     /* 0 never matches: nothing kept yet */
-  return next_cached;
+  for (int pass = 0; pass < 2; pass++) {
+    if (oldest_tick != ticks + 1)
+      scan_oldest();
+    for (uint32_t i = 0; i < noldest; i++)
+      if (still_oldest(i)) {
+        *k = (int32_t)i;
+        return oldest[i];
+      }
+    if (noldest == 0)
+      break;
+    oldest_tick = 0;                  /* the batch is used up: scan again */
+  }
+  return -1;
 }
 
 struct neg_offer vm_offer(bool giving)
 {
   struct neg_offer o = { .refuse = true };
+  int32_t k = -1;
   acquire(&vm_lock);
-  int32_t v = giving && at_floor() ? -1 : next_victim();
+  int32_t v = giving && at_floor() ? -1 : oldest_victim(&k);
   if (v >= 0) {
     o.refuse = false;
     o.lastref_ms = coremap[v].lastref;
@@ -380,10 +439,20 @@ struct neg_offer vm_offer(bool giving)
   return o;
 }
 
+/* The oldest page goes, if it is clean. A dirty one goes to the laundry, and so do the dirty
+ * ones after it in the batch, up to the first clean one, which goes instead: the next
+ * oldest, the page-out daemon cleaning ahead for the next asks. */
 struct frame *vm_surrender(void)
 {
+  struct frame *f = 0;
+  int32_t k = -1;
   acquire(&vm_lock);
-  struct frame *f = at_floor() ? 0 : take_clean();
+  int32_t v = at_floor() ? -1 : oldest_victim(&k);
+  if (v >= 0 && take_if_clean(&coremap[v]))
+    f = &coremap[v];
+  for (int32_t i = k + 1; !f && k >= 0 && i < (int32_t)noldest; i++)
+    if (still_oldest(i) && take_if_clean(&coremap[oldest[i]]))
+      f = &coremap[oldest[i]];
   release(&vm_lock);
   return f;
 }
@@ -593,7 +662,7 @@ static uint32_t frames_vm(void) { return frame_count(POOL_VM); }
 static uint32_t oldest_age(void)
 {
   acquire(&vm_lock);
-  int32_t v = policy->next ? policy->next() : -1;
+  int32_t k, v = oldest_victim(&k);
   uint32_t age = v < 0 ? 0 : uptime_ms() - coremap[v].lastref;
   release(&vm_lock);
   return age;

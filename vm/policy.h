@@ -7,8 +7,13 @@
  * hand-made reference patterns. Every hook is called with the VM lock held and must not sleep.
  *
  * The VM already keeps, for every frame, a time of last reference (ms) refreshed from the
- * hardware accessed bit by a background sweep (100 frames a second) and by pol_referenced().
- * A policy may use that, the accessed bit itself, and one word per frame of its own.
+ * hardware accessed bit by a background sweep (a twentieth of the frames ten times a second:
+ * a pass in 2 s) and by pol_referenced(). A policy may use that, the accessed bit itself, and
+ * one word per frame of its own.
+ *
+ * A policy chooses among the VM's own pages only. When the file cache and the VM trade frames
+ * (vm/negotiate.c), the VM's offer is its oldest page by time of last reference, whatever the
+ * policy: the policy decides which page the VM recycles when it keeps the frame for itself.
  */
 #ifndef VM_POLICY_H
 #define VM_POLICY_H
@@ -26,9 +31,6 @@ struct vm_policy {
   void (*tick)(void);
   /* The victim: a frame for which pol_candidate() is true, or -1 when there is none. */
   int32_t (*choose)(void);
-  /* The frame choose() would pick now, changing nothing (no accessed bit cleared), or -1.
-   * The negotiation with the file cache asks for its time of last reference. */
-  int32_t (*next)(void);
 };
 
 /* --- what a policy may ask the VM --------------------------------------------------------- */

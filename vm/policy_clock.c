@@ -35,26 +35,9 @@ static int32_t clock_choose(void)
   return -1;
 }
 
-static int32_t clock_next(void)
-{
-  uint32_t n = pol_nframes();
-  int32_t first = -1;
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t f = (hand + i) % n;
-    if (!pol_candidate(f))
-      continue;
-    if (first < 0)
-      first = (int32_t)f;
-    if (!referenced_since_visit(f, false))
-      return (int32_t)f;
-  }
-  return first;            /* all referenced: the hand would clear them and come back */
-}
-
 const struct vm_policy policy_clock = {
   .name = "clock",
   .description = "second chance: a hand over the frames spares pages referenced since its last visit",
   .page_in = clock_page_in,
   .choose = clock_choose,
-  .next = clock_next,
 };

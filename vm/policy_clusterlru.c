@@ -14,8 +14,9 @@ static void clusterlru_sample(void)
       pol_referenced(f);
 }
 
-/* The LRU candidate of the cluster starting at c, or -1 when it has none. */
-static int32_t lru_in(uint32_t c, bool sample)
+/* The LRU candidate of the cluster starting at c (its accessed bits sampled first), or -1
+ * when it has none. */
+static int32_t lru_in(uint32_t c)
 {
   uint32_t n = pol_nframes(), size = vm_cluster_size ? vm_cluster_size : 1;
   int32_t best = -1;
@@ -23,8 +24,7 @@ static int32_t lru_in(uint32_t c, bool sample)
   for (uint32_t f = c; f < c + size && f < n; f++) {
     if (!pol_candidate(f))
       continue;
-    if (sample)
-      pol_referenced(f);
+    pol_referenced(f);
     uint32_t age = now - pol_lastref(f);
     if (best < 0 || age > best_age) {
       best = (int32_t)f;
@@ -34,31 +34,26 @@ static int32_t lru_in(uint32_t c, bool sample)
   return best;
 }
 
-static int32_t clusterlru_search(bool commit)
+static int32_t clusterlru_choose(void)
 {
   uint32_t n = pol_nframes(), size = vm_cluster_size ? vm_cluster_size : 1;
   uint32_t c = cluster < n ? cluster : 0;
   for (uint32_t i = 0; i <= n / size; i++) {
-    int32_t v = lru_in(c, commit);
+    int32_t v = lru_in(c);
     c += size;
     if (c >= n)
       c = 0;
     if (v >= 0) {
-      if (commit)
-        cluster = c;
+      cluster = c;
       return v;
     }
   }
   return -1;
 }
 
-static int32_t clusterlru_choose(void) { return clusterlru_search(true); }
-static int32_t clusterlru_next(void) { return clusterlru_search(false); }
-
 const struct vm_policy policy_clusterlru = {
   .name = "clusterlru",
   .description = "Hagmann's cluster LRU: the LRU page of the next cluster of frames (vm.cluster)",
   .tick = clusterlru_sample,
   .choose = clusterlru_choose,
-  .next = clusterlru_next,
 };

@@ -9,7 +9,7 @@ static void fifo_page_in(uint32_t f)
   *pol_word(f) = arrivals++;
 }
 
-static int32_t fifo_next(void)
+static int32_t fifo_choose(void)
 {
   int32_t best = -1;
   uint32_t best_age = 0;
@@ -29,6 +29,5 @@ const struct vm_policy policy_fifo = {
   .name = "fifo",
   .description = "first in, first out: the oldest arrival goes",
   .page_in = fifo_page_in,
-  .choose = fifo_next,
-  .next = fifo_next,
+  .choose = fifo_choose,
 };

@@ -10,7 +10,7 @@ static void lru_sample(void)
       pol_referenced(f);
 }
 
-static int32_t lru_next(void)
+static int32_t lru_oldest(void)
 {
   int32_t best = -1;
   uint32_t now = pol_now(), best_age = 0;
@@ -29,7 +29,7 @@ static int32_t lru_next(void)
 static int32_t lru_choose(void)
 {
   lru_sample();
-  return lru_next();
+  return lru_oldest();
 }
 
 const struct vm_policy policy_lru = {
@@ -37,5 +37,4 @@ const struct vm_policy policy_lru = {
   .description = "least recently used, sampling every accessed bit each tick",
   .tick = lru_sample,
   .choose = lru_choose,
-  .next = lru_next,
 };

@@ -23,14 +23,8 @@ static int32_t random_choose(void)
   return pick(seed);
 }
 
-static int32_t random_next(void)
-{
-  return pick(step(seed));
-}
-
 const struct vm_policy policy_random = {
   .name = "random",
   .description = "a random candidate frame",
   .choose = random_choose,
-  .next = random_next,
 };

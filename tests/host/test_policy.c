@@ -67,12 +67,11 @@ static int32_t replace(const struct vm_policy *p)
 
 static void test_common(const struct vm_policy *p)
 {
-  /* No candidates: -1, from both hooks. */
+  /* No candidates: -1. */
   machine(p, 8);
   for (int f = 0; f < 8; f++)
     cand[f] = false;
   CHECK(p->choose() == -1, "%s: chose a frame with no candidates", p->name);
-  CHECK(p->next() == -1, "%s: next() found a frame with no candidates", p->name);
   /* Busy or wired frames (not candidates) are never chosen. */
   machine(p, 8);
   cand[0] = cand[3] = cand[5] = false;
@@ -99,7 +98,6 @@ static void test_fifo(void)
   /* Arrival order 0,1,2,3; references do not matter. */
   touch(0);
   touch(1);
-  CHECK(p->next() == 0, "fifo: next() should be 0");
   CHECK(replace(p) == 0, "fifo: first victim should be 0");
   CHECK(replace(p) == 1, "fifo: then 1");
   CHECK(replace(p) == 2, "fifo: then 2");
@@ -117,7 +115,6 @@ static void test_lru(void)
     touch(order[i]);
     tick(p);
   }
-  CHECK(p->next() == 2, "lru: next() should be 2, got %d", p->next());
   CHECK(p->choose() == 2, "lru: victim should be 2");
   cand[2] = false;          /* now busy: the next oldest */
   CHECK(p->choose() == 3, "lru: victim should be 3 once 2 is busy");
@@ -137,7 +134,6 @@ static void test_clock(void)
   CHECK(p->choose() == 0, "clock: all referenced: victim should be 0 after a full turn");
   /* The hand is at 1. 1 referenced, 2 not: 1 is spared, 2 goes. */
   touch(1);
-  CHECK(p->next() == 2, "clock: next() should be 2");
   CHECK(p->choose() == 2, "clock: second chance for 1; victim 2");
   /* The hand is at 3. A reference seen only by the VM's background sweep (time of last
    * reference newer than the hand's visit, bit already cleared) also earns a second chance. */
@@ -162,7 +158,6 @@ static void test_clusterlru(void)
     tick(p);
   }
   /* The first choice sees only cluster 0..3: its LRU is 2, not the global LRU 9. */
-  CHECK(p->next() == 2, "clusterlru: next() should be 2, got %d", p->next());
   CHECK(p->choose() == 2, "clusterlru: victim should be 2 (LRU of frames 0-3)");
   CHECK(p->choose() == 4, "clusterlru: next cluster 4-7: victim 4");
   CHECK(p->choose() == 9, "clusterlru: next cluster 8-11: victim 9");
@@ -180,8 +175,7 @@ static void test_random(void)
   machine(p, 16);
   int seen[16] = { 0 };
   for (int i = 0; i < 400; i++) {
-    int32_t n = p->next(), v = p->choose();
-    CHECK(n == v, "random: next() %d differs from choose() %d", n, v);
+    int32_t v = p->choose();
     if (v >= 0)
       seen[v]++;
   }
@@ -197,8 +191,7 @@ int main(void)
         "clock is the default and can be found by name");
   CHECK(vm_policy_find("nosuch") == 0, "an unknown name finds nothing");
   for (int i = 0; vm_policies[i]; i++) {
-    CHECK(vm_policies[i]->name && vm_policies[i]->choose && vm_policies[i]->next,
-          "policy %d lacks a name, choose or next", i);
+    CHECK(vm_policies[i]->name && vm_policies[i]->choose, "policy %d lacks a name or choose", i);
     test_common(vm_policies[i]);
   }
   test_fifo();

@@ -25,9 +25,7 @@ def _scheduled(st):
 
 
 def _oldest_ms(st):
-    v = st.policy_next()
-    if v is None:
-        return None
+    v = st.next_victim()
     return 0 if v < 0 else (st.now - st.frames[v].lastref) & 0xFFFFFFFF
 
 

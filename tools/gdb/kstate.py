@@ -203,48 +203,6 @@ class State:
         p = int(value("policy", "vm/page.c"))
         return cstring(u32(p)) if p else "?"
 
-    def policy_next(self):
-        """What the policy's next() would answer now (vm/policy_*.c, repeated), or -1; None for
-        a policy not known here."""
-        name = self.policy_name()
-        n = self.nframes
-        cands = [i for i in range(n) if self.candidate(i)]
-        if name == "clock":
-            hand = var_u32("hand", "vm/policy_clock.c")
-            first = -1
-            for j in range(n):
-                f = (hand + j) % n
-                if not self.candidate(f):
-                    continue
-                if first < 0:
-                    first = f
-                if not (self.accessed(f) or self.frames[f].lastref > self.frames[f].pword):
-                    return f
-            return first
-        if name == "fifo":
-            arrivals = var_u32("arrivals", "vm/policy_fifo.c")
-            return _oldest(cands, lambda f: (arrivals - self.frames[f].pword) & 0xFFFFFFFF)
-        if name == "lru":
-            return _oldest(cands, lambda f: (self.now - self.frames[f].lastref) & 0xFFFFFFFF)
-        if name == "clusterlru":
-            size = var_u32("vm_cluster_size") or 1
-            c = var_u32("cluster", "vm/policy_clusterlru.c")
-            c = c if c < n else 0
-            for _ in range(n // size + 1):
-                v = _oldest([f for f in range(c, min(c + size, n)) if self.candidate(f)],
-                            lambda f: (self.now - self.frames[f].lastref) & 0xFFFFFFFF)
-                c += size
-                if c >= n:
-                    c = 0
-                if v >= 0:
-                    return v
-            return -1
-        if name == "random":
-            seed = (var_u32("seed", "vm/policy_random.c") * 1103515245 + 12345) & 0xFFFFFFFF
-            start = (seed >> 8) % n
-            return next((f for f in ((start + j) % n for j in range(n)) if self.candidate(f)), -1)
-        return None
-
     def policy_hand(self):
         """(name, frame) of the policy's own position in the core map, or None."""
         name = self.policy_name()
@@ -255,8 +213,11 @@ class State:
         return None
 
     def next_victim(self):
-        """vm/page.c's next_victim: the frame whose age vm_offer reports, or -1 (None: unknown
-        policy). The ready list first, then the policy's answer kept for the tick."""
+        """vm/page.c's oldest_victim: the frame whose age vm_offer reports, or -1. A page the
+        page-out daemon has cleaned first; then the first of the last scan's batch (kept for
+        the tick) that is still a candidate, not accessed, with the same stamp; else what a
+        new scan would find: the oldest such page by time of last reference, the lower frame
+        number on a tie."""
         ready = addr("ready", "vm/page.c")
         link = Layout("struct frame")
         f = u32(ready + link.offset("next"))
@@ -267,12 +228,20 @@ class State:
                 return i
             f = self.frames[i].next
             seen += 1
-        cached = u32(addr("next_cached", "vm/page.c"))
-        cached = cached - (1 << 32) if cached >= 1 << 31 else cached
-        if var_u32("next_cached_tick", "vm/page.c") == var_u32("ticks", "vm/page.c") + 1 and \
-                (cached < 0 or self.candidate(cached)):
-            return cached
-        return self.policy_next()
+
+        def still(i, stamp):
+            return self.candidate(i) and not self.accessed(i) and self.frames[i].lastref == stamp
+
+        if var_u32("oldest_tick", "vm/page.c") == (var_u32("ticks", "vm/page.c") + 1) & 0xFFFFFFFF:
+            n = var_u32("noldest", "vm/page.c")
+            batch = u32s(addr("oldest", "vm/page.c"), n) if n else ()
+            stamps = u32s(addr("oldest_lastref", "vm/page.c"), n) if n else ()
+            for i, stamp in zip(batch, stamps):
+                if still(i, stamp):
+                    return i
+        cands = [i for i in range(self.nframes)
+                 if self.pool_name.get(self.frames[i].pool) == "vm" and self.candidate(i) and not self.accessed(i)]
+        return _oldest(cands, lambda f: (self.now - self.frames[f].lastref) & 0xFFFFFFFF)
 
     def vm_at_floor(self):
         counts = self.pool_counts()
