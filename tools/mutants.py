@@ -55,6 +55,7 @@ AREA_TESTS = {
     "replacement": ["tests/host/test_policy.py", "tests/qemu/test_replacement_order.py", "tests/qemu/test_vm.py"],
     "vm": ["tests/qemu/test_vm.py", "tests/qemu/test_faults.py", "tests/qemu/test_usertests.py"],
     "cowcor": ["tests/qemu/test_cowcor.py"],
+    "negotiation": ["tests/host/test_negotiate.py", "tests/qemu/test_negotiation.py", "tests/qemu/test_gdb.py"],
     "audit": ["tests/qemu/test_audit_checks.py", "tests/qemu/test_vm.py"],
     "fsck": ["tests/host/test_fsck_checks.py", "tests/host/test_mkfs.py", "tests/host/test_fsck_oracle.py"],
     "kernel": ["tests/qemu/test_usertests.py", "tests/qemu/test_shell.py", "tests/qemu/test_console.py"],
