@@ -66,9 +66,9 @@ from benchlib import ROOT, boot_steps, bench_path   # noqa: E402
 NAME = "bench-ifs"
 PRESETS = {
     "paper": dict(mem=8, toucher_mb=None, sort_input="1M", throttle_bps=1 << 20, throttle_iops=50, icount=8,
-                  policy="lru", align=True),
+                  policy="clock", align=True),
     "linux-scaled": dict(mem=96, toucher_mb=15.0, sort_input="8M", throttle_bps=512 << 10, throttle_iops=100,
-                         icount=4, policy="lru", align=True),
+                         icount=4, policy="clock", align=True),
 }
 LEAVE_KB = 1024           # what the paper preset's toucher leaves to the file cache
 SORT_KB = 180             # sort's own memory: its 128 KB budget, code, stack, buffers (ps: 168 KB)
@@ -361,8 +361,8 @@ def main(argv=None):
     ap.add_argument("--throttle-iops", type=int, help="the disk's requests a second")
     ap.add_argument("--icount", help="-icount shift for the CPU's speed (2^SHIFT ns an instruction), auto, "
                     "or none (full speed, wall clock)")
-    ap.add_argument("--policy", help="vm.policy (lru: the VM offers its least recently used page, as Sprite's "
-                    "did; clock offers the page at its hand)")
+    ap.add_argument("--policy", help="vm.policy (clock, the kernel's default; the VM's offer to the "
+                    "negotiation is its oldest page whatever the policy, the policy chooses among its own)")
     ap.add_argument("--no-align", action="store_true", help="with --icount, let the guest's clock run ahead of "
                     "the host's while its CPU is busy (QEMU's align=off): disk transfers overlapping the CPU's work "
                     "then look that much slower")

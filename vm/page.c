@@ -820,6 +820,24 @@ int vm_audit(bool quiet)
       BAD("%s list: %u frames listed, %u marked, %u counted\n", k ? "ready" : "laundry",
           listed[k], marked[k], k ? nready : nlaundry);
   }
+  /* The VM's offer to the negotiation: the page the batch names still has the stamp it was
+   * found with, and a new scan puts first a page no younger than any other that could go. */
+  int32_t k, v = oldest_victim(&k);
+  if (v >= 0 && k >= 0 && coremap[v].lastref != oldest_lastref[k])
+    BAD("the VM offers frame %d as last used at %u ms; it was used at %u\n", v, oldest_lastref[k],
+        coremap[v].lastref);
+  scan_oldest();
+  uint32_t now = uptime_ms();
+  for (uint32_t i = 0; i < nframes; i++) {
+    if (coremap[i].pool != POOL_VM || !pol_candidate(i) || pol_accessed(i))
+      continue;
+    /* Ages compared here, not by older(): the audit must not share the scan's mistakes. */
+    if (noldest == 0 || now - coremap[i].lastref > now - oldest_lastref[0]) {
+      BAD("frame %u (last used at %u ms) is older than the VM's oldest page %d\n", i, coremap[i].lastref,
+          noldest ? oldest[0] : -1);
+      break;
+    }
+  }
   bad += cowcor_audit(quiet);
   bad += as_audit(quiet);
   release(&vm_lock);

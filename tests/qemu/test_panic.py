@@ -52,7 +52,9 @@ def addr2line(kernel, addrs):
         chain = []
         for fn, loc in zip(lines[0::2], lines[1::2]):
             file, _, num = re.sub(r" \(discriminator \d+\)$", "", loc).rpartition(":")
-            chain.append((fn, os.path.relpath(file, ROOT) if file.startswith("/") else file, int(num)))
+            # An absolute path (a build in another copy of the tree: make mutants) ends with
+            # the source's own folder and name, as the kernel's table gives them.
+            chain.append((fn, "/".join(file.split("/")[-2:]) if file.startswith("/") else file, int(num)))
         out[a] = chain
     return out
 
