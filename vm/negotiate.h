@@ -17,10 +17,11 @@ struct frame *cache_surrender(void);
 void cache_minmax_reset(void);     /* fs.cache.min_kb and max_kb start again from now */
 int cache_audit(bool quiet);       /* blocks, frames and lists agree: problems found */
 
-/* vm/page.c. offer: the time of last reference of the VM's next victim, or refuse: when
+/* vm/page.c. offer: the time of last reference of the VM's oldest page, or refuse: when
  * giving, at its floor (1/16 of memory); else when it has no page that could go. surrender:
- * its next clean victim's frame, unmapped (still POOL_VM), or 0; it never writes (a dirty
- * victim goes to the page-out daemon, to be clean for the next ask). */
+ * that page's frame if it is clean, else the next oldest clean one, unmapped (still POOL_VM),
+ * or 0; it never writes (a dirty page goes to the page-out daemon, to be clean for the next
+ * ask). */
 struct neg_offer vm_offer(bool giving);
 struct frame *vm_surrender(void);
 

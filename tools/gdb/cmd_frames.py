@@ -139,7 +139,7 @@ the frames of each pool and say where each hand is."""
         for what, i in hands(st):
             pool = st.pool_name.get(st.frames[i].pool, "none") if i < st.nframes else "none"
             gdb.write("%s: frame %d (%s)\n" % (what, i, pool))
-        gdb.write("policy %s; the VM's next victim: %s\n" % (st.policy_name(), _victim(st)))
+        gdb.write("policy %s; the VM's oldest page (its offer): %s\n" % (st.policy_name(), _victim(st)))
 
 
 def _victim(st):

@@ -3,9 +3,8 @@
 A command runs while the machine is stopped, so everything it reads belongs to one instant;
 State reads each table once (the core map, the segment table, the process table, the cache's
 headers, page tables as they are asked for) and answers the questions the kernel itself asks
-of them: which segment and page a frame holds, what a page-table entry says, which frame the
-replacement policy would take next (pol_candidate and each policy's next(), as in vm/page.c
-and vm/policy_*.c), which block the cache would give up (cache_offer in fs/cache.c). Those
+of them: which segment and page a frame holds, what a page-table entry says, which page the VM
+offers the negotiation (pol_candidate and oldest_victim, as in vm/page.c), which block the cache would give up (cache_offer in fs/cache.c). Those
 answers are the kernel's algorithms repeated in Python, so the tests compare them with what
 the kernel decides at the same instant (tests/qemu/test_gdb*.py).
 """
