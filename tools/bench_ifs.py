@@ -90,6 +90,9 @@ LINUX = "Linux 6.1 on the scaled mix at S = 5–30: 919–1279 faults, touches o
 DELTA = ["vm.pageins.backing", "vm.pageouts", "vm.pageins", "fs.disk.reads", "fs.disk.writes"]
 COUNTERS = DELTA + ["fs.cache.min_kb", "fs.cache.max_kb", "neg.fs_asks_vm", "neg.fs_asks_vm_satisfied",
                     "neg.vm_asks_fs", "neg.vm_asks_fs_satisfied", "vm.age_lag_ms"]
+# What a negotiation in which nothing was traded cost (vm/negotiate.c): a line of its own after
+# the others (runs recorded before it have none).
+COST = ["neg.untraded", "neg.untraded_tsc_avg", "neg.untraded_tsc_min"]
 SAMPLED = ["fs.cache.blocks", "vm.pageins.backing", "mem.frames.free"]
 STAMP = "vmstat -i 1 1 fs.cache.blocks"          # one time-stamped sample: "@UPTIME BLOCKS"
 
@@ -98,7 +101,7 @@ COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "run", "policy",
            "sort_ms", "sort_internal_ms", "pageins", "pageouts", "toucher_pageins", "toucher_pageouts",
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
-           "host_load"]
+           "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min"]
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
@@ -214,7 +217,11 @@ def parse_run(out, typed, toucher):
          "fs_asks_vm": c["neg.fs_asks_vm"], "fs_asks_vm_satisfied": c["neg.fs_asks_vm_satisfied"],
          "vm_asks_fs": c["neg.vm_asks_fs"], "vm_asks_fs_satisfied": c["neg.vm_asks_fs_satisfied"],
          "age_lag_ms": c["vm.age_lag_ms"], "t0": t0, "t1": t1, "rounds_all": rounds,
+
          "samples": samples, "sampled": names}
+    line = "vmstat " + " ".join(COST)
+    if line in cmds:
+        r["untraded"], r["untraded_tsc_avg"], r["untraded_tsc_min"] = numbers(printed(cmds, line), len(COST), line)
     line = "vmstat " + " ".join(DELTA)
     before = dict(zip(DELTA, numbers(printed(cmds, line), len(DELTA), line)))
     r["pageins"] -= before["vm.pageins.backing"]
@@ -276,7 +283,8 @@ def one_run(cfg, interval, penalty, mode, run, log):
 
     def finish(out):
         jobs = re.findall(r"^\[(\d+)\]$", background(out)[0], re.M)
-        return "vmstat %s\nps\nkill %s\n" % (" ".join(COUNTERS), " ".join("-" + j for j in jobs))
+        return "vmstat %s\nvmstat %s\nps\nkill %s\n" % (" ".join(COUNTERS), " ".join(COST),
+                                                      " ".join("-" + j for j in jobs))
 
     if toucher:
         steps = [(None, setup), (r"\[\d+\]\n", start_toucher), (r"touch 1 \d+ ms", measure),

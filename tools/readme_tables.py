@@ -302,6 +302,15 @@ def ifs_part(preset):
                          "time; QEMU says the guest is late): in guest time the CPU is exact, a wait for the disk "
                          "is real, but a transfer that overlaps the CPU's work takes less guest time than the disk's "
                          "rate gives, so the degradations and responses here are lower bounds." % (min(ratio), max(ratio)))
+        cost = [r for r in rows if r.get("untraded") and int(r["untraded"]) > 0 and shift and shift != "auto"]
+        if cost:
+            unit = 2 ** int(shift)          # under -icount the counter's ns are 2^shift an instruction
+            n = sum(int(r["untraded"]) for r in cost)
+            avg = sum(int(r["untraded"]) * float(r["untraded_tsc_avg"]) for r in cost) / n / unit
+            least = min(int(r["untraded_tsc_min"]) for r in cost) / unit
+            notes.append("A negotiation in which nothing was traded (the asker recycled its own page) took %s guest "
+                         "instructions on average, %s at least, over %s of them (neg.untraded_tsc_avg and _min, "
+                         "the guest's time-stamp counter over 2^shift)." % (num(round(avg)), num(round(least)), num(n)))
         if preset == "linux-scaled":
             notes.append(LINUX + ".")
         return head + "\n\n" + "\n".join(out) + ("\n\n" + para(" ".join(notes)) if notes else "")

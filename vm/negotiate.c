@@ -68,6 +68,7 @@
 #include "kernel/syscall.h"
 #include "kernel/time.h"
 #include "kernel/uapi/negtrace.h"
+#include "kernel/x86.h"
 #include "vm/coremap.h"
 #include "vm/negotiate.h"
 #include "vm/vm.h"
@@ -79,6 +80,12 @@ static uint32_t penalty_mode = NEG_PENALTY_FIXED;
 static uint32_t reset_value;
 
 static uint32_t st_fs_asks, st_fs_satisfied, st_vm_asks, st_vm_satisfied, st_refills;
+/* What a negotiation costs when nothing is traded (the asker recycles its own page): the
+ * time-stamp counter's ticks, which under QEMU's -icount are the guest's nanoseconds, 2^shift
+ * an instruction. Kept as plain words (an average, not a sum that would wrap) for vmstat and
+ * gdb's counters alike. */
+static uint32_t st_untraded, st_untraded_tsc_avg, st_untraded_tsc_min;
+static uint64_t untraded_tsc;
 
 static struct spinlock trace_lock;
 static struct negrecord trace[NEGTRACE_MAX];
@@ -140,6 +147,7 @@ void neg_refill(void)
  * is where a gdb breakpoint on "a negotiation" goes. */
 __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict)
 {
+  uint64_t t0 = rdtsc();
   enum frame_pool pool = asker == NEG_FS ? POOL_CACHE : POOL_VM;
   *verdict = NEG_OTHER;
   if (frame_count(POOL_FREE) > KERNEL_RESERVE) {
@@ -170,6 +178,14 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   } else {
     st_vm_asks++;
     st_vm_satisfied += f != 0;
+  }
+  if (!f && *verdict == NEG_OWN) {
+    uint32_t d = (uint32_t)(rdtsc() - t0);
+    untraded_tsc += d;
+    st_untraded++;
+    st_untraded_tsc_avg = (uint32_t)(untraded_tsc / st_untraded);
+    if (st_untraded == 1 || d < st_untraded_tsc_min)
+      st_untraded_tsc_min = d;
   }
   if (frame_count(POOL_FREE) < KERNEL_RESERVE / 2)
     refill_one();             /* the kernel took from its reserve meanwhile */
@@ -218,6 +234,8 @@ static int reset_set(const char *v)
   reset_value = n;
   if (n == 1) {
     st_fs_asks = st_fs_satisfied = st_vm_asks = st_vm_satisfied = st_refills = 0;
+    st_untraded = st_untraded_tsc_avg = st_untraded_tsc_min = 0;
+    untraded_tsc = 0;
     acquire(&trace_lock);
     trace_seq = 0;
     release(&trace_lock);
@@ -248,5 +266,8 @@ void neg_init(void)
   stat_register("neg.vm_asks_fs", &st_vm_asks);
   stat_register("neg.vm_asks_fs_satisfied", &st_vm_satisfied);
   stat_register("neg.refills", &st_refills);
+  stat_register("neg.untraded", &st_untraded);
+  stat_register("neg.untraded_tsc_avg", &st_untraded_tsc_avg);
+  stat_register("neg.untraded_tsc_min", &st_untraded_tsc_min);
   stat_register("neg.kernel_reserve", &reserve_frames);
 }

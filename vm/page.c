@@ -362,8 +362,9 @@ static bool at_floor(void)
  * page-out daemon has cleaned comes first (it was old when laundered, and is free to go);
  * then the oldest by the aging clock's stamps, skipping pages accessed since (their stamp is
  * stale). Finding the oldest means looking at every frame, and the cache asks on every miss
- * once memory is full: one scan keeps the OLDEST_BATCH oldest, oldest first, and serves them
- * for the rest of the tick while each is still a candidate with the same stamp. */
+ * once memory is full: the aging clock's daemon scans once a tick, keeping the OLDEST_BATCH
+ * oldest, oldest first, and they serve for the rest of the tick while each is still a
+ * candidate with the same stamp; only an asker that uses them all up scans again. */
 
 static bool older(uint32_t a, uint32_t b, uint32_t now)
 {
@@ -611,6 +612,7 @@ static void vm_daemon(void *arg)
     age_tick();
     if (policy->tick)
       policy->tick();
+    scan_oldest();          /* here, not in the first cache miss of the tick */
     bool all = vm_reserve_wanted;
     vm_reserve_wanted = false;
     release(&vm_lock);
