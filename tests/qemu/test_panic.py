@@ -7,10 +7,14 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
 from conftest import BUILD, ROOT, boot
+
+sys.path.insert(0, str(ROOT / "tools"))
+import ksyms  # noqa: E402
 
 KERNELS = {"optimised": BUILD / "kernel.elf", "debug": BUILD / "debug" / "kernel.elf"}
 
@@ -52,9 +56,7 @@ def addr2line(kernel, addrs):
         chain = []
         for fn, loc in zip(lines[0::2], lines[1::2]):
             file, _, num = re.sub(r" \(discriminator \d+\)$", "", loc).rpartition(":")
-            # An absolute path (a build in another copy of the tree: make mutants) ends with
-            # the source's own folder and name, as the kernel's table gives them.
-            chain.append((fn, "/".join(file.split("/")[-2:]) if file.startswith("/") else file, int(num)))
+            chain.append((fn, ksyms.relative(file), int(num)))     # as the kernel's table names it
         out[a] = chain
     return out
 
