@@ -131,3 +131,22 @@ def test_negtrace_shows_who_asked_and_who_gave(disk):
     m = re.search(r"negtrace: vm asked (\d+): fs gave (\d+)", r.printed("negtrace -s"))
     assert m and int(m.group(2)) > 0, r
     assert "vm.penalty_mode = stepped" in r.printed("sysctl vm.penalty_mode"), r
+
+
+def test_the_vm_keeps_its_floor(disk):
+    """Without a penalty a long read takes the sleeping toucher's pages, but the VM keeps 1/16
+    of memory (Sprite's minVMPages): the cache's asks stop being granted there. The toucher
+    touches its 10 MB once and sleeps; the read starts 6 s later, once the aging clock has
+    seen those pages idle."""
+    lines = ("sysctl vm.penalty=0\nmklines /tmp/big 20M\nsync\ntoucher -m 10 -s 600 -n 1 &\nsleep 6\n"
+             "sysctl neg.reset=1\ncksum /tmp/big\nvmstat mem.frames.vm mem.frames.total neg.fs_asks_vm_satisfied\n"
+             "audit\n")
+    r = boot(lines, disk=disk, mem=MEM, status=True, timeout=600)
+    assert r.rc == 0, r
+    c = values(r, "vmstat mem.frames.vm mem.frames.total neg.fs_asks_vm_satisfied")
+    floor = c["mem.frames.total"] // 16
+    assert c["neg.fs_asks_vm_satisfied"] > 1000, r     # the toucher's 10 MB went to the cache...
+    # ...down to the floor, not past it; cksum's own pages, counted in the floor while it read,
+    # were freed at its exit (a dozen)
+    assert floor - 32 <= c["mem.frames.vm"] <= floor + 64, (c, floor, r)
+    audited(r)
