@@ -63,14 +63,16 @@ def call_sites(elf):
 
 
 def relative(path):
-    """A source path as the tree names it. An absolute one may come from another copy of the
-    tree (make mutants builds in copies of a first build): its shortest tail that names a file
-    of this tree."""
+    """A source path as the tree names it. One from another copy of the tree (make mutants
+    builds in copies of a first build; addr2line then says ../template/vm/page.c): its
+    shortest tail that names a file of this tree."""
     path = re.sub(r" \(discriminator \d+\)$", "", path)
     if os.path.isabs(path):
+        path = os.path.relpath(path, ROOT)
+    if not os.path.isfile(os.path.join(ROOT, path)):
         parts = path.split("/")
         tails = ["/".join(parts[k:]) for k in range(len(parts) - 1, 0, -1)]
-        path = next((t for t in tails if os.path.isfile(os.path.join(ROOT, t))), os.path.relpath(path, ROOT))
+        path = next((t for t in tails if os.path.isfile(os.path.join(ROOT, t))), path)
     return path
 
 
