@@ -69,7 +69,7 @@ def relative(path):
     path = re.sub(r" \(discriminator \d+\)$", "", path)
     if os.path.isabs(path):
         path = os.path.relpath(path, ROOT)
-    if not os.path.isfile(os.path.join(ROOT, path)):
+    if path.startswith("../") or not os.path.isfile(os.path.join(ROOT, path)):
         parts = path.split("/")
         tails = ["/".join(parts[k:]) for k in range(len(parts) - 1, 0, -1)]
         path = next((t for t in tails if os.path.isfile(os.path.join(ROOT, t))), path)
