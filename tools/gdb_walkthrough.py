@@ -72,6 +72,7 @@ COW_STEPS = [
     ("cow-before", "cowlists $seg", 0),
     ("cow-before", "pt current->pid $va", 0),
     ("cow-before", "pt $seg_pid($slave) $va", 0),
+    ("cow-after", "delete", 0),
     ("cow-after", "finish", 0),
     ("cow-after", "cowlists $seg", 0),
     ("cow-after", "pt $seg_pid($slave) $va", 0),

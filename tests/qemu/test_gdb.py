@@ -386,7 +386,7 @@ def test_usym_follows_a_system_call_back_into_user_code(disk):
     own bt and finish work."""
     import shutil, subprocess
     from conftest import BUILD
-    steps = ['break sys_write if $_streq(current->name, "echo")', "continue", "usym nosuch", "usym sort", "usym",
+    steps = ['break sys_write if $_streq(current->name, "echo")', "continue", "usym nosuch", "usym sort", "usym", "delete",
              "tbreak *$ueip if 'kernel/proc.c'::current->pid == $upid", "continue", "bt", "finish",
              "help usym", "kill"]
     r = session(disk, "echo hello world\n", steps)
