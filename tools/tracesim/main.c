@@ -1,0 +1,195 @@
+/* tracesim: replays reference traces through the kernel's replacement policies and Belady's
+ * MIN, for a range of memory sizes, as Hagmann did (1991, section 5, Figures 1-3).
+ *
+ *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-c CSV] TRACE...
+ *
+ * For each trace and each memory size (frames for pages; by default a tenth of the trace's
+ * distinct pages to all of them, in ten steps) it runs every policy of vm/policy.c's table
+ * (or those named) on the simulated machine (machine.c) and MIN (min.c), and prints a table:
+ * faults per policy and, beside each, the percent over MIN (Hagmann's Figure 2; MIN is 0).
+ * -c appends the same as CSV rows (trace, epoch_ms, references, pages, frames, policy, faults,
+ * writes, over_min_pct; a header when the file is new). tools/tracesim.py draws the figures.
+ *
+ * Every run is a child process: a policy's static state (clock's hand, random's seed) starts
+ * afresh each time, so two runs of tracesim print the same counts. Exit status: 0; 1 when a
+ * policy chose a frame it may not (the line says which; its cell reads "error"); 2 for a bad
+ * command line or trace.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "tools/tracesim/min.h"
+
+#define MAXPOL 32
+#define MAXSIZES 64
+
+static void usage(void)
+{
+  fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-c CSV] TRACE...\npolicies:");
+  for (int i = 0; vm_policies[i]; i++)
+    fprintf(stderr, " %s", vm_policies[i]->name);
+  fprintf(stderr, "\n");
+  exit(2);
+}
+
+/* One policy (0: MIN) at one size, in a child; -1 when the policy chose wrongly. */
+static int run(const struct vm_policy *p, const struct trace *t, uint32_t frames,
+               struct sim_result *r)
+{
+  int fd[2];
+  if (pipe(fd) < 0) {
+    perror("tracesim: pipe");
+    exit(2);
+  }
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("tracesim: fork");
+    exit(2);
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    int rc = 0;
+    if (p)
+      rc = machine_run(p, t, frames, r);
+    else
+      min_run(t, frames, r);
+    fflush(stdout);
+    if (rc == 0 && write(fd[1], r, sizeof *r) != sizeof *r)
+      _exit(2);
+    _exit(rc == 0 ? 0 : 1);
+  }
+  close(fd[1]);
+  ssize_t got = read(fd[0], r, sizeof *r);
+  close(fd[0]);
+  int st;
+  waitpid(pid, &st, 0);
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && got == sizeof *r)
+    return 0;
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 1)
+    return -1;
+  fprintf(stderr, "tracesim: the run of %s on %s at %u frames died\n", p ? p->name : "MIN",
+          t->path, frames);
+  exit(2);
+}
+
+static uint32_t parse_list(char *s, uint32_t *out, uint32_t max)
+{
+  uint32_t n = 0;
+  for (char *tok = strtok(s, ","); tok; tok = strtok(0, ",")) {
+    char *end;
+    unsigned long v = strtoul(tok, &end, 10);
+    if (*end || v == 0 || n == max) {
+      fprintf(stderr, "tracesim: -m wants frame counts above 0, at most %u of them\n", max);
+      exit(2);
+    }
+    out[n++] = (uint32_t)v;
+  }
+  return n;
+}
+
+int main(int argc, char **argv)
+{
+  const struct vm_policy *pols[MAXPOL];
+  int npol = 0;
+  uint32_t sizes[MAXSIZES], nsizes = 0;
+  const char *csv = 0;
+  int c;
+  while ((c = getopt(argc, argv, "p:m:c:h")) != -1) {
+    if (c == 'p') {
+      for (char *tok = strtok(optarg, ","); tok; tok = strtok(0, ",")) {
+        if (!strcmp(tok, "all")) {
+          for (int i = 0; vm_policies[i] && npol < MAXPOL; i++)
+            pols[npol++] = vm_policies[i];
+          continue;
+        }
+        const struct vm_policy *p = vm_policy_find(tok);
+        if (!p) {
+          fprintf(stderr, "tracesim: no policy named %s\n", tok);
+          usage();
+        }
+        if (npol < MAXPOL)
+          pols[npol++] = p;
+      }
+    } else if (c == 'm') {
+      nsizes = parse_list(optarg, sizes, MAXSIZES);
+    } else if (c == 'c') {
+      csv = optarg;
+    } else {
+      usage();
+    }
+  }
+  if (optind >= argc)
+    usage();
+  if (!npol)
+    for (int i = 0; vm_policies[i] && npol < MAXPOL; i++)
+      pols[npol++] = vm_policies[i];
+  FILE *out = 0;
+  if (csv) {
+    bool fresh = access(csv, F_OK) != 0;
+    out = fopen(csv, "a");
+    if (!out) {
+      fprintf(stderr, "tracesim: %s: cannot write\n", csv);
+      exit(2);
+    }
+    if (fresh)
+      fprintf(out, "trace,epoch_ms,references,pages,frames,policy,faults,writes,over_min_pct\n");
+  }
+  int status = 0;
+  for (int a = optind; a < argc; a++) {
+    struct trace t;
+    trace_read(argv[a], &t);
+    uint32_t sz[MAXSIZES], nsz = nsizes;
+    if (nsizes) {
+      memcpy(sz, sizes, sizeof sizes);
+    } else {
+      nsz = 0;
+      for (uint32_t k = 1; k <= 10; k++) {
+        uint32_t v = t.npages * k / 10;
+        if (v < 4)
+          v = 4;
+        if (!nsz || sz[nsz - 1] != v)
+          sz[nsz++] = v;
+      }
+    }
+    const char *name = strrchr(t.path, '/') ? strrchr(t.path, '/') + 1 : t.path;
+    printf("%s: %u epochs of %u ms, %u references to %u pages\n", name,
+           t.last_epoch - t.first_epoch + 1, t.epoch_ms, t.nrefs, t.npages);
+    printf("%8s %8s", "frames", "MIN");
+    for (int i = 0; i < npol; i++)
+      printf(" %18s", pols[i]->name);
+    printf("\n");
+    for (uint32_t s = 0; s < nsz; s++) {
+      struct sim_result m, r;
+      run(0, &t, sz[s], &m);
+      printf("%8u %8llu", sz[s], (unsigned long long)m.faults);
+      if (out)
+        fprintf(out, "%s,%u,%u,%u,%u,MIN,%llu,%llu,0.0\n", name, t.epoch_ms, t.nrefs, t.npages,
+                sz[s], (unsigned long long)m.faults, (unsigned long long)m.writes);
+      for (int i = 0; i < npol; i++) {
+        if (run(pols[i], &t, sz[s], &r) < 0) {
+          status = 1;
+          printf(" %18s", "error");
+          if (out)
+            fprintf(out, "%s,%u,%u,%u,%u,%s,error,error,error\n", name, t.epoch_ms, t.nrefs,
+                    t.npages, sz[s], pols[i]->name);
+          continue;
+        }
+        double over = m.faults ? 100.0 * ((double)r.faults - (double)m.faults) / (double)m.faults : 0;
+        printf(" %9llu (%+5.0f%%)", (unsigned long long)r.faults, over);
+        if (out)
+          fprintf(out, "%s,%u,%u,%u,%u,%s,%llu,%llu,%.1f\n", name, t.epoch_ms, t.nrefs, t.npages,
+                  sz[s], pols[i]->name, (unsigned long long)r.faults,
+                  (unsigned long long)r.writes, over);
+      }
+      printf("\n");
+    }
+    printf("\n");
+    free(t.refs);
+  }
+  if (out)
+    fclose(out);
+  return status;
+}
