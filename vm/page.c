@@ -79,6 +79,11 @@ uint32_t pol_nframes(void) { return nframes; }
 uint32_t pol_now(void) { return uptime_ms(); }
 uint32_t pol_lastref(uint32_t f) { return coremap[f].lastref; }
 uint32_t *pol_word(uint32_t f) { return &coremap[f].pword; }
+uint32_t pol_page(uint32_t f)
+{
+  struct segment *s = coremap[f].owner;
+  return s ? s->serial * 2654435761u + coremap[f].index : 0;
+}
 
 /* A page that has no backing block yet (a forked segment whose backing store the daemon has
  * not reserved) cannot go out; nor can a page of a segment being torn down. */
@@ -669,13 +674,15 @@ static uint32_t oldest_age(void)
 }
 
 static const struct setting set_policy = {
-  "vm.policy", "page replacement policy: clock fifo lru clusterlru random", 0, 0, 0,
+  "vm.policy", "page replacement policy: clock fifo lru clusterlru random spt", 0, 0, 0,
   policy_get, policy_set };
 static const struct setting set_pageout = {
   "vm.pageout", "write PID (0: all): push its pages to backing store (reads: pages written)",
   0, 0, 0, pageout_get, pageout_set };
 static const struct setting set_cluster = {
   "vm.cluster", "cluster size of clusterlru (frames)", &vm_cluster_size, 1, 4096, 0, 0 };
+static const struct setting set_spt_epoch = {
+  "vm.spt_epoch_ms", "epoch of the spt policy's history (ms)", &vm_spt_epoch_ms, 10, 60000, 0, 0 };
 static const struct setting set_audit = {
   "vm.audit", "1: run the VM audit after every fault", &vm_audit_every_fault, 0, 1, 0, 0 };
 static const struct setting set_rate = {
@@ -693,6 +700,7 @@ void vm_init(void)
   setting_register(&set_policy);
   setting_register(&set_pageout);
   setting_register(&set_cluster);
+  setting_register(&set_spt_epoch);
   setting_register(&set_audit);
   setting_register(&set_rate);
   stat_register("vm.faults", &st_vm_faults);

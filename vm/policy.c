@@ -8,6 +8,7 @@ const struct vm_policy *const vm_policies[] = {
   &policy_lru,
   &policy_clusterlru,
   &policy_random,
+  &policy_spt,
   0,
 };
 

@@ -74,6 +74,7 @@ struct segment {
   bool noswap;              /* reserving its backing store failed */
   bool doomed;              /* its last reference is gone: the reaper frees it (seg_put_later) */
   uint32_t born;            /* ms since boot when made (lazy reservation waits a while) */
+  uint32_t serial;          /* names it for good, unlike its slot (pol_page, reference traces) */
 };
 
 struct addrspace {

@@ -39,6 +39,7 @@ uint32_t pol_nframes(void) { return nf; }
 uint32_t pol_now(void) { return now; }
 uint32_t pol_lastref(uint32_t f) { return last[f]; }
 uint32_t *pol_word(uint32_t f) { return &word[f]; }
+uint32_t pol_page(uint32_t f) { return page_of[f] >= 0 ? (uint32_t)page_of[f] : 0; }
 bool pol_candidate(uint32_t f) { return f < nf && page_of[f] >= 0 && (int32_t)f != busy; }
 bool pol_accessed(uint32_t f) { return acc[f]; }
 

@@ -1,13 +1,13 @@
 /* tracesim: replays reference traces through the kernel's replacement policies and Belady's
  * MIN, for a range of memory sizes, as Hagmann did (1991, section 5, Figures 1-3).
  *
- *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-c CSV] TRACE...
+ *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-c CSV] TRACE...
  *
  * For each trace and each memory size (frames for pages; by default a tenth of the trace's
  * distinct pages to all of them, in ten steps) it runs every policy of vm/policy.c's table
  * (or those named) on the simulated machine (machine.c) and MIN (min.c), and prints a table:
  * faults per policy and, beside each, the percent over MIN (Hagmann's Figure 2; MIN is 0).
- * -c appends the same as CSV rows (trace, epoch_ms, references, pages, frames, policy, faults,
+ * -e sets spt's epoch (vm.spt_epoch_ms in the kernel, the same default). -c appends the same as CSV rows (trace, epoch_ms, references, pages, frames, policy, faults,
  * writes, over_min_pct; a header when the file is new). tools/tracesim.py draws the figures.
  *
  * Every run is a child process: a policy's static state (clock's hand, random's seed) starts
@@ -27,7 +27,7 @@
 
 static void usage(void)
 {
-  fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-c CSV] TRACE...\npolicies:");
+  fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-c CSV] TRACE...\npolicies:");
   for (int i = 0; vm_policies[i]; i++)
     fprintf(stderr, " %s", vm_policies[i]->name);
   fprintf(stderr, "\n");
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
   uint32_t sizes[MAXSIZES], nsizes = 0;
   const char *csv = 0;
   int c;
-  while ((c = getopt(argc, argv, "p:m:c:h")) != -1) {
+  while ((c = getopt(argc, argv, "p:m:e:c:h")) != -1) {
     if (c == 'p') {
       for (char *tok = strtok(optarg, ","); tok; tok = strtok(0, ",")) {
         if (!strcmp(tok, "all")) {
@@ -115,6 +115,12 @@ int main(int argc, char **argv)
       }
     } else if (c == 'm') {
       nsizes = parse_list(optarg, sizes, MAXSIZES);
+    } else if (c == 'e') {
+      vm_spt_epoch_ms = (uint32_t)strtoul(optarg, 0, 10);
+      if (vm_spt_epoch_ms < 10 || vm_spt_epoch_ms > 60000) {
+        fprintf(stderr, "tracesim: -e wants 10..60000 ms\n");
+        exit(2);
+      }
     } else if (c == 'c') {
       csv = optarg;
     } else {
