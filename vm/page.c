@@ -129,6 +129,30 @@ bool pol_referenced(uint32_t i)
   return ref;
 }
 
+/* For the reference trace (vm/trace.c), vm_lock held: whether frame i holds a mapped VM page
+ * (its segment's serial and page number in *seg, *page), and whether that page was referenced
+ * since ms `since` (its accessed bit, or a time of last reference the aging sweep or a policy
+ * refreshed meanwhile) and modified (its dirty bit, or dirty and referenced: the sweep may have
+ * folded the bit into VMF_DIRTY already). Clears both bits as pol_referenced does, so the
+ * frame's time of last reference and VMF_DIRTY stay right for the aging clock and the policy. */
+bool vm_trace_sample(uint32_t i, uint32_t since, bool *ref, bool *mod, uint32_t *seg, uint32_t *page)
+{
+  struct frame *f = &coremap[i];
+  if (f->pool != POOL_VM || frame_busy(f) || !f->owner || (f->pflags & VMF_LAUNDRY))
+    return false;
+  struct segment *s = f->owner;
+  pte_t *pte = frame_pte(f);
+  if (!pte || !(*pte & PTE_P) || PTE_ADDR(*pte) != frame_pa(f))
+    return false;
+  bool d = *pte & PTE_D;
+  *ref = (*pte & PTE_A) || (int32_t)(f->lastref - since) > 0;
+  pol_referenced(i);
+  *mod = d || (*ref && (f->pflags & VMF_DIRTY));
+  *seg = s->serial;
+  *page = f->index;
+  return true;
+}
+
 /* --- the laundry and the ready list (vm_lock held) ----------------------------------------- */
 
 static void fl_init(struct frame *head) { head->next = head->prev = head; }
@@ -614,6 +638,7 @@ static void vm_daemon(void *arg)
     acquire(&vm_lock);
     ticks++;
     age_tick();
+    vm_trace_tick();
     if (policy->tick)
       policy->tick();
     bool all = vm_reserve_wanted;
@@ -701,6 +726,7 @@ void vm_init(void)
   setting_register(&set_pageout);
   setting_register(&set_cluster);
   setting_register(&set_spt_epoch);
+  vm_trace_init();
   setting_register(&set_audit);
   setting_register(&set_rate);
   stat_register("vm.faults", &st_vm_faults);

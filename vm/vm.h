@@ -157,6 +157,10 @@ void vm_putframe_locked(struct frame *f);
 int vm_pageout_pid(int pid);
 /* Checks the accounting; prints each problem; returns how many. */
 int vm_audit(bool quiet);
+/* The reference trace (vm/trace.c): sampled from the aging clock's tick, vm_lock held. */
+void vm_trace_init(void);
+void vm_trace_tick(void);
+bool vm_trace_sample(uint32_t i, uint32_t since, bool *ref, bool *mod, uint32_t *seg, uint32_t *page);
 extern uint32_t vm_audit_every_fault;
 extern uint32_t st_vm_pageins_backing;     /* page-ins read from backing files (swap) */
 extern uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins,
