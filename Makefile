@@ -53,7 +53,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: all tracesim qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: all tracesim traces qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(B)/mkfs $(B)/fsck $(B)/tracesim compile_commands.json
 
 # --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
@@ -169,6 +169,10 @@ $(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/tracesim/*.h) vm/policy.h | $(TO
 	@mkdir -p $(B)
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(TRACESIM_SRC)
 tracesim: $(B)/tracesim $(BENCH_OK)
+	$(PYTHON) tools/tracesim.py
+# Records traces/*.trace again in the kernel (tools/record_traces.py), then replays them.
+traces: $(B)/kernel.elf $(B)/fs.img $(B)/fsck $(B)/tracesim $(BENCH_OK)
+	$(PYTHON) tools/record_traces.py
 	$(PYTHON) tools/tracesim.py
 
 # The negotiation's decision is pure C too (vm/negotiate_rule.c).
@@ -296,6 +300,7 @@ help:
 	@echo 'make programs        only the user programs (build/user/bin)'
 	@echo 'make tools           check the host tools and install what is missing'
 	@echo 'make test-build      build everything the tests use, without running them'
+	@echo 'make traces          record traces/*.trace in the kernel (sort, toucher, ifs, forktree, vmtest), then replay'
 	@echo 'make tracesim        replay traces/*.trace through every policy and MIN (table, build/traces CSV, PNG)'
 	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'
 	@echo 'make mutants         plant each bug of tests/mutants/catalog.txt alone, run the suite against it'

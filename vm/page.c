@@ -203,6 +203,7 @@ static void make_ready(struct frame *f)
 
 void vm_drop_frame(struct frame *f)
 {
+  vm_trace_leave(f - coremap);
   unlist(f);
   if (policy->page_out)
     policy->page_out(f - coremap);
@@ -270,6 +271,7 @@ static bool take_if_clean(struct frame *f)
     launder(f);
     return false;
   }
+  vm_trace_leave(f - coremap);
   unlist(f);
   bool ondisk = s->type != SEG_CODE && (f->pflags & VMF_BACKED);
   *pte = (ondisk ? PTE_ONDISK : 0) | (old & PTE_COW);

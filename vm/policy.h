@@ -54,7 +54,7 @@ uint32_t pol_page(uint32_t f);
 extern const struct vm_policy *const vm_policies[];   /* ends with 0; the first is the default */
 const struct vm_policy *vm_policy_find(const char *name);
 extern uint32_t vm_cluster_size;     /* clusterlru: frames examined per choice (16) */
-extern uint32_t vm_spt_epoch_ms;     /* spt: the length of its epoch (1000) */
+extern uint32_t vm_spt_epoch_ms;     /* spt: the length of its epoch (250) */
 
 extern const struct vm_policy policy_clock, policy_fifo, policy_lru, policy_clusterlru,
     policy_random, policy_spt;

@@ -2,7 +2,8 @@
  * sequential or transient, which LRU serves worst, and replace them by their expected time to
  * next use, as MIN would; replace all other pages LRU.
  *
- * History is kept per page in epochs (vm_spt_epoch_ms, 1 s; Hagmann's was 5 s). A page's
+ * History is kept per page in epochs (vm_spt_epoch_ms, 250 ms: our workloads last seconds;
+ * Hagmann's, minutes long, had 5 s). A page's
  * references form "reference runs" separated by "unreferenced runs": a reference run starts
  * with a reference and ends once the page has gone SPT_RUN_END epochs (6) unreferenced. Every
  * tick samples each frame's accessed bit (as LRU does) into the policy word:
@@ -12,9 +13,13 @@
  *     bits 24-31  gap: the length of the unreferenced run before that (0: none seen yet)
  *
  * At a choice, every candidate is classed:
- *   - referenced within SPT_RUN_END epochs: in a reference run, the LRU heap;
- *   - idle longer, with a gap seen (periodic): the next-time heap, its expected next use one
- *     gap after its last run ended; the key is how far that is from now, either way;
+ *   - a gap seen and its current run brief, at most SPT_BRIEF epochs so far (periodic): the
+ *     next-time heap, its expected next use one gap after its last reference; the key is how
+ *     far that is from now, either way. (Hagmann put pages into this heap once their run had
+ *     ended, SPT_RUN_END epochs after their last reference; a page touched once per period, as
+ *     the toucher does, is then LRU's exactly when it matters: just touched, due again in a
+ *     whole period, and the next-time heap holding only the pages due now);
+ *   - other pages referenced within SPT_RUN_END epochs: in a reference run, the LRU heap;
  *   - idle longer, never a gap, and its run lasted at most SPT_BRIEF epochs (transient; a
  *     sequential page, used once in passing, looks the same here: a policy sees frames, not
  *     virtual addresses, so it cannot tell sequence from the order of faults as Hagmann
@@ -44,7 +49,7 @@
 
 #define SPT_GHOSTS 1024
 
-uint32_t vm_spt_epoch_ms = 1000;
+uint32_t vm_spt_epoch_ms = 250;
 static bool turn;           /* rule 2: the next-time heap's turn next */
 static struct { uint32_t page, word; bool used; } ghost[SPT_GHOSTS];
 
@@ -123,12 +128,13 @@ static int32_t spt_choose(void)
     uint32_t w = *pol_word(f), idle = since(cur, w_last(w));
     uint32_t key = 0;
     bool timed = false;
-    if (idle > SPT_RUN_END && w_gap(w)) {
+    uint32_t run = since(w_last(w), w_start(w)) + 1;
+    if (w_gap(w) && run <= SPT_BRIEF) {
       uint32_t due = w_last(w) + 1 + w_gap(w);        /* epochs, unwrapped below */
       uint32_t until = since(due & EMASK, cur);
       key = until > EMASK / 2 ? EMASK + 1 - until : until;
       timed = true;
-    } else if (idle > SPT_RUN_END && since(w_last(w), w_start(w)) + 1 <= SPT_BRIEF) {
+    } else if (idle > SPT_RUN_END && run <= SPT_BRIEF) {
       key = NEVER;
       timed = true;
     }

@@ -12,9 +12,11 @@
  * the accessed bit was set), so the aging clock, the policy and the negotiation see the same
  * history they would have seen; and since the aging sweep and the policy take accessed bits
  * too, a page counts as referenced when its time of last reference moved since the last
- * sample (vm_trace_sample, vm/page.c). A page that came in and left within one epoch, or a
- * reference through another mapping than the frame's owner's (a COW slave), is not seen: trace
- * a machine with memory to spare, as Hagmann did.
+ * sample (vm_trace_sample, vm/page.c). A page about to leave its frame (its process exits, it
+ * is unmapped or evicted) is sampled then, in the current epoch (vm_trace_leave): otherwise a
+ * short-lived process would vanish from the trace. Not seen: references to a dirty victim
+ * waiting for the page-out daemon, or through another mapping than the frame's owner's (a COW
+ * slave). Trace a machine with memory to spare, as Hagmann did.
  *
  * Writing vm.trace_epoch_ms starts a new trace (the old one is dropped; the first sample only
  * clears the bits, so references before the start are not counted); writing 0 takes a last
@@ -67,6 +69,14 @@ static void sample(bool record)
   if (record)
     info.epochs++;
   last_ms = now;
+}
+
+void vm_trace_leave(uint32_t i)
+{
+  bool ref, mod;
+  uint32_t seg, page;
+  if (info.on && vm_trace_sample(i, last_ms, &ref, &mod, &seg, &page) && (ref || mod))
+    append(seg, page, ref, mod);
 }
 
 void vm_trace_tick(void)

@@ -160,6 +160,7 @@ int vm_audit(bool quiet);
 /* The reference trace (vm/trace.c): sampled from the aging clock's tick, vm_lock held. */
 void vm_trace_init(void);
 void vm_trace_tick(void);
+void vm_trace_leave(uint32_t frame);     /* its page is about to leave it (freed or evicted) */
 bool vm_trace_sample(uint32_t i, uint32_t since, bool *ref, bool *mod, uint32_t *seg, uint32_t *page);
 extern uint32_t vm_audit_every_fault;
 extern uint32_t st_vm_pageins_backing;     /* page-ins read from backing files (swap) */
