@@ -53,7 +53,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: all tracesim traces qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: all tracesim traces grade qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(B)/mkfs $(B)/fsck $(B)/tracesim compile_commands.json
 
 # --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
@@ -174,6 +174,13 @@ tracesim: $(B)/tracesim $(BENCH_OK)
 traces: $(B)/kernel.elf $(B)/fs.img $(B)/fsck $(B)/tracesim $(BENCH_OK)
 	$(PYTHON) tools/record_traces.py
 	$(PYTHON) tools/tracesim.py
+
+# The replacement lab (docs/lab-replacement.md): make grade POLICY=NAME [POLICYFILE=vm/policy_NAME.c]
+POLICY ?=
+POLICYFILE ?=
+grade: $(B)/kernel.elf $(B)/fs.img $(B)/fsck $(B)/tracesim
+	@test -n "$(POLICY)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=aging)'; exit 2; }
+	$(PYTHON) tools/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE))
 
 # The negotiation's decision is pure C too (vm/negotiate_rule.c).
 $(B)/tests/test_negotiate: tests/host/test_negotiate.c vm/negotiate_rule.c vm/negotiate_rule.h | $(TOOLS_OK)
@@ -301,6 +308,7 @@ help:
 	@echo 'make tools           check the host tools and install what is missing'
 	@echo 'make test-build      build everything the tests use, without running them'
 	@echo 'make traces          record traces/*.trace in the kernel (sort, toucher, ifs, forktree, vmtest), then replay'
+	@echo 'make grade POLICY=N  the replacement lab'"'"'s grader: policy N on the traces and in the kernel, a score'
 	@echo 'make tracesim        replay traces/*.trace through every policy and MIN (table, build/traces CSV, PNG)'
 	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'
 	@echo 'make mutants         plant each bug of tests/mutants/catalog.txt alone, run the suite against it'

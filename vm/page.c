@@ -58,6 +58,8 @@ static uint32_t ticks;
 uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins, st_vm_pageouts;
 uint32_t st_vm_pageins_backing;
 static uint32_t st_sweeps, st_checks, st_evictions, st_oom, st_laundered, st_waits;
+static uint32_t st_policy_errors;
+static int32_t oldest_victim(int32_t *k);
 
 /* --- the page behind a frame --------------------------------------------------------------- */
 
@@ -95,6 +97,8 @@ static bool frame_unbacked(struct frame *f)
 
 bool pol_candidate(uint32_t i)
 {
+  if (i >= nframes)
+    return false;
   struct frame *f = &coremap[i];
   if (f->pool != POOL_VM || frame_busy(f) || !f->owner || (f->pflags & VMF_LAUNDRY))
     return false;
@@ -105,14 +109,25 @@ bool pol_candidate(uint32_t i)
   return pte && (*pte & PTE_P) && PTE_ADDR(*pte) == frame_pa(f);
 }
 
+/* A frame holding no VM page has no entry to look at: a policy asking about one (a mistake
+ * the lab's students will make) gets "no". */
+static bool holds_page(uint32_t i)
+{
+  return i < nframes && coremap[i].pool == POOL_VM && coremap[i].owner;
+}
+
 bool pol_accessed(uint32_t i)
 {
+  if (!holds_page(i))
+    return false;
   pte_t *pte = frame_pte(&coremap[i]);
   return pte && (*pte & PTE_A);
 }
 
 bool pol_referenced(uint32_t i)
 {
+  if (!holds_page(i))
+    return false;
   struct frame *f = &coremap[i];
   pte_t *pte = frame_pte(f);
   if (!pte || !(*pte & (PTE_A | PTE_D)))
@@ -299,6 +314,15 @@ static struct frame *take_clean(void)
   }
   for (int n = 0; n < LAUNDER_BATCH; n++) {
     int32_t v = policy->choose();
+    if (v >= (int32_t)nframes || (v >= 0 && !pol_candidate(v))) {
+      /* A policy under development (docs/lab-replacement.md) must not corrupt the VM: its
+       * mistake is counted and named once, and the oldest page goes instead. */
+      if (st_policy_errors++ == 0)
+        kprintf("vm: policy %s chose frame %d, which is not a candidate; taking the oldest page\n",
+                policy->name, v);
+      int32_t k;
+      v = oldest_victim(&k);
+    }
     if (v < 0)
       break;
     if (take_if_clean(&coremap[v]))
@@ -701,7 +725,7 @@ static uint32_t oldest_age(void)
 }
 
 static const struct setting set_policy = {
-  "vm.policy", "page replacement policy: clock fifo lru clusterlru random spt", 0, 0, 0,
+  "vm.policy", "page replacement policy: clock fifo lru clusterlru random spt aging", 0, 0, 0,
   policy_get, policy_set };
 static const struct setting set_pageout = {
   "vm.pageout", "write PID (0: all): push its pages to backing store (reads: pages written)",
@@ -742,6 +766,7 @@ void vm_init(void)
   stat_register("vm.clock.checks", &st_checks);
   stat_register("vm.evictions", &st_evictions);
   stat_register("vm.oom", &st_oom);
+  stat_register("vm.policy_errors", &st_policy_errors);
   stat_register_fn("vm.oldest_ms", oldest_age);
   stat_register("vm.age_lag_ms", &age_lag_ms);
   stat_register("vm.laundered", &st_laundered);

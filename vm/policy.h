@@ -57,5 +57,5 @@ extern uint32_t vm_cluster_size;     /* clusterlru: frames examined per choice (
 extern uint32_t vm_spt_epoch_ms;     /* spt: the length of its epoch (250) */
 
 extern const struct vm_policy policy_clock, policy_fifo, policy_lru, policy_clusterlru,
-    policy_random, policy_spt;
+    policy_random, policy_spt, policy_aging;
 #endif

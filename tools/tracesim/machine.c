@@ -76,7 +76,9 @@ static void age_tick(void)
 
 static const char *why_not(int32_t v)
 {
-  if (v < 0 || (uint32_t)v >= nf)
+  if (v < 0)
+    return "none, though there were candidates";
+  if ((uint32_t)v >= nf)
     return "out of range";
   if (wired[v])
     return "wired";
@@ -86,7 +88,7 @@ static const char *why_not(int32_t v)
 }
 
 int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frames,
-                struct sim_result *r)
+                struct sim_result *r, char *why, int whylen)
 {
   nf = frames + MACHINE_WIRED;
   page_of = zalloc(nf * sizeof *page_of);
@@ -130,8 +132,8 @@ int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frame
           } else {
             f = p->choose();
             if (f < 0 || (uint32_t)f >= nf || !pol_candidate((uint32_t)f)) {
-              printf("error: policy %s chose frame %d, which is %s, at epoch %u of %s\n",
-                     p->name, f, why_not(f), e, t->path);
+              snprintf(why, whylen, "policy %s chose frame %d, which is %s, at epoch %u of %s",
+                       p->name, f, why_not(f), e, t->path);
               return -1;
             }
             if (p->page_out)

@@ -10,8 +10,8 @@ struct sim_result {
 };
 
 /* Frames of memory for pages (the machine has MACHINE_WIRED frames more, never replaceable).
- * Returns 0, or -1 after printing one line when the policy chose a frame it may not. */
+ * Returns 0, or -1 with one line in why when the policy chose a frame it may not. */
 #define MACHINE_WIRED 2
 int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frames,
-                struct sim_result *r);
+                struct sim_result *r, char *why, int whylen);
 #endif

@@ -10,10 +10,13 @@
  * -e sets spt's epoch (vm.spt_epoch_ms in the kernel, the same default). -c appends the same as CSV rows (trace, epoch_ms, references, pages, frames, policy, faults,
  * writes, over_min_pct; a header when the file is new). tools/tracesim.py draws the figures.
  *
+ * Compiled with -DTRACESIM_EXTRA=policy_NAME (tools/grade.py does, for a policy file not yet
+ * in vm/policy.c's table), that policy is found by name too.
+ *
  * Every run is a child process: a policy's static state (clock's hand, random's seed) starts
  * afresh each time, so two runs of tracesim print the same counts. Exit status: 0; 1 when a
- * policy chose a frame it may not (the line says which; its cell reads "error"); 2 for a bad
- * command line or trace.
+ * policy chose a frame it may not (its cell reads "error", and a line "error: ..." after the
+ * row says which frame and why); 2 for a bad command line or trace.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +26,19 @@
 #include "tools/tracesim/min.h"
 
 #define MAXPOL 32
+
+#ifdef TRACESIM_EXTRA
+extern const struct vm_policy TRACESIM_EXTRA;
+#endif
+
+static const struct vm_policy *find(const char *name)
+{
+#ifdef TRACESIM_EXTRA
+  if (!strcmp(TRACESIM_EXTRA.name, name))
+    return &TRACESIM_EXTRA;
+#endif
+  return vm_policy_find(name);
+}
 #define MAXSIZES 64
 
 static void usage(void)
@@ -34,9 +50,17 @@ static void usage(void)
   exit(2);
 }
 
-/* One policy (0: MIN) at one size, in a child; -1 when the policy chose wrongly. */
+/* What a run's child hands back. */
+struct outcome {
+  int ok;
+  struct sim_result r;
+  char why[240];
+};
+
+/* One policy (0: MIN) at one size, in a child; -1 when the policy chose wrongly (why says
+ * how). */
 static int run(const struct vm_policy *p, const struct trace *t, uint32_t frames,
-               struct sim_result *r)
+               struct sim_result *r, char *why, int whylen)
 {
   int fd[2];
   if (pipe(fd) < 0) {
@@ -49,30 +73,33 @@ static int run(const struct vm_policy *p, const struct trace *t, uint32_t frames
     perror("tracesim: fork");
     exit(2);
   }
+  struct outcome o;
   if (pid == 0) {
     close(fd[0]);
-    int rc = 0;
+    memset(&o, 0, sizeof o);
     if (p)
-      rc = machine_run(p, t, frames, r);
-    else
-      min_run(t, frames, r);
-    fflush(stdout);
-    if (rc == 0 && write(fd[1], r, sizeof *r) != sizeof *r)
-      _exit(2);
-    _exit(rc == 0 ? 0 : 1);
+      o.ok = machine_run(p, t, frames, &o.r, o.why, sizeof o.why) == 0;
+    else {
+      min_run(t, frames, &o.r);
+      o.ok = 1;
+    }
+    _exit(write(fd[1], &o, sizeof o) == sizeof o ? 0 : 2);
   }
   close(fd[1]);
-  ssize_t got = read(fd[0], r, sizeof *r);
+  ssize_t got = 0, n;
+  while (got < (ssize_t)sizeof o && (n = read(fd[0], (char *)&o + got, sizeof o - got)) > 0)
+    got += n;
   close(fd[0]);
   int st;
   waitpid(pid, &st, 0);
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && got == sizeof *r)
-    return 0;
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 1)
-    return -1;
-  fprintf(stderr, "tracesim: the run of %s on %s at %u frames died\n", p ? p->name : "MIN",
-          t->path, frames);
-  exit(2);
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || got != sizeof o) {
+    fprintf(stderr, "tracesim: the run of %s on %s at %u frames died\n", p ? p->name : "MIN",
+            t->path, frames);
+    exit(2);
+  }
+  *r = o.r;
+  snprintf(why, whylen, "%s", o.why);
+  return o.ok ? 0 : -1;
 }
 
 static uint32_t parse_list(char *s, uint32_t *out, uint32_t max)
@@ -105,7 +132,7 @@ int main(int argc, char **argv)
             pols[npol++] = vm_policies[i];
           continue;
         }
-        const struct vm_policy *p = vm_policy_find(tok);
+        const struct vm_policy *p = find(tok);
         if (!p) {
           fprintf(stderr, "tracesim: no policy named %s\n", tok);
           usage();
@@ -169,14 +196,17 @@ int main(int argc, char **argv)
     printf("\n");
     for (uint32_t s = 0; s < nsz; s++) {
       struct sim_result m, r;
-      run(0, &t, sz[s], &m);
+      char why[240], errors[MAXPOL][240];
+      int nerr = 0;
+      run(0, &t, sz[s], &m, why, sizeof why);
       printf("%8u %8llu", sz[s], (unsigned long long)m.faults);
       if (out)
         fprintf(out, "%s,%u,%u,%u,%u,MIN,%llu,%llu,0.0\n", name, t.epoch_ms, t.nrefs, t.npages,
                 sz[s], (unsigned long long)m.faults, (unsigned long long)m.writes);
       for (int i = 0; i < npol; i++) {
-        if (run(pols[i], &t, sz[s], &r) < 0) {
+        if (run(pols[i], &t, sz[s], &r, why, sizeof why) < 0) {
           status = 1;
+          snprintf(errors[nerr++], sizeof errors[0], "%s", why);
           printf(" %18s", "error");
           if (out)
             fprintf(out, "%s,%u,%u,%u,%u,%s,error,error,error\n", name, t.epoch_ms, t.nrefs,
@@ -191,6 +221,8 @@ int main(int argc, char **argv)
                   (unsigned long long)r.writes, over);
       }
       printf("\n");
+      for (int i = 0; i < nerr; i++)
+        printf("error: %s\n", errors[i]);
     }
     printf("\n");
     free(t.refs);
