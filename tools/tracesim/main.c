@@ -1,13 +1,14 @@
 /* tracesim: replays reference traces through the kernel's replacement policies and Belady's
  * MIN, for a range of memory sizes, as Hagmann did (1991, section 5, Figures 1-3).
  *
- *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-c CSV] TRACE...
+ *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-c CSV] TRACE...
  *
  * For each trace and each memory size (frames for pages; by default a tenth of the trace's
  * distinct pages to all of them, in ten steps) it runs every policy of vm/policy.c's table
  * (or those named) on the simulated machine (machine.c) and MIN (min.c), and prints a table:
  * faults per policy and, beside each, the percent over MIN (Hagmann's Figure 2; MIN is 0).
- * -e sets spt's epoch (vm.spt_epoch_ms in the kernel, the same default). -c appends the same as CSV rows (trace, epoch_ms, references, pages, frames, policy, faults,
+ * -e sets spt's epoch (vm.spt_epoch_ms in the kernel, the same default), -k clusterlru's
+ * cluster size (vm.cluster, 16). -c appends the same as CSV rows (trace, epoch_ms, references, pages, frames, policy, faults,
  * writes, over_min_pct; a header when the file is new). tools/tracesim.py draws the figures.
  *
  * Compiled with -DTRACESIM_EXTRA=policy_NAME (tools/grade.py does, for a policy file not yet
@@ -43,7 +44,7 @@ static const struct vm_policy *find(const char *name)
 
 static void usage(void)
 {
-  fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-c CSV] TRACE...\npolicies:");
+  fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-c CSV] TRACE...\npolicies:");
   for (int i = 0; vm_policies[i]; i++)
     fprintf(stderr, " %s", vm_policies[i]->name);
   fprintf(stderr, "\n");
@@ -124,7 +125,7 @@ int main(int argc, char **argv)
   uint32_t sizes[MAXSIZES], nsizes = 0;
   const char *csv = 0;
   int c;
-  while ((c = getopt(argc, argv, "p:m:e:c:h")) != -1) {
+  while ((c = getopt(argc, argv, "p:m:e:k:c:h")) != -1) {
     if (c == 'p') {
       for (char *tok = strtok(optarg, ","); tok; tok = strtok(0, ",")) {
         if (!strcmp(tok, "all")) {
@@ -146,6 +147,12 @@ int main(int argc, char **argv)
       vm_spt_epoch_ms = (uint32_t)strtoul(optarg, 0, 10);
       if (vm_spt_epoch_ms < 10 || vm_spt_epoch_ms > 60000) {
         fprintf(stderr, "tracesim: -e wants 10..60000 ms\n");
+        exit(2);
+      }
+    } else if (c == 'k') {
+      vm_cluster_size = (uint32_t)strtoul(optarg, 0, 10);
+      if (vm_cluster_size < 1 || vm_cluster_size > 4096) {
+        fprintf(stderr, "tracesim: -k wants 1..4096 frames\n");
         exit(2);
       }
     } else if (c == 'c') {
