@@ -9,6 +9,8 @@
  *   trace [-w NAME] -o FILE
  *       writes the trace the kernel holds (or is recording) to FILE.
  *
+ * One trace at a time: starting one drops what the kernel held.
+ *
  * Prints "trace: N records, E epochs of MS ms, L lost" on success; exit status 1 with one
  * line on any error (a bad option, the trace refused, FILE not writable, records lost), or
  * the command's failure ("trace: COMMAND exited with status S": the trace is written anyway).

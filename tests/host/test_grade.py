@@ -26,7 +26,7 @@ def scores(out):
     ("badwired", "which is wired"),
     ("badbusy", "which is busy"),
     ("badnone", "which is none, though there were candidates"),
-])
+], ids=["wired", "busy", "none"])
 def test_a_policy_choosing_a_frame_it_may_not_is_incorrect(name, why):
     p = grade(name, "--file", BAD)
     assert p.returncode == 1, p.stdout[-3000:]
