@@ -752,7 +752,6 @@ void vm_init(void)
   setting_register(&set_pageout);
   setting_register(&set_cluster);
   setting_register(&set_spt_epoch);
-  vm_trace_init();
   setting_register(&set_audit);
   setting_register(&set_rate);
   stat_register("vm.faults", &st_vm_faults);
@@ -772,6 +771,7 @@ void vm_init(void)
   stat_register("vm.laundered", &st_laundered);
   stat_register("vm.pageout_waits", &st_waits);
   stat_register("vm.swap.blocks", &bypass_swap_blocks);
+  vm_trace_init();          /* after the VM's own counters: ^P prints them in this order */
   cowcor_init();
   corrupt_init();
 }
