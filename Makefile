@@ -53,8 +53,8 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: all qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
-all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(B)/mkfs $(B)/fsck compile_commands.json
+.PHONY: all tracesim traces grade qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(B)/mkfs $(B)/fsck $(B)/tracesim compile_commands.json
 
 # --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
 $(TOOLS_OK): tools/check-tools.sh
@@ -162,6 +162,25 @@ $(B)/tests/%: tests/host/%.c fs/layout.c fs/layout.h | $(TOOLS_OK)
 $(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/policy.h | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
 	$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_policy.c $(wildcard vm/policy*.c)
+
+# The trace simulator (tools/tracesim/) runs the same policy files on recorded traces.
+TRACESIM_SRC := $(wildcard tools/tracesim/*.c) $(wildcard vm/policy*.c)
+$(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/tracesim/*.h) vm/policy.h | $(TOOLS_OK)
+	@mkdir -p $(B)
+	$(HOSTCC) $(HOSTCFLAGS) -o $@ $(TRACESIM_SRC)
+tracesim: $(B)/tracesim $(BENCH_OK)
+	$(PYTHON) tools/tracesim.py
+# Records traces/*.trace again in the kernel (tools/record_traces.py), then replays them.
+traces: $(B)/kernel.elf $(B)/fs.img $(B)/fsck $(B)/tracesim $(BENCH_OK)
+	$(PYTHON) tools/record_traces.py
+	$(PYTHON) tools/tracesim.py
+
+# The replacement lab (docs/lab-replacement.md): make grade POLICY=NAME [POLICYFILE=vm/policy_NAME.c]
+POLICY ?=
+POLICYFILE ?=
+grade: $(B)/kernel.elf $(B)/fs.img $(B)/fsck $(B)/tracesim
+	@test -n "$(POLICY)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=aging)'; exit 2; }
+	$(PYTHON) tools/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE))
 
 # The negotiation's decision is pure C too (vm/negotiate_rule.c).
 $(B)/tests/test_negotiate: tests/host/test_negotiate.c vm/negotiate_rule.c vm/negotiate_rule.h | $(TOOLS_OK)
@@ -288,6 +307,9 @@ help:
 	@echo 'make programs        only the user programs (build/user/bin)'
 	@echo 'make tools           check the host tools and install what is missing'
 	@echo 'make test-build      build everything the tests use, without running them'
+	@echo 'make traces          record traces/*.trace in the kernel (sort, toucher, ifs, forktree, vmtest), then replay'
+	@echo 'make grade POLICY=N  the replacement lab'"'"'s grader: policy N on the traces and in the kernel, a score'
+	@echo 'make tracesim        replay traces/*.trace through every policy and MIN (table, build/traces CSV, PNG)'
 	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'
 	@echo 'make mutants         plant each bug of tests/mutants/catalog.txt alone, run the suite against it'
 	@echo '                     (MUTANTS_ARGS='"'"'--area cache -j 2'"'"'; build/mutants.csv; hours for all)'

@@ -100,6 +100,7 @@ int sys_vmaudit(void);
 int sys_incore(void);
 int sys_vmcorrupt(void);
 int sys_negtrace(void);
+int sys_vmtrace(void);
 
 static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_fork] = sys_fork,       [SYS_exit] = sys_exit,       [SYS_wait] = sys_wait,
@@ -115,7 +116,7 @@ static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_dup2] = sys_dup2,       [SYS_sysctl] = sys_sysctl,   [SYS_setpgid] = sys_setpgid,
   [SYS_setfg] = sys_setfg,     [SYS_incore] = sys_incore,
   [SYS_vmaudit] = sys_vmaudit, [SYS_vmcorrupt] = sys_vmcorrupt,
-  [SYS_negtrace] = sys_negtrace,
+  [SYS_negtrace] = sys_negtrace, [SYS_vmtrace] = sys_vmtrace,
 };
 
 void syscall_dispatch(void)

@@ -58,6 +58,8 @@ static uint32_t ticks;
 uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins, st_vm_pageouts;
 uint32_t st_vm_pageins_backing;
 static uint32_t st_sweeps, st_checks, st_evictions, st_oom, st_laundered, st_waits;
+static uint32_t st_policy_errors;
+static int32_t oldest_victim(int32_t *k);
 
 /* --- the page behind a frame --------------------------------------------------------------- */
 
@@ -79,6 +81,11 @@ uint32_t pol_nframes(void) { return nframes; }
 uint32_t pol_now(void) { return uptime_ms(); }
 uint32_t pol_lastref(uint32_t f) { return coremap[f].lastref; }
 uint32_t *pol_word(uint32_t f) { return &coremap[f].pword; }
+uint32_t pol_page(uint32_t f)
+{
+  struct segment *s = coremap[f].owner;
+  return s ? s->serial * 2654435761u + coremap[f].index : 0;
+}
 
 /* A page that has no backing block yet (a forked segment whose backing store the daemon has
  * not reserved) cannot go out; nor can a page of a segment being torn down. */
@@ -90,6 +97,8 @@ static bool frame_unbacked(struct frame *f)
 
 bool pol_candidate(uint32_t i)
 {
+  if (i >= nframes)
+    return false;
   struct frame *f = &coremap[i];
   if (f->pool != POOL_VM || frame_busy(f) || !f->owner || (f->pflags & VMF_LAUNDRY))
     return false;
@@ -100,14 +109,25 @@ bool pol_candidate(uint32_t i)
   return pte && (*pte & PTE_P) && PTE_ADDR(*pte) == frame_pa(f);
 }
 
+/* A frame holding no VM page has no entry to look at: a policy asking about one (a mistake
+ * the lab's students will make) gets "no". */
+static bool holds_page(uint32_t i)
+{
+  return i < nframes && coremap[i].pool == POOL_VM && coremap[i].owner;
+}
+
 bool pol_accessed(uint32_t i)
 {
+  if (!holds_page(i))
+    return false;
   pte_t *pte = frame_pte(&coremap[i]);
   return pte && (*pte & PTE_A);
 }
 
 bool pol_referenced(uint32_t i)
 {
+  if (!holds_page(i))
+    return false;
   struct frame *f = &coremap[i];
   pte_t *pte = frame_pte(f);
   if (!pte || !(*pte & (PTE_A | PTE_D)))
@@ -122,6 +142,30 @@ bool pol_referenced(uint32_t i)
   if (ref)
     f->lastref = uptime_ms();
   return ref;
+}
+
+/* For the reference trace (vm/trace.c), vm_lock held: whether frame i holds a mapped VM page
+ * (its segment's serial and page number in *seg, *page), and whether that page was referenced
+ * since ms `since` (its accessed bit, or a time of last reference the aging sweep or a policy
+ * refreshed meanwhile) and modified (its dirty bit, or dirty and referenced: the sweep may have
+ * folded the bit into VMF_DIRTY already). Clears both bits as pol_referenced does, so the
+ * frame's time of last reference and VMF_DIRTY stay right for the aging clock and the policy. */
+bool vm_trace_sample(uint32_t i, uint32_t since, bool *ref, bool *mod, uint32_t *seg, uint32_t *page)
+{
+  struct frame *f = &coremap[i];
+  if (f->pool != POOL_VM || frame_busy(f) || !f->owner || (f->pflags & VMF_LAUNDRY))
+    return false;
+  struct segment *s = f->owner;
+  pte_t *pte = frame_pte(f);
+  if (!pte || !(*pte & PTE_P) || PTE_ADDR(*pte) != frame_pa(f))
+    return false;
+  bool d = *pte & PTE_D;
+  *ref = (*pte & PTE_A) || (int32_t)(f->lastref - since) > 0;
+  pol_referenced(i);
+  *mod = d || (*ref && (f->pflags & VMF_DIRTY));
+  *seg = s->serial;
+  *page = f->index;
+  return true;
 }
 
 /* --- the laundry and the ready list (vm_lock held) ----------------------------------------- */
@@ -174,6 +218,7 @@ static void make_ready(struct frame *f)
 
 void vm_drop_frame(struct frame *f)
 {
+  vm_trace_leave(f - coremap);
   unlist(f);
   if (policy->page_out)
     policy->page_out(f - coremap);
@@ -241,6 +286,7 @@ static bool take_if_clean(struct frame *f)
     launder(f);
     return false;
   }
+  vm_trace_leave(f - coremap);
   unlist(f);
   bool ondisk = s->type != SEG_CODE && (f->pflags & VMF_BACKED);
   *pte = (ondisk ? PTE_ONDISK : 0) | (old & PTE_COW);
@@ -268,6 +314,15 @@ static struct frame *take_clean(void)
   }
   for (int n = 0; n < LAUNDER_BATCH; n++) {
     int32_t v = policy->choose();
+    if (v >= (int32_t)nframes || (v >= 0 && !pol_candidate(v))) {
+      /* A policy under development (docs/lab-replacement.md) must not corrupt the VM: its
+       * mistake is counted and named once, and the oldest page goes instead. */
+      if (st_policy_errors++ == 0)
+        kprintf("vm: policy %s chose frame %d, which is not a candidate; taking the oldest page\n",
+                policy->name, v);
+      int32_t k;
+      v = oldest_victim(&k);
+    }
     if (v < 0)
       break;
     if (take_if_clean(&coremap[v]))
@@ -610,6 +665,7 @@ static void vm_daemon(void *arg)
     acquire(&vm_lock);
     ticks++;
     age_tick();
+    vm_trace_tick();
     if (policy->tick)
       policy->tick();
     scan_oldest();          /* here, not in the first cache miss of the tick */
@@ -671,13 +727,15 @@ static uint32_t oldest_age(void)
 }
 
 static const struct setting set_policy = {
-  "vm.policy", "page replacement policy: clock fifo lru clusterlru random", 0, 0, 0,
+  "vm.policy", "page replacement policy: clock fifo lru clusterlru random spt aging", 0, 0, 0,
   policy_get, policy_set };
 static const struct setting set_pageout = {
   "vm.pageout", "write PID (0: all): push its pages to backing store (reads: pages written)",
   0, 0, 0, pageout_get, pageout_set };
 static const struct setting set_cluster = {
   "vm.cluster", "cluster size of clusterlru (frames)", &vm_cluster_size, 1, 4096, 0, 0 };
+static const struct setting set_spt_epoch = {
+  "vm.spt_epoch_ms", "epoch of the spt policy's history (ms)", &vm_spt_epoch_ms, 10, 60000, 0, 0 };
 static const struct setting set_audit = {
   "vm.audit", "1: run the VM audit after every fault", &vm_audit_every_fault, 0, 1, 0, 0 };
 static const struct setting set_rate = {
@@ -695,6 +753,7 @@ void vm_init(void)
   setting_register(&set_policy);
   setting_register(&set_pageout);
   setting_register(&set_cluster);
+  setting_register(&set_spt_epoch);
   setting_register(&set_audit);
   setting_register(&set_rate);
   stat_register("vm.faults", &st_vm_faults);
@@ -708,11 +767,13 @@ void vm_init(void)
   stat_register("vm.clock.checks", &st_checks);
   stat_register("vm.evictions", &st_evictions);
   stat_register("vm.oom", &st_oom);
+  stat_register("vm.policy_errors", &st_policy_errors);
   stat_register_fn("vm.oldest_ms", oldest_age);
   stat_register("vm.age_lag_ms", &age_lag_ms);
   stat_register("vm.laundered", &st_laundered);
   stat_register("vm.pageout_waits", &st_waits);
   stat_register("vm.swap.blocks", &bypass_swap_blocks);
+  vm_trace_init();          /* after the VM's own counters: ^P prints them in this order */
   cowcor_init();
   corrupt_init();
 }

@@ -8,6 +8,8 @@ const struct vm_policy *const vm_policies[] = {
   &policy_lru,
   &policy_clusterlru,
   &policy_random,
+  &policy_spt,
+  &policy_aging,          /* the lab's model solution (docs/lab-replacement.md) */
   0,
 };
 

@@ -8,8 +8,8 @@
  *
  * The VM already keeps, for every frame, a time of last reference (ms) refreshed from the
  * hardware accessed bit by a background sweep (a twentieth of the frames ten times a second:
- * a pass in 2 s) and by pol_referenced(). A policy may use that, the accessed bit itself, and
- * one word per frame of its own.
+ * a pass in 2 s) and by pol_referenced(). A policy may use that, the accessed bit itself, one
+ * word per frame of its own, and its own static tables (kept small: kernel memory).
  *
  * A policy chooses among the VM's own pages only. When the file cache and the VM trade frames
  * (vm/negotiate.c), the VM's offer is its oldest page by time of last reference, whatever the
@@ -46,12 +46,16 @@ bool pol_accessed(uint32_t f);
 uint32_t pol_lastref(uint32_t f);     /* ms since boot */
 uint32_t pol_now(void);               /* ms since boot */
 uint32_t *pol_word(uint32_t f);       /* one word per frame for the policy's own use */
+/* A number naming the page in frame f (its segment and page): the same whenever that page
+ * comes back, so that a policy may remember pages it has evicted. Two pages may share one. */
+uint32_t pol_page(uint32_t f);
 
 /* --- the table (vm/policy.c) --------------------------------------------------------------- */
 extern const struct vm_policy *const vm_policies[];   /* ends with 0; the first is the default */
 const struct vm_policy *vm_policy_find(const char *name);
 extern uint32_t vm_cluster_size;     /* clusterlru: frames examined per choice (16) */
+extern uint32_t vm_spt_epoch_ms;     /* spt: the length of its epoch (250) */
 
 extern const struct vm_policy policy_clock, policy_fifo, policy_lru, policy_clusterlru,
-    policy_random;
+    policy_random, policy_spt, policy_aging;
 #endif

@@ -40,6 +40,7 @@ void as_activate(struct addrspace *as)
 
 struct segment *seg_create(struct addrspace *as, enum seg_type type)
 {
+  static uint32_t serials;
   struct segment *s = 0;
   acquire(&vm_lock);
   for (uint32_t i = 0; i < NSEGMENT; i++) {
@@ -47,6 +48,7 @@ struct segment *seg_create(struct addrspace *as, enum seg_type type)
       s = &segtab[i];
       s->used = true;
       s->refs = 1;
+      s->serial = ++serials;
       break;
     }
   }

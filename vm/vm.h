@@ -74,6 +74,7 @@ struct segment {
   bool noswap;              /* reserving its backing store failed */
   bool doomed;              /* its last reference is gone: the reaper frees it (seg_put_later) */
   uint32_t born;            /* ms since boot when made (lazy reservation waits a while) */
+  uint32_t serial;          /* names it for good, unlike its slot (pol_page, reference traces) */
 };
 
 struct addrspace {
@@ -156,6 +157,11 @@ void vm_putframe_locked(struct frame *f);
 int vm_pageout_pid(int pid);
 /* Checks the accounting; prints each problem; returns how many. */
 int vm_audit(bool quiet);
+/* The reference trace (vm/trace.c): sampled from the aging clock's tick, vm_lock held. */
+void vm_trace_init(void);
+void vm_trace_tick(void);
+void vm_trace_leave(uint32_t frame);     /* its page is about to leave it (freed or evicted) */
+bool vm_trace_sample(uint32_t i, uint32_t since, bool *ref, bool *mod, uint32_t *seg, uint32_t *page);
 extern uint32_t vm_audit_every_fault;
 extern uint32_t st_vm_pageins_backing;     /* page-ins read from backing files (swap) */
 extern uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins,

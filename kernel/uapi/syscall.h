@@ -51,6 +51,8 @@
 #define SYS_vmcorrupt 51  /* (struct vmcorrupt *): test-only damage (uapi/vmcorrupt.h); -EPERM
                              unless debug.corrupt=1 */
 #define SYS_negtrace 52   /* (struct negrecord *buf, int max) -> the last negotiations, oldest first */
+#define SYS_vmtrace  53   /* (struct vmtrace_info *info, struct vmtrace_rec *buf, unsigned first,
+                             unsigned max) -> records first.. copied (uapi/vmtrace.h) */
 
 #define NSYSCALL     64
 #endif

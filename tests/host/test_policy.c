@@ -9,7 +9,7 @@
 #define MAXF 64
 static uint32_t nf, now;
 static bool cand[MAXF], acc[MAXF];
-static uint32_t last[MAXF], word[MAXF];
+static uint32_t last[MAXF], word[MAXF], page[MAXF], pages;
 static int failures;
 
 uint32_t pol_nframes(void) { return nf; }
@@ -26,6 +26,7 @@ bool pol_referenced(uint32_t f)
 uint32_t pol_lastref(uint32_t f) { return last[f]; }
 uint32_t pol_now(void) { return now; }
 uint32_t *pol_word(uint32_t f) { return &word[f]; }
+uint32_t pol_page(uint32_t f) { return page[f]; }
 
 #define CHECK(c, ...) do { if (!(c)) { failures++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
   printf(__VA_ARGS__); printf("\n"); } } while (0)
@@ -39,6 +40,7 @@ static void machine(const struct vm_policy *p, uint32_t n)
     cand[f] = true;
     acc[f] = false;
     word[f] = 0;
+    page[f] = ++pages;
     last[f] = ++now;
     if (p->page_in)
       p->page_in(f);
@@ -58,6 +60,7 @@ static int32_t replace(const struct vm_policy *p)
       p->page_out(v);
     now++;
     last[v] = now;
+    page[v] = ++pages;
     acc[v] = true;            /* the VM maps a new page as accessed */
     if (p->page_in)
       p->page_in(v);
@@ -185,6 +188,86 @@ static void test_random(void)
   CHECK(spread >= 12, "random: only %d of 16 frames ever chosen", spread);
 }
 
+/* SPT with one epoch per tick (100 ms): a tick is an epoch. */
+static void epochs(const struct vm_policy *p, int n)
+{
+  for (int i = 0; i < n; i++)
+    tick(p);
+}
+
+/* SPT with a 100 ms epoch: each tick is one. Runs ticks until the epoch is e, frame keep (if
+ * not -1) referenced in every one. A reference is seen at the tick after it, in the next epoch. */
+static void until_epoch(const struct vm_policy *p, uint32_t e, int keep)
+{
+  while (now / 100 < e) {
+    if (keep >= 0)
+      touch(keep);
+    tick(p);
+  }
+}
+
+static void test_spt(void)
+{
+  const struct vm_policy *p = &policy_spt;
+  uint32_t saved = vm_spt_epoch_ms;
+  vm_spt_epoch_ms = 100;
+  machine(p, 4);            /* every page in at epoch 10 */
+  /* Frame 0: referenced again at epoch 20 (an unreferenced run of 9: periodic, gap 9).
+   * Frame 1: again at 32 (gap 21). Frame 2: never again (one brief run: transient).
+   * Frame 3: referenced every epoch (a reference run: the LRU heap). */
+  until_epoch(p, 19, 3);
+  touch(0);
+  until_epoch(p, 31, 3);
+  touch(1);
+  until_epoch(p, 39, 3);
+  /* At 39: 0 was due at 30 (overdue by 9), 1 is due at 54 (in 15), 2 never. LRU would take
+   * 2, then 0, then 1. */
+  int32_t v = p->choose();
+  CHECK(v == 2, "spt: victim should be the transient page 2, got %d", v);
+  cand[2] = false;
+  v = p->choose();
+  CHECK(v == 1, "spt: then 1 (due in 15 epochs; 0 overdue by 9), got %d", v);
+  cand[1] = false;
+  v = p->choose();
+  CHECK(v == 0, "spt: then 0 (the next-time heap before the LRU page 3), got %d", v);
+  cand[0] = false;
+  CHECK(p->choose() == 3, "spt: then the LRU page 3");
+
+  /* Transient: a page used briefly once and idle since goes before an older page that was used
+   * for a long run (LRU heap, idle under SPT_OLD). */
+  machine(p, 3);
+  for (int i = 0; i < 10; i++) {
+    touch(0);               /* frame 0: a long run */
+    touch(2);               /* frame 2: keeps running */
+    epochs(p, 1);
+  }
+  touch(1);                 /* frame 1: one epoch, then idle */
+  touch(2);
+  epochs(p, 1);
+  for (int i = 0; i < 8; i++) {
+    touch(2);
+    epochs(p, 1);
+  }
+  v = p->choose();
+  CHECK(v == 1, "spt: the transient page 1 goes before the older LRU page 0, got %d", v);
+  /* A very old LRU page (30 epochs idle) goes before any transient one. */
+  for (int i = 0; i < 25; i++) {
+    touch(2);
+    epochs(p, 1);
+  }
+  v = p->choose();
+  CHECK(v == 0, "spt: the LRU page idle 30+ epochs goes first, got %d", v);
+  /* Only LRU pages: least recently used. */
+  machine(p, 3);
+  touch(2);
+  epochs(p, 1);
+  touch(0);
+  epochs(p, 1);
+  v = p->choose();
+  CHECK(v == 1, "spt: only LRU pages: the least recently used (1), got %d", v);
+  vm_spt_epoch_ms = saved;
+}
+
 int main(void)
 {
   CHECK(vm_policy_find("clock") == &policy_clock && vm_policies[0] == &policy_clock,
@@ -199,6 +282,7 @@ int main(void)
   test_clock();
   test_clusterlru();
   test_random();
+  test_spt();
   if (failures) {
     printf("test_policy: %d failures\n", failures);
     return 1;

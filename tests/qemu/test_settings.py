@@ -16,6 +16,7 @@ TEXT = {
     "vm.fork": ("copy", "nosuch"),
     "fs.write_policy": ("through", "sometimes"),
     "vm.pageout": ("0", "99999"),     # an action: 0 pushes every process's pages (none at boot)
+    "vm.trace_epoch_ms": ("0", "50"), # an action: starts a reference trace (0 stops; 100.. ms)
     "vm.penalty_mode": ("stepped", "nosuch"),
 }
 

@@ -7,7 +7,7 @@ import pytest
 from conftest import boot, vmstat_snapshots
 
 MEM = 16
-POLICIES = ["clock", "fifo", "lru", "clusterlru", "random"]
+POLICIES = ["clock", "fifo", "lru", "clusterlru", "random", "spt"]
 
 
 

@@ -3,6 +3,7 @@
 #define _SYS_H
 #include "uapi/stat.h"   /* struct procinfo */
 #include "uapi/negtrace.h"   /* struct negrecord */
+#include "uapi/vmtrace.h"    /* struct vmtrace_info, vmtrace_rec */
 
 /* Copies the kernel counters into buf as "name value\n" lines; returns the byte count. */
 int kstat(char *buf, unsigned len);
@@ -31,6 +32,9 @@ int vmaudit(int quiet);
 /* The last negotiations between the file cache and the VM, oldest first, at most max (and
  * NEGTRACE_MAX): how many, or a negative errno. */
 int negtrace(struct negrecord *buf, int max);
+/* The reference trace (vm.trace_epoch_ms): fills *info, and buf with up to max records from
+ * number first on (fewer at a page's end: call again); how many, or a negative errno. */
+int vmtrace(struct vmtrace_info *info, struct vmtrace_rec *buf, unsigned first, unsigned max);
 /* Test-only damage to the VM's bookkeeping and its undoing (uapi/vmcorrupt.h): the call's
  * result (>= 0), or a negative errno; refused (-EPERM) unless debug.corrupt=1. */
 struct vmcorrupt;

@@ -23,3 +23,11 @@ int vmcorrupt(struct vmcorrupt *r)
   __asm__ volatile("int $0x80" : "=a"(ret) : "a"(SYS_vmcorrupt), "b"(r) : "memory", "cc");
   return ret;
 }
+
+int vmtrace(struct vmtrace_info *info, struct vmtrace_rec *buf, unsigned first, unsigned max)
+{
+  int ret;
+  __asm__ volatile("int $0x80" : "=a"(ret) : "a"(SYS_vmtrace), "b"(info), "c"(buf), "d"(first), "S"(max)
+                   : "memory", "cc");
+  return ret;
+}

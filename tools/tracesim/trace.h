@@ -1,0 +1,24 @@
+/* A reference trace, as recorded by the kernel (vm/trace.c) and shipped in traces/: see
+ * trace.c for the file format. */
+#ifndef TRACESIM_TRACE_H
+#define TRACESIM_TRACE_H
+#include <stdint.h>
+#include <stdbool.h>
+
+struct ref {
+  uint32_t epoch;
+  uint32_t page;            /* dense page number 0 .. npages-1 (one per segment and page) */
+  bool modified;
+};
+
+struct trace {
+  const char *path;
+  uint32_t epoch_ms;        /* the recording's epoch */
+  uint32_t first_epoch, last_epoch;
+  uint32_t nrefs, npages;
+  struct ref *refs;         /* in the file's order: by epoch, then as the kernel met them */
+};
+
+/* Reads a trace; on a bad file prints one line naming it and the line, and exits 2. */
+void trace_read(const char *path, struct trace *t);
+#endif
