@@ -95,7 +95,8 @@ def locations(elf, sites):
                 continue
             fn, loc = line, lines[j + 1] if j + 1 < len(lines) else "??:0"
             j += 2
-            file, _, num = relative(loc).rpartition(":")
+            file, _, num = re.sub(r" \(discriminator \d+\)$", "", loc).rpartition(":")
+            file = relative(file)
             num = int(num) if num.isdigit() else 0
             out[cur].append((fn, file, num))
     return out
