@@ -219,8 +219,13 @@ static void sched(void)
 void exit_proc(int status)
 {
   struct proc *p = myproc();
-  if (p == initproc)
-    panic("init exited");
+  if (p == initproc) {
+    /* Nobody is left to run the shell or reap orphans: the machine stops, saying so and
+     * reporting failure, with what was written saved first. */
+    kprintf("init exited (status %d): the system cannot go on; powering off\n", status);
+    fs_sync();
+    machine_poweroff(1);
+  }
   for (int fd = 0; fd < NOFILE; fd++) {
     if (p->ofile[fd]) {
       fileclose(p->ofile[fd]);

@@ -198,8 +198,11 @@ int exec(const char *path, char *const argv[])
 bad_text:
   inode_text_put(ip);
 bad_locked:
+  /* Unlocked first: the new code segment holds the program's inode too, and freeing it
+   * takes that inode's lock (a boot with no free blocks panicked here, init's exec failing). */
+  iunlock(ip);
   if (as)
     as_destroy(as);
-  iunlockput(ip);
+  iput(ip);
   return err;
 }

@@ -6,6 +6,7 @@
 #include "kernel/syscall.h"
 #include "kernel/sleeplock.h"
 #include "kernel/time.h"
+#include "kernel/power.h"
 #include "fs/fs.h"
 #include "vm/vm.h"
 #include "vm/coremap.h"
@@ -221,6 +222,12 @@ void seg_reserve_lazy(bool all)
     int err = seg_reserve(s);
     if (err < 0) {
       s->noswap = true;
+      if (pid == 1) {
+        /* init cannot be killed, and a system without it cannot go on (nothing is lost:
+         * this thread writes nothing, and what was fsync'ed is on disk). */
+        kprintf("vm: no backing store for init (error %d): the system cannot run; powering off\n", -err);
+        machine_poweroff(1);
+      }
       kprintf("vm: no backing store for pid %d (error %d): killed\n", pid, -err);
       if (pid)
         kill_proc(pid);

@@ -124,3 +124,26 @@ def test_the_minimum_memory_is_enough(disk):
     u = r.cmd("usertests manyforks")
     assert u.status == 0 and re.search(r"^usertests: [1-9]\d* passed, 0 failed$", u.out, re.M), r.cmds
     assert r.cmd("memhog 2").status == 0 and r.printed("memhog 2") == "memhog: 2 MB ok\n", r.cmds
+
+
+def test_init_exiting_powers_off_with_failure(disk):
+    """init is the first process and the reaper of orphans: when it ends, the machine says so
+    and powers off reporting failure (it panicked before)."""
+    r = boot("", disk=disk, cmdline="init=/bin/echo")
+    assert r.rc != 0, r
+    assert re.search(r"^init exited \(status 0\): the system cannot go on; powering off$", r.out, re.M), r
+    assert "panic" not in r.out, r
+
+
+def test_a_full_disk_at_boot_ends_in_a_message_not_a_panic(make_disk, tmp_path):
+    """An 8 MB image with 3 free blocks: init's exec cannot reserve backing store. The failed
+    exec once freed the new code segment with the program's inode locked, and the kernel
+    panicked on that lock; now init says why and the machine powers off reporting failure."""
+    big = tmp_path / "big"
+    big.write_bytes(bytes(964 * 4096))
+    disk = make_disk([big], size_mb=8)
+    r = boot("", disk=disk)
+    assert r.rc != 0, r
+    assert re.search(r"^fs: mounted 8 MB: 3 of \d+ blocks free", r.out, re.M), r
+    assert re.search(r"^init: cannot run /bin/init \(error 12\)$", r.out, re.M), r
+    assert "panic" not in r.out, r
