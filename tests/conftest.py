@@ -58,10 +58,11 @@ def split_commands(out, lines, status=False):
         cmds.append(Cmd(line, out[start:nxt]))
     if not status:
         return cmds
-    # Every other line is the status echo that boot(status=True) sent after a command.
+    # Every other line is the status echo that boot(status=True) sent after a command. A
+    # background program's line (the toucher's "touch 7 ...") may land inside its output.
     paired = []
     for c, s in zip(cmds[0::2], cmds[1::2]):
-        m = re.fullmatch(r"\?=(\d+)\n?", s.out or "")
+        m = re.search(r"^\?=(\d+)$", s.out or "", re.M)
         c.status = int(m.group(1)) if m else None
         paired.append(c)
     return paired
