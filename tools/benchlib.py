@@ -22,16 +22,21 @@ class Progress:
                                                  time.monotonic() - self.t0), flush=True)
 
 
+def private_boot(d, mem, timeout, image=None):
+    """A private copy of image (build/fs.img) in folder d, and the runqemu command line that
+    boots build/kernel.elf on it: (the copy's path, the arguments)."""
+    img = os.path.join(d, "fs.img")
+    subprocess.run(["cp", "--sparse=always", image or os.path.join(ROOT, "build/fs.img"), img], check=True)
+    return img, [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
+                 os.path.join(ROOT, "build/kernel.elf"), "--disk", img, "--mem", str(mem), "--timeout", str(timeout)]
+
+
 def boot(name, commands, mem=64, icount=False, append="", timeout=1800, check=None):
     """Boots build/kernel.elf on a private copy of build/fs.img, types commands, and returns
     what the console printed. Exits naming the benchmark if the guest failed or check (a
     string) is missing from the output."""
     with tempfile.TemporaryDirectory() as d:
-        img = os.path.join(d, "fs.img")
-        subprocess.run(["cp", "--sparse=always", os.path.join(ROOT, "build/fs.img"), img], check=True)
-        args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
-                os.path.join(ROOT, "build/kernel.elf"), "--disk", img, "--mem", str(mem),
-                "--timeout", str(timeout)]
+        _, args = private_boot(d, mem, timeout)
         if icount:
             args.append("--icount")
         if append:
@@ -54,11 +59,7 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
     log: a file that gets the console as it arrives. Steps run in the guest's order, never on
     host timers. keep: a path that gets the copy as the run left it (a prepared image)."""
     with tempfile.TemporaryDirectory() as d:
-        img = os.path.join(d, "fs.img")
-        subprocess.run(["cp", "--sparse=always", image or os.path.join(ROOT, "build/fs.img"), img], check=True)
-        args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
-                os.path.join(ROOT, "build/kernel.elf"), "--disk", img, "--mem", str(mem),
-                "--timeout", str(timeout)]
+        img, args = private_boot(d, mem, timeout, image)
         if icount is not None:
             args += ["--icount", str(icount)] + (["--icount-align"] if align else [])
         if throttle_bps:

@@ -18,7 +18,9 @@ The kernel's timing varies with the host, so two recordings differ; the shipped 
 one recording, and every figure in the README comes from them."""
 import argparse, os, re, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import ROOT, private_boot   # noqa: E402
+
 EPOCH_MS = 100
 
 SETUP = ["mkdir /traces", "mklines /in 8M 7"]
@@ -40,11 +42,7 @@ def record(workloads, out_dir, mem=64, timeout=1800):
     {name: path}. Exits with the console's tail when a workload or its trace failed."""
     lines = SETUP + [command(n, c) for n, c in workloads] + ["audit"]
     with tempfile.TemporaryDirectory() as d:
-        img = os.path.join(d, "fs.img")
-        subprocess.run(["cp", "--sparse=always", os.path.join(ROOT, "build/fs.img"), img], check=True)
-        args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
-                os.path.join(ROOT, "build/kernel.elf"), "--disk", img, "--mem", str(mem),
-                "--timeout", str(timeout)]
+        img, args = private_boot(d, mem, timeout)
         text = "".join(l + '\necho "?=$?"\n' for l in lines)
         p = subprocess.run(args, input=text.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         out = p.stdout.decode("utf-8", "replace")
