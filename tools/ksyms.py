@@ -66,7 +66,6 @@ def relative(path):
     """A source path as the tree names it. One from another copy of the tree (make mutants
     builds in copies of a first build; addr2line then says ../template/vm/page.c): its
     shortest tail that names a file of this tree."""
-    path = re.sub(r" \(discriminator \d+\)$", "", path)
     if os.path.isabs(path):
         path = os.path.relpath(path, ROOT)
     if path.startswith("../") or not os.path.isfile(os.path.join(ROOT, path)):

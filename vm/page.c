@@ -124,6 +124,13 @@ bool pol_accessed(uint32_t i)
   return pte && (*pte & PTE_A);
 }
 
+/* A candidate not used since the aging clock last stamped it: its time of last reference is
+ * its age (an accessed one's stamp is stale). What the VM offers and gives comes from these. */
+static bool idle(uint32_t i)
+{
+  return pol_candidate(i) && !pol_accessed(i);
+}
+
 bool pol_referenced(uint32_t i)
 {
   if (!holds_page(i))
@@ -309,7 +316,7 @@ static struct frame *take_clean(void)
     struct frame *f = ready.next;
     unlist(f);
     uint32_t i = f - coremap;
-    if (pol_candidate(i) && !pol_accessed(i) && take_if_clean(f))
+    if (idle(i) && take_if_clean(f))
       return f;
   }
   for (int n = 0; n < LAUNDER_BATCH; n++) {
@@ -431,7 +438,7 @@ static void scan_oldest(void)
   uint32_t now = uptime_ms();
   noldest = 0;
   for (uint32_t i = 0; i < nframes; i++) {
-    if (coremap[i].pool != POOL_VM || !pol_candidate(i) || pol_accessed(i))
+    if (!idle(i))
       continue;
     uint32_t t = coremap[i].lastref;
     uint32_t k = noldest;
@@ -455,7 +462,7 @@ static void scan_oldest(void)
 static bool still_oldest(uint32_t k)
 {
   int32_t v = oldest[k];
-  return pol_candidate(v) && !pol_accessed(v) && coremap[v].lastref == oldest_lastref[k];
+  return idle(v) && coremap[v].lastref == oldest_lastref[k];
 }
 
 /* The frame vm_offer reports and vm_surrender gives first (vm_lock held), or -1; *k is its
@@ -464,7 +471,7 @@ static int32_t oldest_victim(int32_t *k)
 {
   *k = -1;
   for (struct frame *f = ready.next; f != &ready; f = f->next)
-    if (pol_candidate(f - coremap) && !pol_accessed(f - coremap))
+    if (idle(f - coremap))
       return f - coremap;
   for (int pass = 0; pass < 2; pass++) {
     if (oldest_tick != ticks + 1)
@@ -892,7 +899,7 @@ int vm_audit(bool quiet)
   scan_oldest();
   uint32_t now = uptime_ms();
   for (uint32_t i = 0; i < nframes; i++) {
-    if (coremap[i].pool != POOL_VM || !pol_candidate(i) || pol_accessed(i))
+    if (!pol_candidate(i) || pol_accessed(i))
       continue;
     /* Ages compared here, not by older(): the audit must not share the scan's mistakes. */
     if (noldest == 0 || now - coremap[i].lastref > now - oldest_lastref[0]) {
