@@ -82,9 +82,8 @@ static uint32_t reset_value;
 static uint32_t st_fs_asks, st_fs_satisfied, st_vm_asks, st_vm_satisfied, st_refills;
 /* What a negotiation costs when nothing is traded (the asker recycles its own page): the
  * time-stamp counter's ticks, which under QEMU's -icount are the guest's nanoseconds, 2^shift
- * an instruction. Kept as plain words (an average, not a sum that would wrap) for vmstat and
- * gdb's counters alike. */
-static uint32_t st_untraded, st_untraded_tsc_avg, st_untraded_tsc_min;
+ * an instruction: the sum in 64 bits, the average computed when read. */
+static uint32_t st_untraded, st_untraded_tsc_min;
 static uint64_t untraded_tsc;
 
 static struct spinlock trace_lock;
@@ -183,7 +182,6 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
     uint32_t d = (uint32_t)(rdtsc() - t0);
     untraded_tsc += d;
     st_untraded++;
-    st_untraded_tsc_avg = (uint32_t)(untraded_tsc / st_untraded);
     if (st_untraded == 1 || d < st_untraded_tsc_min)
       st_untraded_tsc_min = d;
   }
@@ -234,7 +232,7 @@ static int reset_set(const char *v)
   reset_value = n;
   if (n == 1) {
     st_fs_asks = st_fs_satisfied = st_vm_asks = st_vm_satisfied = st_refills = 0;
-    st_untraded = st_untraded_tsc_avg = st_untraded_tsc_min = 0;
+    st_untraded = st_untraded_tsc_min = 0;
     untraded_tsc = 0;
     acquire(&trace_lock);
     trace_seq = 0;
@@ -253,6 +251,12 @@ static const struct setting settings[] = {
     &reset_value, 0, 1, 0, reset_set },
 };
 
+/* Divided when read, not on every negotiation. */
+static uint32_t untraded_tsc_avg(void)
+{
+  return st_untraded ? (uint32_t)(untraded_tsc / st_untraded) : 0;
+}
+
 /* A variable, not a function, so that gdb's counters command reads it like the others. */
 static const uint32_t reserve_frames = KERNEL_RESERVE;
 
@@ -267,7 +271,7 @@ void neg_init(void)
   stat_register("neg.vm_asks_fs_satisfied", &st_vm_satisfied);
   stat_register("neg.refills", &st_refills);
   stat_register("neg.untraded", &st_untraded);
-  stat_register("neg.untraded_tsc_avg", &st_untraded_tsc_avg);
+  stat_register_fn("neg.untraded_tsc_avg", untraded_tsc_avg);
   stat_register("neg.untraded_tsc_min", &st_untraded_tsc_min);
   stat_register("neg.kernel_reserve", &reserve_frames);
 }

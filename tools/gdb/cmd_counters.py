@@ -46,6 +46,9 @@ COMPUTED = {
     ("fs/inode.c", "shown_free_descs"): lambda st: (
         int(value("fs_sb")["free_descs"]) + var_u32("st_pending_descs", "fs/inode.c")),
     ("drivers/virtio_blk.c", "disk_inflight"): lambda st: var_u32("inflight", "drivers/virtio_blk.c"),
+    ("vm/negotiate.c", "untraded_tsc_avg"): lambda st: (
+        int(value("untraded_tsc", "vm/negotiate.c")) // var_u32("st_untraded", "vm/negotiate.c")
+        if var_u32("st_untraded", "vm/negotiate.c") else 0),
     ("vm/cowcor.c", "copies_saved"): lambda st: max(
         0, var_u32("st_cor_marked", "vm/cowcor.c") - var_u32("st_cowcor_copies", "vm/cowcor.c")),
 }
