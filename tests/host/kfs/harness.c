@@ -16,6 +16,7 @@
 #include "kernel/cmdline.h"
 #include "fs/fs.h"
 #include "fs/file.h"
+#include "fs/internal.h"
 #include "fs/layout.h"
 #include "kfs.h"
 
