@@ -11,7 +11,7 @@ shows.
 
   python3 tools/gdb_walkthrough.py [--only SCENARIO] [--keep DIR]
 """
-import argparse, os, re, socket, subprocess, sys, tempfile, threading, time
+import argparse, os, re, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
@@ -93,14 +93,6 @@ SCENARIOS = {
 }
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def make_disk(tmp, big):
     disk = os.path.join(tmp, "fs.img")
     files = []
@@ -136,7 +128,7 @@ def run(name, sc, tmp):
     portfile = os.path.join(tmp, name + ".port")
     qemu = subprocess.Popen([sys.executable, os.path.join(ROOT, "tools", "runqemu.py"),
                              "--kernel", os.path.join(BUILD, "debug", "kernel.elf"), "--append", sc["cmdline"],
-                             "--disk", disk, "--mem", str(sc["mem"]), "--gdb", str(free_port()),
+                             "--disk", disk, "--mem", str(sc["mem"]), "--gdb", "auto",
                              "--gdb-file", portfile, "--timeout", "300"],
                             stdin=subprocess.PIPE, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
     deadline = time.time() + 30

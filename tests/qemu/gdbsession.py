@@ -8,7 +8,7 @@ reads what one command printed. Ports are picked free by the system, so parallel
 workers never share one.
 
 Logs: build/test-logs/TEST.log (the console) and TEST.gdb.log (gdb's whole output)."""
-import os, re, socket, subprocess, sys, threading, time
+import os, re, subprocess, sys, threading, time
 from pathlib import Path
 
 from conftest import BUILD, ROOT, _new_log
@@ -16,14 +16,6 @@ from conftest import BUILD, ROOT, _new_log
 DEBUG_KERNEL = BUILD / "debug" / "kernel.elf"
 KERNEL = BUILD / "kernel.elf"
 MARK = "@@@gdbtest "
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class GdbRun:
@@ -79,22 +71,15 @@ def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, time
     log = _new_log()
     gdb_log = Path(str(log)[:-len(".log")] + ".gdb.log")
     portfile = Path(str(log)[:-len(".log")] + ".port")
-    for _ in range(5):
-        port = free_port()
-        qemu = subprocess.Popen(
-            [sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(kernel), "--append", cmdline,
-             "--disk", str(disk), "--mem", str(mem), "--gdb", str(port), "--gdb-file", str(portfile),
-             "--timeout", str(timeout)],
-            stdin=subprocess.PIPE, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
-        deadline = time.time() + 30
-        while not portfile.exists() and qemu.poll() is None and time.time() < deadline:
-            time.sleep(0.05)
-        # The port may have been taken between our look and QEMU's bind: another one then.
-        time.sleep(0.3)
-        if qemu.poll() is None:
-            break
-        if "Address already in use" not in log.read_text("utf-8", "replace"):
-            break
+    # --gdb auto: runqemu picks a free port, and another when a QEMU started alongside took it
+    qemu = subprocess.Popen(
+        [sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(kernel), "--append", cmdline,
+         "--disk", str(disk), "--mem", str(mem), "--gdb", "auto", "--gdb-file", str(portfile),
+         "--timeout", str(timeout)],
+        stdin=subprocess.PIPE, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
+    deadline = time.time() + 30
+    while not portfile.exists() and qemu.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
     feeder = threading.Thread(target=feed, args=(qemu, log, guest), daemon=True)
     feeder.start()
     args = [sys.executable, str(ROOT / "tools/rungdb.py"), str(portfile), "-batch"]
