@@ -13,6 +13,7 @@
 #include "vm/vm.h"
 #include "vm/coremap.h"
 #include "kernel/sleeplock.h"
+#include "kernel/fpu.h"
 
 static struct proc ptable[NPROC];
 static struct spinlock ptable_lock;
@@ -36,6 +37,7 @@ struct proc *myproc(void)
 void proc_init(void)
 {
   initlock(&ptable_lock, "ptable");
+  fpu_init();
 }
 
 /* Finds an unused slot and gives it a kernel stack laid out to start in forkret. */
@@ -80,6 +82,7 @@ static struct proc *allocproc(void)
   p->parent = 0;
   p->pageins = p->pageouts = 0;
   memset(p->ofile, 0, sizeof p->ofile);
+  fpu_initial(p->fpu);
   return p;
 }
 
@@ -185,6 +188,7 @@ int fork(void)
   np->as->pid = np->pid;
   *np->tf = *p->tf;
   np->tf->eax = 0;             /* the child's fork() returns 0 */
+  fpu_copy(np->fpu);           /* the parent's registers are the CPU's now */
   for (int i = 0; i < NOFILE; i++)
     if (p->ofile[i])
       np->ofile[i] = filedup(p->ofile[i]);
@@ -460,7 +464,9 @@ void scheduler(void)
     p->state = RUNNING;
     tss_set_kstack((uint32_t)p->kstack + KSTACKSIZE);
     as_activate(p->as);
+    fpu_restore(p->fpu);
     swtch(&scheduler_context, p->context);
+    fpu_save(p->fpu);
     current = 0;
   }
 }
