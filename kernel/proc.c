@@ -14,6 +14,7 @@
 #include "vm/coremap.h"
 #include "kernel/sleeplock.h"
 #include "kernel/fpu.h"
+#include "kernel/stats.h"
 
 static struct proc ptable[NPROC];
 static struct spinlock ptable_lock;
@@ -34,10 +35,22 @@ struct proc *myproc(void)
   return current;
 }
 
+/* Process-table slots taken (of NPROC), zombies and kernel threads included. */
+static uint32_t slots_used(void)
+{
+  uint32_t n = 0;
+  pushcli();
+  for (int i = 0; i < NPROC; i++)
+    n += ptable[i].state != UNUSED;
+  popcli();
+  return n;
+}
+
 void proc_init(void)
 {
   initlock(&ptable_lock, "ptable");
   fpu_init();
+  stat_register_fn("proc.slots.used", slots_used);
 }
 
 /* Finds an unused slot and gives it a kernel stack laid out to start in forkret. */
