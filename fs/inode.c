@@ -492,11 +492,23 @@ static int newblock(struct inode *ip, bool zero, uint32_t *addr)
 
 /* --- inodes ------------------------------------------------------------------------------ */
 
+/* In-memory inodes referenced (of NINODE): all but the root's and the cwds' come back. */
+static uint32_t inodes_used(void)
+{
+  uint32_t n = 0;
+  acquire(&icache.lock);
+  for (int i = 0; i < NINODE; i++)
+    n += icache.inode[i].ref > 0;
+  release(&icache.lock);
+  return n;
+}
+
 void iinit(void)
 {
   initlock(&icache.lock, "icache");
   for (int i = 0; i < NINODE; i++)
     initsleeplock(&icache.inode[i].lock, "inode");
+  stat_register_fn("fs.inodes.used", inodes_used);
 }
 
 /* The in-memory inode for inum, referenced. With fresh (for ialloc), a descriptor that is

@@ -13,6 +13,8 @@
 #include "vm/vm.h"
 #include "vm/coremap.h"
 #include "kernel/sleeplock.h"
+#include "kernel/fpu.h"
+#include "kernel/stats.h"
 
 static struct proc ptable[NPROC];
 static struct spinlock ptable_lock;
@@ -33,9 +35,22 @@ struct proc *myproc(void)
   return current;
 }
 
+/* Process-table slots taken (of NPROC), zombies and kernel threads included. */
+static uint32_t slots_used(void)
+{
+  uint32_t n = 0;
+  pushcli();
+  for (int i = 0; i < NPROC; i++)
+    n += ptable[i].state != UNUSED;
+  popcli();
+  return n;
+}
+
 void proc_init(void)
 {
   initlock(&ptable_lock, "ptable");
+  fpu_init();
+  stat_register_fn("proc.slots.used", slots_used);
 }
 
 /* Finds an unused slot and gives it a kernel stack laid out to start in forkret. */
@@ -80,6 +95,7 @@ static struct proc *allocproc(void)
   p->parent = 0;
   p->pageins = p->pageouts = 0;
   memset(p->ofile, 0, sizeof p->ofile);
+  fpu_initial(p->fpu);
   return p;
 }
 
@@ -185,6 +201,7 @@ int fork(void)
   np->as->pid = np->pid;
   *np->tf = *p->tf;
   np->tf->eax = 0;             /* the child's fork() returns 0 */
+  fpu_copy(np->fpu);           /* the parent's registers are the CPU's now */
   for (int i = 0; i < NOFILE; i++)
     if (p->ofile[i])
       np->ofile[i] = filedup(p->ofile[i]);
@@ -460,7 +477,9 @@ void scheduler(void)
     p->state = RUNNING;
     tss_set_kstack((uint32_t)p->kstack + KSTACKSIZE);
     as_activate(p->as);
+    fpu_restore(p->fpu);
     swtch(&scheduler_context, p->context);
+    fpu_save(p->fpu);
     current = 0;
   }
 }

@@ -5,6 +5,7 @@
 #include "spinlock.h"
 #include "trap.h"
 #include "uapi/stat.h"
+#include "fpu.h"
 
 #define NPROC   64
 #define NOFILE  16        /* open files per process */
@@ -43,6 +44,7 @@ struct proc {
   /* Pages read in for it (from backing store or its executable) and pages of its heap and
    * stack written out (whoever's fault made the frame go): IFS's toucher reads its own. */
   uint32_t pageins, pageouts;
+  uint8_t fpu[FPU_STATE_SIZE];   /* its x87 registers while another process runs */
 };
 
 struct sleeplock;

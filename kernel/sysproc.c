@@ -93,6 +93,8 @@ int sys_exec(void)
   }
   if (err == 0)
     err = exec(path, argv);
+  if (err >= 0)
+    fpu_reset();              /* a new program starts with the registers fninit leaves */
   kfree_page(page);
   return err;
 }

@@ -84,8 +84,13 @@ static void user_exception(struct trapframe *tf)
     snprintf(what, sizeof what, "page fault: %s %s address 0x%08x",
              (tf->err & 1) ? "protection violation" : "unmapped",
              (tf->err & 2) ? "writing" : "reading", va);
-    if (va >= KERNBASE && (tf->err & 1) == 0)
+    if (va >= KERNBASE)
       snprintf(what, sizeof what, "page fault: %s kernel address 0x%08x", (tf->err & 2) ? "writing" : "reading", va);
+  } else if (tf->trapno >= 10 && tf->trapno <= 13 && (tf->err & 2)) {
+    /* Bit 1: the error code names a gate of the IDT (`int N` through a gate of privilege 0). */
+    snprintf(what, sizeof what, "%s (int 0x%02x)", trapname(tf->trapno), tf->err >> 3);
+  } else if (tf->trapno >= 10 && tf->trapno <= 13 && tf->err) {
+    snprintf(what, sizeof what, "%s (selector 0x%x)", trapname(tf->trapno), tf->err & ~3u);
   } else {
     snprintf(what, sizeof what, "%s", trapname(tf->trapno));
   }

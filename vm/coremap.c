@@ -6,6 +6,7 @@
 #include "kernel/proc.h"
 #include "kernel/stats.h"
 #include "vm/coremap.h"
+#include "vm/negotiate.h"
 
 struct frame *coremap;
 uint32_t nframes;
@@ -240,6 +241,7 @@ void frame_wait(struct frame *f, struct spinlock *pool_lock)
 
 void *kalloc_page(void)
 {
+  neg_refill_for_kernel();
   struct frame *f = frame_alloc(POOL_KERNEL, true);
   return f ? frame_va(f) : 0;
 }

@@ -16,8 +16,9 @@
  * first, but for the last KERNEL_RESERVE of them: those are the kernel's, for page tables
  * and its own structures, which it takes (kalloc_page) where it cannot wait or negotiate
  * (under vm_lock, for a page table). When a negotiation finds the reserve short, the frame
- * the older pool gives up goes to it instead (refill_one), and the VM's clock tops it up
- * ten times a second.
+ * the older pool gives up goes to it instead (refill_one), the VM's clock tops it up
+ * ten times a second, and kalloc_page tops it up on the spot when it is down to half and
+ * its caller holds no spinlock (neg_refill_for_kernel).
  *
  * WHO ASKS WHOM. Either pool asks when it needs a frame and none is free: the cache on a
  * miss (fs/cache.c, cache_alloc_block), the VM on a fault (vm/page.c, vm_getframe). The
@@ -137,6 +138,20 @@ void neg_refill(void)
   for (int n = 0; n < KERNEL_RESERVE && frame_count(POOL_FREE) < KERNEL_RESERVE; n++)
     if (!refill_one())
       break;
+}
+
+/* Ten refills a second were not enough for a burst: with the cache holding all but the
+ * reserve in clean blocks (after writing a big file), 16 forks took the reserve's 64 frames
+ * between two ticks and the 17th failed with ENOMEM, and a fault needing a page table would
+ * have killed its process, with most of memory there for the taking. A caller that can
+ * negotiate refills on the spot; one that cannot (a page table under vm_lock) finds the
+ * other half. */
+void neg_refill_for_kernel(void)
+{
+  extern int cli_depth(void);
+  if (frame_count(POOL_FREE) >= KERNEL_RESERVE / 2 || cli_depth() > 0)
+    return;
+  neg_refill();
 }
 
 /* A frame for the asker's pool (owned by nobody yet: the asker claims it), or 0 with

@@ -31,5 +31,9 @@ struct frame *vm_surrender(void);
  * frames up (the VM's clock, ten times a second). */
 struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict);
 void neg_refill(void);
+/* For kalloc_page: tops the reserve up at once when it is down to half and the caller may
+ * negotiate: it holds no spinlock (so not vm_lock or cache_lock, which the pools take; an
+ * interrupt handler may, since the code it interrupted held none either). */
+void neg_refill_for_kernel(void);
 void neg_init(void);
 #endif

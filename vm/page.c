@@ -780,6 +780,7 @@ void vm_init(void)
   stat_register("vm.laundered", &st_laundered);
   stat_register("vm.pageout_waits", &st_waits);
   stat_register("vm.swap.blocks", &bypass_swap_blocks);
+  stat_register_fn("vm.segments", seg_count_used);
   vm_trace_init();          /* after the VM's own counters: ^P prints them in this order */
   cowcor_init();
   corrupt_init();

@@ -39,6 +39,17 @@ void as_activate(struct addrspace *as)
   lcr3(V2P(as ? as->pgdir : boot_pgdir));
 }
 
+/* Segments in use (of NSEGMENT), those waiting for the reaper included. */
+uint32_t seg_count_used(void)
+{
+  uint32_t n = 0;
+  acquire(&vm_lock);
+  for (uint32_t i = 0; i < NSEGMENT; i++)
+    n += segtab[i].used;
+  release(&vm_lock);
+  return n;
+}
+
 struct segment *seg_create(struct addrspace *as, enum seg_type type)
 {
   static uint32_t serials;
@@ -209,6 +220,7 @@ int seg_rw(struct segment *s, uint32_t va, void *buf, bool write)
 void seg_reserve_lazy(bool all)
 {
   uint32_t now = uptime_ms();
+  int killed[NPROC], nkilled = 0;     /* one message per process, not one per segment */
   for (uint32_t i = 0; i < NSEGMENT; i++) {
     struct segment *s = &segtab[i];
     acquire(&vm_lock);
@@ -220,7 +232,11 @@ void seg_reserve_lazy(bool all)
     int pid = s->as ? s->as->pid : 0;
     release(&vm_lock);
     int err = seg_reserve(s);
-    if (err < 0) {
+    if (err == -ENFILE) {
+      /* The kernel's table of inodes is full for now (the backing file needs one), not the
+       * disk: the segment stays lazy and the next tick tries again. Killing here killed any
+       * process forked while another held the table full (exhaust icache with a bystander). */
+    } else if (err < 0) {
       s->noswap = true;
       if (pid == 1) {
         /* init cannot be killed, and a system without it cannot go on (nothing is lost:
@@ -228,9 +244,16 @@ void seg_reserve_lazy(bool all)
         kprintf("vm: no backing store for init (error %d): the system cannot run; powering off\n", -err);
         machine_poweroff(1);
       }
-      kprintf("vm: no backing store for pid %d (error %d): killed\n", pid, -err);
-      if (pid)
-        kill_proc(pid);
+      bool again = false;
+      for (int k = 0; k < nkilled; k++)
+        again |= killed[k] == pid;
+      if (!again) {
+        kprintf("vm: no backing store for pid %d (error %d): killed\n", pid, -err);
+        if (pid)
+          kill_proc(pid);
+        if (nkilled < NPROC)
+          killed[nkilled++] = pid;
+      }
     }
     seg_put_later(s);
   }

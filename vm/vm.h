@@ -170,6 +170,7 @@ extern uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pagein
 /* vm/segment.c: reserves backing store for forked segments that have lived a while (or all of
  * them when all); run by the VM daemon. */
 void seg_reserve_lazy(bool all);
+uint32_t seg_count_used(void);         /* the vm.segments counter */
 extern volatile bool vm_reserve_wanted;   /* the pager is waiting for lazy reservations */
 
 /* vm/cowcor.c: copy-on-write / copy-on-reference fork (thesis 7.4). */

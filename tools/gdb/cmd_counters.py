@@ -29,6 +29,13 @@ def _oldest_ms(st):
     return 0 if v < 0 else (st.now - st.frames[v].lastref) & 0xFFFFFFFF
 
 
+def _in_use(var, file, member, field):
+    """How many entries of the array var.member (a static table) have field non-zero."""
+    arr = value(var, file)[member]
+    n = arr.type.range()[1] + 1
+    return sum(1 for e in Layout(arr.type.target()).read_array(int(arr.address), n) if getattr(e, field))
+
+
 # (file, function) -> how to compute it from a State
 COMPUTED = {
     ("vm/coremap.c", "frames_total"): lambda st: sum(st.pool_counts()[p] for p in ("free", "kernel", "cache", "vm")),
@@ -49,6 +56,10 @@ COMPUTED = {
     ("vm/negotiate.c", "untraded_tsc_avg"): lambda st: (
         int(value("untraded_tsc", "vm/negotiate.c")) // var_u32("st_untraded", "vm/negotiate.c")
         if var_u32("st_untraded", "vm/negotiate.c") else 0),
+    ("kernel/proc.c", "slots_used"): lambda st: len(st.procs),
+    ("vm/segment.c", "seg_count_used"): lambda st: sum(1 for s in st.segments if s.used),
+    ("fs/file.c", "files_open"): lambda st: _in_use("ftable", "fs/file.c", "file", "ref"),
+    ("fs/inode.c", "inodes_used"): lambda st: _in_use("icache", "fs/inode.c", "inode", "ref"),
     ("vm/cowcor.c", "copies_saved"): lambda st: max(
         0, var_u32("st_cor_marked", "vm/cowcor.c") - var_u32("st_cowcor_copies", "vm/cowcor.c")),
 }
