@@ -6,7 +6,8 @@
  *     page-out, which may run to give a cache miss a frame, must not re-enter the cache);
  *   - demand loading of an executable's blocks: a block the cache holds is copied from there
  *     and made the cache's oldest (it goes first); any other is read straight from disk.
- * Interface in fs/fs.h. */
+ * Interface in fs/fs.h. Its lookups are the kernel's (LOOKUP_KERNEL): /swap is refused to
+ * every user program (fs/protect.c). */
 #include "fs/fs.h"
 #include "fs/internal.h"
 #include "kernel/klib.h"
@@ -25,12 +26,12 @@ uint32_t bypass_swap_blocks;
  * it). ns_lock held. */
 static struct inode *swapdir(int *err)
 {
-  struct inode *dp = namei("/" SWAPDIR, err);
+  struct inode *dp = namei_for("/" SWAPDIR, LOOKUP_KERNEL, err);
   if (dp) {
     ilock(dp);
     return dp;
   }
-  return *err == -ENOENT ? create("/" SWAPDIR, T_DIR, true, err) : 0;
+  return *err == -ENOENT ? create("/" SWAPDIR, T_DIR, true, LOOKUP_KERNEL, err) : 0;
 }
 
 struct inode *bypass_create(const char *name, int *err)
@@ -41,7 +42,7 @@ struct inode *bypass_create(const char *name, int *err)
   struct inode *ip = 0, *dp = swapdir(err);
   if (dp) {
     iunlockput(dp);
-    ip = create(path, T_FILE, false, err);
+    ip = create(path, T_FILE, false, LOOKUP_KERNEL, err);
   }
   releasesleep(&ns_lock);
   if (!ip)

@@ -134,8 +134,10 @@ static const char *skipelem(const char *path, char *name, int *err)
 }
 
 /* Walks path one directory at a time, holding one inode lock at a time. With parent, stops
- * one level early and leaves the last element in name. */
-static struct inode *namex(const char *path, bool parent, char *name, int *err)
+ * one level early and leaves the last element in name. Every step, the last one included
+ * (whose directory a parent lookup returns), is first put to fs/protect.c: the one place a
+ * user's path is refused. */
+static struct inode *namex(const char *path, bool parent, char *name, enum lookup_for how, int *err)
 {
   *err = 0;
   if (*path == 0) {
@@ -155,6 +157,10 @@ static struct inode *namex(const char *path, bool parent, char *name, int *err)
   const char *next;
   while ((next = skipelem(path, name, err)) != 0) {
     path = next;
+    if ((*err = protect_step(ip->inum, name, *path == 0, how)) < 0) {
+      iput(ip);
+      return 0;
+    }
     ilock(ip);
     if (ip->err || ip->d.type != FS_T_DIR) {
       *err = ip->err ? ip->err : -ENOTDIR;
@@ -180,13 +186,18 @@ static struct inode *namex(const char *path, bool parent, char *name, int *err)
   return ip;
 }
 
-struct inode *namei(const char *path, int *err)
+struct inode *namei_for(const char *path, enum lookup_for how, int *err)
 {
   char name[FS_NAME_MAX + 1];
-  return namex(path, false, name, err);
+  return namex(path, false, name, how, err);
 }
 
-struct inode *nameiparent(const char *path, char *name, int *err)
+struct inode *namei(const char *path, int *err)
 {
-  return namex(path, true, name, err);
+  return namei_for(path, LOOKUP_READ, err);
+}
+
+struct inode *nameiparent(const char *path, enum lookup_for how, char *name, int *err)
+{
+  return namex(path, true, name, how == LOOKUP_KERNEL ? how : LOOKUP_CHANGE, err);
 }

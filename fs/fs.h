@@ -14,7 +14,8 @@ void fs_init(void);
 void fs_sync(void);
 
 /* Looks up a path (relative to the current process's cwd, or the root when there is no process
- * yet); returns a referenced, unlocked inode, or 0 with *err set to a negative errno. */
+ * yet) for a user program to read or run; returns a referenced, unlocked inode, or 0 with
+ * *err set to a negative errno (-EACCES for anything in /swap: fs/protect.c). */
 struct inode *namei(const char *path, int *err);
 struct inode *idup(struct inode *ip);
 void ilock(struct inode *ip);

@@ -218,6 +218,7 @@ void fs_init(void)
   st_data_blocks = fs_sb.nblocks - fs_sb.data_start;
   backing_reserve = MIN(MAX(128u, st_data_blocks / 32), 2048u);
   setting_register(&backing_reserve_setting);
+  protect_init();
   /* Free as a user counts it (df): blocks waiting to be reusable are free already. */
   stat_register_fn("fs.disk.blocks.free", shown_free_blocks);
   stat_register("fs.disk.blocks.reusable", &fs_sb.free_blocks);

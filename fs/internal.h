@@ -37,6 +37,11 @@ struct inode {
   struct fs_desc d;         /* copy of the on-disk descriptor */
 };
 
+/* What a path is looked up for: a user program's system call reads (or runs, or enters) it,
+ * asks about it (stat), or changes it or, for a parent lookup, an entry of its directory; or
+ * the kernel looks it up for itself (fs/bypass.c). fs/protect.c says what each may reach. */
+enum lookup_for { LOOKUP_READ, LOOKUP_STAT, LOOKUP_CHANGE, LOOKUP_KERNEL };
+
 extern struct fs_super fs_sb;       /* the mounted superblock (free counts kept exact) */
 extern struct sleeplock ns_lock;
 
@@ -80,10 +85,19 @@ int dirlink(struct inode *dp, const char *name, uint32_t inum);
 int dirset(struct inode *dp, uint32_t off, const char *name, uint32_t inum);
 /* 1 when the locked directory holds nothing but "." and "..", 0 if not, or -errno. */
 int dir_isempty(struct inode *dp);
+/* namei for a purpose (fs/protect.c decides what a user may reach). */
+struct inode *namei_for(const char *path, enum lookup_for how, int *err);
 /* The parent directory of path's last element (referenced, unlocked), with that element in
- * name; 0 with *err set on failure (-EBUSY when the path has no last element, like "/"). */
-struct inode *nameiparent(const char *path, char *name, int *err);
+ * name; 0 with *err set on failure (-EBUSY when the path has no last element, like "/").
+ * Looked up to change an entry: how is LOOKUP_CHANGE, or LOOKUP_KERNEL. */
+struct inode *nameiparent(const char *path, enum lookup_for how, char *name, int *err);
 /* sysfile.c: makes path (ns_lock held), returned locked; an existing file as it is unless
- * excl, then -EEXIST. */
-struct inode *create(const char *path, int type, bool excl, int *err);
+ * excl, then -EEXIST. how as for nameiparent. */
+struct inode *create(const char *path, int type, bool excl, enum lookup_for how, int *err);
+
+/* protect.c: what a user's path may reach. A lookup asks before each step from directory dir
+ * to its entry name (last: the path's last element): 0, or -EACCES (/swap) or -EPERM (a
+ * change to /bin). Called with no inode locked. */
+int protect_step(uint32_t dir, const char *name, bool last, enum lookup_for how);
+void protect_init(void);        /* registers fs.bin_writable */
 #endif

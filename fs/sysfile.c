@@ -45,10 +45,10 @@ static bool isdot(const char *name)
 
 /* Creates path (ns_lock held) and returns it locked; an existing file is returned as it is
  * unless excl (O_EXCL, mkdir): then -EEXIST. Also makes the VM's backing files (bypass.c). */
-struct inode *create(const char *path, int type, bool excl, int *err)
+struct inode *create(const char *path, int type, bool excl, enum lookup_for how, int *err)
 {
   char name[FS_NAME_MAX + 1];
-  struct inode *dp = nameiparent(path, name, err);
+  struct inode *dp = nameiparent(path, how, name, err);
   if (!dp) {
     if (*err == -EBUSY)
       *err = -EEXIST;         /* "/" */
@@ -119,7 +119,7 @@ static struct inode *create_retry(const char *path, int type, bool excl, int *er
 {
   for (int tries = 0; ; tries++) {
     acquiresleep(&ns_lock);
-    struct inode *ip = create(path, type, excl, err);
+    struct inode *ip = create(path, type, excl, LOOKUP_CHANGE, err);
     releasesleep(&ns_lock);
     if (ip || *err != -ENOSPC || tries > 0 || fs_pending_blocks() + fs_pending_descs() == 0)
       return ip;
@@ -143,7 +143,8 @@ int sys_open(void)
     if (!(ip = create_retry(path, T_FILE, flags & O_EXCL, &err)))
       return err;
   } else {
-    if (!(ip = namei(path, &err)))
+    bool change = writable || (flags & O_TRUNC);
+    if (!(ip = namei_for(path, change ? LOOKUP_CHANGE : LOOKUP_READ, &err)))
       return err;
     ilock(ip);
   }
@@ -280,7 +281,7 @@ int sys_stat(void)
   int err = argstr(0, path, sizeof(path));
   if (err < 0)
     return err;
-  struct inode *ip = namei(path, &err);
+  struct inode *ip = namei_for(path, LOOKUP_STAT, &err);
   if (!ip)
     return err;
   ilock(ip);
@@ -418,7 +419,7 @@ static int remove_entry(const char *path, bool dir)
   int err;
   uint32_t off;
   acquiresleep(&ns_lock);
-  struct inode *dp = nameiparent(path, name, &err), *ip = 0;
+  struct inode *dp = nameiparent(path, LOOKUP_CHANGE, name, &err), *ip = 0;
   if (!dp) {
     if (err == -EBUSY && !dir)
       err = -EISDIR;          /* unlink("/") */
@@ -518,7 +519,8 @@ static int do_rename(const char *from, const char *to)
   int err;
   bool isdir = false, tisdir = false;
 
-  if (!(fdp = nameiparent(from, fname, &err)) || !(tdp = nameiparent(to, tname, &err)))
+  if (!(fdp = nameiparent(from, LOOKUP_CHANGE, fname, &err)) ||
+      !(tdp = nameiparent(to, LOOKUP_CHANGE, tname, &err)))
     goto out;
   if (isdot(fname) || isdot(tname)) {
     err = -EINVAL;

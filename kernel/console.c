@@ -130,8 +130,11 @@ bool console_input(int c)
       echo(c);
       in.x = in.e;
     }
-    /* A full buffer without a newline is handed over as it is, or reader and sender would wait for each other. */
-    if (c == '\n' || c == CTRL('D') || !console_input_room()) {
+    /* A line that alone fills the buffer is handed over as it is, or reader and sender would
+     * wait for each other. Only then: a buffer full of lines typed ahead and the start of
+     * this one waits for the reader to take those, and this line stays whole and editable
+     * (cutting it there made a flood's erase keys and ^U miss the bytes before them). */
+    if (c == '\n' || c == CTRL('D') || (!console_input_room() && in.r == in.w)) {
       in.w = in.e;
       wakeup(&in.r);
     }
@@ -143,6 +146,7 @@ bool console_input(int c)
 int console_read(uint32_t udst, uint32_t n)
 {
   uint32_t done = 0;
+  int result = 0;
   acquire(&in.lock);
   while (in.r == in.w) {
     if (myproc()->killed) {
@@ -175,17 +179,20 @@ int console_read(uint32_t udst, uint32_t n)
     int err = copy_to_user(udst + done, &c, 1);
     acquire(&in.lock);
     if (err < 0) {
-      release(&in.lock);
-      return done > 0 ? (int)done : err;
+      result = done > 0 ? (int)done : err;
+      break;
     }
     done++;
+    result = done;
     if (c == '\n')
       break;
   }
   release(&in.lock);
+  /* Every byte taken may be room the UART waits for (it stops when the buffer is full): even
+   * after a fault, or a reader would sleep on an emptied buffer the sender cannot refill. */
   if (space_callback)
     space_callback();
-  return done;
+  return result;
 }
 
 int console_write(uint32_t usrc, uint32_t n)

@@ -153,7 +153,10 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     -drive spec instead of disk (tools/runqemu.py --drive).
 
     The result's cmds holds each typed line with what it printed (split_commands); status=True
-    also sends `echo "?=$?"` after every line, so each Cmd has its exit status."""
+    also sends `echo "?=$?"` after every line, so each Cmd has its exit status.
+
+    commands may be bytes (any byte values, sent as they are: console floods); the result then
+    has no cmds, and the test reads out itself."""
     if status:
         commands = _with_status(commands)
         if wait_for is not None and not isinstance(wait_for, str):
@@ -184,7 +187,7 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
                 text = outbox.get()
                 if text is None:
                     break
-                p.stdin.write(text.encode())
+                p.stdin.write(text if isinstance(text, bytes) else text.encode())
                 p.stdin.flush()
             if not keep_input:
                 p.stdin.close()
@@ -197,7 +200,8 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     out = bytearray()
     mark = 0
     with open(log, "wb") as f:
-        f.write(("# %s\n# input: %r\n" % (" ".join(args), steps)).encode())
+        shown = [(rx, "%r... (%d bytes)" % (t[:200], len(t)) if isinstance(t, bytes) else t) for rx, t in steps]
+        f.write(("# %s\n# input: %r\n" % (" ".join(args), shown)).encode())
         while True:
             while steps and (steps[0][0] is None or re.search(steps[0][0].encode(), bytes(out[mark:]))):
                 outbox.put(steps.pop(0)[1])
@@ -218,6 +222,8 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
         p.stdin.close()                 # keep_input, or wait_for never matched
     except OSError:
         pass
+    if isinstance(commands, bytes):
+        return Run(out.decode("utf-8", "replace"), p.returncode, disk, log)
     sent = "".join(text for _, text in ([(None, commands)] + (list(wait_for) if wait_for is not None
                                                                  and not isinstance(wait_for, str) else [])))
     # ^C discards what was typed before it on its line: the shell reads only what follows.

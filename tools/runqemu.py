@@ -383,13 +383,19 @@ def write_gdb_file(a, pid):
 
 
 def ask_for_dump(q, dumping, dumped):
-    """Sends ^P to a guest that ran out of time and waits a while for its state dump."""
+    """Sends ^P to a guest that ran out of time and waits a while for its state dump. From a
+    thread of its own: a guest whose input buffer is full takes no byte, the pipe to QEMU fills,
+    and the input pump blocks writing to it (holding the pipe's lock): sending ^P from here
+    blocked the timeout itself forever (a console flood into a hung guest)."""
     dumping.set()
-    try:
-        q.stdin.write(DUMP_KEY)
-        q.stdin.flush()
-    except OSError:
-        return
+
+    def send():
+        try:
+            q.stdin.write(DUMP_KEY)
+            q.stdin.flush()
+        except (OSError, ValueError):
+            pass
+    threading.Thread(target=send, daemon=True).start()
     deadline = time.time() + DUMP_WAIT
     while not dumped.is_set() and q.poll() is None and time.time() < deadline:
         dumped.wait(0.2)

@@ -135,21 +135,33 @@ def test_init_exiting_powers_off_with_failure(disk):
     assert "panic" not in r.out, r
 
 
+def free_blocks(disk):
+    rc, out = fsck(disk)
+    assert rc == 0, out
+    return int(re.search(rb" (\d+) of \d+ blocks free", out).group(1))
+
+
+def image_with_free_blocks(make_disk, tmp_path, free):
+    """An 8 MB image with exactly `free` blocks free, a file filling the rest: its size found
+    by trying, since /bin's programs change size as they change."""
+    big = tmp_path / "big"
+    big.write_bytes(b"")
+    n = free_blocks(make_disk([big], size_mb=8)) - free
+    for _ in range(4):
+        big.write_bytes(bytes(n * 4096))
+        disk = make_disk([big], size_mb=8)
+        got = free_blocks(disk)
+        if got == free:
+            return disk
+        n += got - free             # its indirect blocks take some too
+    raise AssertionError("no image with %d free blocks" % free)
+
+
 def test_a_full_disk_at_boot_ends_in_a_message_not_a_panic(make_disk, tmp_path):
     """An 8 MB image with 3 free blocks: init's exec cannot reserve backing store. The failed
     exec once freed the new code segment with the program's inode locked, and the kernel
     panicked on that lock; now init says why and the machine powers off reporting failure."""
-    # The big file's size leaves 3 blocks free whatever /bin holds today (its indirect blocks
-    # count too, hence a few tries).
-    free = int(re.search(r"(\d+) of \d+ blocks free", fsck(make_disk([], size_mb=8))[1].decode()).group(1))
-    big = tmp_path / "big"
-    for nblocks in range(free - 3, free - 12, -1):
-        big.write_bytes(bytes(nblocks * 4096))
-        disk = make_disk([big], size_mb=8)
-        left = int(re.search(r"(\d+) of \d+ blocks free", fsck(disk)[1].decode()).group(1))
-        if left >= 3:
-            break
-    assert left == 3, left
+    disk = image_with_free_blocks(make_disk, tmp_path, 3)
     r = boot("", disk=disk)
     assert r.rc != 0, r
     assert re.search(r"^fs: mounted 8 MB: 3 of \d+ blocks free", r.out, re.M), r

@@ -1,5 +1,5 @@
 """Console input loses nothing: everything piped in runs, in order."""
-import re
+import random, re, subprocess
 from conftest import boot
 
 
@@ -57,3 +57,88 @@ def test_a_timed_out_run_ends_with_the_guests_state(disk):
     assert re.search(r"^  vm\.faults=\d+ ", dump, re.M), r
     chain = re.search(r"^  pid %s: (.*)$" % m.group(1), dump, re.M)
     assert chain and re.search(r"sleep_ms\(time\.c:\d+\) < sys_sleep\(sysproc\.c:\d+\)", chain.group(1)), r
+
+
+# --- floods (README "Console floods") -------------------------------------------------------
+# The console's own keys: \r (a newline), \b and 0x7f (erase), ^U (kill the line), ^C
+# (interrupt), ^D (end of file), ^P (dump). Every other byte is data, NUL and 0x80-0xff too.
+KEYS = {ord("\r"), 8, 0x7F, 0x15, 0x03, 0x04, 0x10}
+FLOOD = 1 << 20
+
+
+def flood_data(seed):
+    """1 MB of what a paste can hold: random binary (NUL, 0xff, controls, escape sequences), lines
+    far longer than the console's 1 KB buffer, and short lines; no console key."""
+    rnd = random.Random(seed)
+    parts, n = [], 0
+    while n < FLOOD - 200000:
+        kind = rnd.randrange(4)
+        if kind == 0:
+            p = bytes(b for b in rnd.randbytes(rnd.randrange(1, 20000)) if b not in KEYS)
+        elif kind == 1:
+            p = bytes([rnd.randrange(32, 127)]) * rnd.randrange(1025, 40000) + b"\n"
+        elif kind == 2:
+            p = b"".join(b"\x1b[%dm\x1b[2J\x1b[H\x00\xff\xfe line %d\n" % (i % 50, i) for i in range(rnd.randrange(1, 300)))
+        else:
+            p = b"\n" * rnd.randrange(1, 50)
+        parts.append(p)
+        n += len(p)
+    data = b"".join(parts)
+    return data + b"y" * (FLOOD - 1 - len(data)) + b"\n"
+
+
+def test_a_megabyte_flood_arrives_whole_and_the_shell_answers(disk):
+    data = flood_data(15)
+    assert len(data) == FLOOD and not KEYS & set(data)
+    crc = subprocess.run(["cksum"], input=data, stdout=subprocess.PIPE, check=True).stdout.split()[0].decode()
+    long_line = b"z" * 200000               # no newline: handed over a buffer at a time, then ^D
+    r = boot(b"cksum\n" + data + b"\x04" + b"wc -c\n" + long_line + b"\x04" + b"echo alive\n", disk=disk,
+             timeout=300)
+    assert r.rc == 0, r
+    # Every byte, in order: the checksum and the count of the whole megabyte, then all of the line.
+    assert re.search(r"^%s %d$" % (crc, FLOOD), r.out, re.M), r
+    assert re.search(r"z{1000}200000\n\$ ", r.out), r
+    assert re.search(r"^\$ echo alive\nalive\n", r.out, re.M), r
+
+
+def test_binary_bytes_and_long_lines_to_the_shell(disk):
+    # The shell itself reads garbage (its keys too, but ^D, which would end its input), long
+    # lines, and the editing keys; it refuses what it cannot run and answers afterwards. ^C
+    # acts as it arrives (typed ahead, it would kill the command then running), so the line
+    # holding one is sent once the shell waits at its prompt.
+    garbage = bytes(b for b in random.Random(7).randbytes(70000) if b not in (0x04, 0x10))
+    edits = b"echo a\x00b\n" b"echo abx\x7fc\n" b"echo abx\x08c\n" b"junk\x15echo killed\n" b"echo x\x1b[31mred\x1b[0m | wc -c\n"
+    first = garbage + b"\n" + b"echo " + b"y" * 100000 + b"\n" + b"echo " + b"w" * 3000 + b" | wc -c\n" + edits
+    r = boot(first + b"echo ready\n", wait_for=[(r"\nready\n\$ ", b"junk\x03echo after\necho alive\n")], disk=disk,
+             timeout=300)
+    assert r.rc == 0, r
+    out = r.out[r.out.find("$ echo yyyy"):]
+    assert re.search(r"^\$ echo y+\nsh: line too long\n", out, re.M), r               # over 4 KB: refused
+    assert re.search(r"^\$ echo w{3000} \| wc -c\n3001\n", out, re.M), r             # 3 KB: whole
+    assert "\n$ echo a\x00b\na\n" in out, r                                          # NUL ends the word
+    assert out.splitlines().count("abc") == 2, r                                  # both erase keys
+    assert "\n$ echo killed\nkilled\n" in out and "\n$ junk^C\n$ echo after\nafter\n" in out, r
+    assert "| wc -c\n14\n" in out, r                                                  # escapes are data
+    assert re.search(r"^\$ echo alive\nalive\n", out, re.M), r
+
+
+def test_a_line_typed_behind_a_full_buffer_stays_whole_and_editable(disk):
+    # While sleep runs nobody reads: the bytes after "sleep 1\n" fill the 1 KB buffer and stop
+    # there. Here 1016 bytes of complete lines (comments) and "echo abx" fill it exactly; the
+    # erase key after it must still erase the x once the shell reads on. The same for ^U.
+    def behind_a_full_buffer(start, rest):
+        filler, n = "", 1024 - len(start)
+        while n > 0:
+            m = min(n, 127)
+            filler += "#" + "f" * (m - 2) + "\n" if m >= 2 else "\n"
+            n -= m
+        assert len(filler + start) == 1024
+        return "sleep 1\n" + filler + start + rest
+
+    r = boot(behind_a_full_buffer("echo abx", "\x7fc\n") + behind_a_full_buffer("echo ab", "x\x15echo killed\n")
+             + "echo alive\n", disk=disk)
+    assert r.rc == 0, r
+    lines = r.out.splitlines()
+    assert "abc" in lines and "abx" not in lines and "abxc" not in lines, r
+    assert "killed" in lines and not any("abx" in l and "killed" in l for l in lines), r
+    assert re.search(r"^\$ echo alive\nalive\n", r.out, re.M), r
