@@ -538,8 +538,11 @@ static int pipe_safe(struct call *c)
   }
   if (fds[fd].kind != F_PIPE_W)
     return 1;
-  if ((int)c->a[2] < 0 || pipes[p].hi + (int)c->a[2] > PIPECAP)
-    c->a[2] = PIPECAP - pipes[p].hi > 0 ? below(PIPECAP - pipes[p].hi) : 0;
+  int room = PIPECAP - pipes[p].hi;
+  if (room <= 0)
+    c->a[2] = 0;
+  else if (c->a[2] > (unsigned)room)           /* unsigned: a huge length is no negative one */
+    c->a[2] = below(room);
   return 1;
 }
 
