@@ -640,7 +640,8 @@ static void account(struct call *c, int r)
       deadkids[ndead++ % 8] = r;
       if (ndead > 8)
         ndead = 8;
-      if (c->a[0] && c->a[0] - (unsigned)arena < ARENA && *(int *)c->a[0] >= 128)
+      if (c->a[0] && c->a[0] - (unsigned)arena < ARENA && *(int *)c->a[0] >= 128 &&
+          *(int *)c->a[0] != 128 + 9)       /* not its own kill */
         kidfaults++;
     }
     break;
