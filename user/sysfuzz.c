@@ -61,8 +61,9 @@
  * Each process reports over a pipe (fd 15, never drawn) "calls errors forks"; the parent
  * prints one line per process, then the totals, the children killed by a signal or a fault
  * (status 128 and over) and the grandchildren that were; exit status 0 if every process
- * finished and none was killed, 1 otherwise. -v prints every call (number, arguments,
- * result) of process 0 on the console, to find which call did it. */
+ * finished and none was killed, 1 otherwise. -v prints every call of process 0 on the
+ * console, its number and arguments before it is made (so that the last line before a panic
+ * names the call that did it) and its result after. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -741,6 +742,8 @@ static void fuzz(int procidx, unsigned count)
     if (verbose && procidx == 0)
       dprintf(LOG_FD, "sysfuzz: call %lu: %d %x %x %x %x %x\n", calls, c.num, c.a[0], c.a[1], c.a[2], c.a[3], c.a[4]);
     int r = sys5(c.num, c.a[0], c.a[1], c.a[2], c.a[3], c.a[4]);
+    if (verbose && procidx == 0 && (r != 0 || c.num != SYS_fork))
+      dprintf(LOG_FD, "sysfuzz: call %lu = %d\n", calls, r);
     if (r == 0 && c.num == SYS_fork)
       grandchild();
     calls++;
