@@ -466,6 +466,8 @@ static void draw(struct call *c)
     break;
   case SYS_sysctl: {
     int k = below(NSETTINGS), real = 0;
+    if (chance(25))
+      k = NSETTINGS - 1;          /* vm.pageout: its pages to backing store, for the calls after */
     if (chance(30)) {
       a[0] = chance(50) ? bad_ptr() : chance(50) ? unterminated() : put(20 * 1024, "no.such.setting");
     } else {
