@@ -53,8 +53,9 @@
  * It never dereferences a bad pointer itself: the kernel writes only where it is given a
  * pointer, and every pointer it is given that could be valid lies in memory kept for that
  * (the arena, sbrk'ed above all of the program's own data, so that even a huge length runs
- * into the break and never over the fuzzer's state; the top 48 bytes of the stack, which
- * hold only the argument strings already copied; the stack's far end, 8 MB below). So a
+ * into the break and never over the fuzzer's state; the top 32 bytes of the stack, which
+ * hold only the arguments, parsed before any fuzzing, and main's caller, to which a fuzzing
+ * process never returns; the stack's far end, 8 MB below). So a
  * fuzzing process that dies of a fault is a kernel bug (it wrote where it was not asked to,
  * or returned a wrong value that was trusted), and it is reported as such.
  *
