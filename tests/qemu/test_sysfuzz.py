@@ -33,7 +33,7 @@ def back_to_baseline(first, last):
 
 def run_fuzz(disk, seeds=SEEDS, calls=CALLS, cmdline=""):
     lines = ["sysfuzz %d %d" % (s, calls) for s in seeds]
-    cmds = "sync\nvmstat\nsysctl -a\n" + "".join(l + "\n" for l in lines) + "sync\nvmstat\nsysctl -a\naudit\n"
+    cmds = "sync\nvmstat\nsysctl -a\n" + "".join(l + "\n" for l in lines) + "sleep 1\nsync\nvmstat\nsysctl -a\naudit\n"
     return boot(cmds, disk=disk, cmdline=cmdline, timeout=300, status=True), lines
 
 
