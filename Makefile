@@ -268,6 +268,13 @@ mutants:
 crashtest: all $(UBINS) $(B)/tests/kfs
 	$(PYTHON) tools/crashtest.py --jobs $(JOBS)
 
+# A long run of every workload at once, then the checks (tools/soak.py, issue 15):
+# make soak DURATION=SECONDS (default 600). The console goes to build/soak.log.
+DURATION ?= 600
+.PHONY: soak
+soak: $(B)/kernel.elf $(B)/fs.img $(B)/fsck
+	$(PYTHON) tools/soak.py --duration $(DURATION)
+
 # --- benchmarks: figures printed, written under build/bench (CSV and PNG), then the README's
 # tables regenerated from the CSVs (tools/readme_tables.py) ------------------------------------
 .PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs
@@ -311,6 +318,8 @@ help:
 	@echo 'make grade POLICY=N  the replacement lab'"'"'s grader: policy N on the traces and in the kernel, a score'
 	@echo 'make tracesim        replay traces/*.trace through every policy and MIN (table, build/traces CSV, PNG)'
 	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'
+	@echo 'make soak            sort, toucher, sysfuzz, forktree and fsstress at once for DURATION s (600),'
+	@echo '                     then no panic, audit and fsck clean, frames and disk blocks back (build/soak.log)'
 	@echo 'make mutants         plant each bug of tests/mutants/catalog.txt alone, run the suite against it'
 	@echo '                     (MUTANTS_ARGS='"'"'--area cache -j 2'"'"'; build/mutants.csv; hours for all)'
 	@echo 'make bench           every benchmark below; figures printed and written to build/bench'
