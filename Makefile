@@ -268,6 +268,13 @@ mutants:
 crashtest: all $(UBINS) $(B)/tests/kfs
 	$(PYTHON) tools/crashtest.py --jobs $(JOBS)
 
+# Corrupted images: N damaged images booted and checked against fsck (tools/imgfuzz.py, issue 15).
+N ?= 300
+SEED ?= 1
+.PHONY: imgfuzz
+imgfuzz: all $(UBINS)
+	$(PYTHON) tools/imgfuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
+
 # --- benchmarks: figures printed, written under build/bench (CSV and PNG), then the README's
 # tables regenerated from the CSVs (tools/readme_tables.py) ------------------------------------
 .PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs
@@ -311,6 +318,8 @@ help:
 	@echo 'make grade POLICY=N  the replacement lab'"'"'s grader: policy N on the traces and in the kernel, a score'
 	@echo 'make tracesim        replay traces/*.trace through every policy and MIN (table, build/traces CSV, PNG)'
 	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'
+	@echo 'make imgfuzz         corrupted images: N=300 damaged images (SEED=1) booted, checked against fsck;'
+	@echo '                     outcomes by kind, build/imgfuzz/imgfuzz.csv, failing images in build/imgfuzz/failed'
 	@echo 'make mutants         plant each bug of tests/mutants/catalog.txt alone, run the suite against it'
 	@echo '                     (MUTANTS_ARGS='"'"'--area cache -j 2'"'"'; build/mutants.csv; hours for all)'
 	@echo 'make bench           every benchmark below; figures printed and written to build/bench'
