@@ -144,3 +144,16 @@ def test_a_pointer_into_the_tail_is_never_followed(base, tmp_path, where):
     assert not fail and outcome == "shell", (outcome, why, fail, r)
     assert re.search(r"^fs: descriptor \d+[: ].*(out of range|damaged)", r.out, re.M), r
     assert r.printed("cat /hello.txt") == "hello from imgfuzz\n", r
+
+
+def test_shell_killed_at_start_powers_off_reporting_failure(base, tmp_path):
+    """/bin/sh with its second block a hole (a pointer the repair cleared): its code reads as
+    zeros, the shell dies on a fault at its first instruction, and the machine powered off
+    cleanly, as if all were well."""
+    def change(img, fs):
+        imgfuzz.put32(img, fs.doff(fs.inum("/bin/sh")) + 16 + 4, 0)
+    data = image(base, change)
+    r, (outcome, why, post, fail) = boot_damaged(data, tmp_path / "fs.img")
+    assert r.rc == 1 and outcome == "refused" and not fail, (outcome, why, r)
+    assert re.search(r"^pid \d+ \(sh\) killed: ", r.out, re.M), r
+    assert re.search(r"^init: the shell was killed \(status 1\d\d\)$", r.out, re.M), r
