@@ -47,7 +47,8 @@ mkdir, sync, the shell's help builtin and poweroff. The boot's outcome:
 The agreement with fsck, checked on every image:
   - panic, hang, crash, oob and noshell are failures whatever fsck says;
   - fsck ok => the boot reaches the shell, and fsck is still ok after it (the kernel may not
-    refuse a sound file system, nor damage one);
+    refuse a sound file system, nor damage one), unless /bin/init or /bin/sh is not there
+    (an entry's name changed: the file system is sound, but nothing can run);
   - refused => fsck said damaged (the contrapositive of the first: an image the kernel
     refuses is one fsck complains about);
   - fsck crash is a failure (fsck must report, not die).
@@ -606,6 +607,19 @@ def run_fsck(path, timeout=60):
     return "crash", "fsck exit status %d\n%s" % (p.returncode, out)
 
 
+def missing_programs(path):
+    """Which of /bin/init and /bin/sh fsck cannot find as regular files: a sound file system
+    without them cannot boot (an entry's name damaged alike in a consistent way), which is no
+    damage fsck reports."""
+    out = []
+    for prog in ("/bin/init", "/bin/sh"):
+        p = subprocess.run([str(BUILD / "fsck"), str(path), "--stat", prog], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, timeout=60)
+        if p.returncode != 0 or b"type file\n" not in p.stdout:
+            out.append(prog)
+    return out
+
+
 def oob_write(before, after):
     """Where the kernel wrote outside what the damaged image's superblock owns, or None."""
     size = disk_bytes(len(before))
@@ -646,15 +660,16 @@ def classify(out, rc, before, after):
     return "crash", "runqemu exit status %d" % rc
 
 
-def agreement(outcome, verdict, post):
-    """'' when the boot and fsck agree (see the module's text), else why not."""
+def agreement(outcome, verdict, post, missing=()):
+    """'' when the boot and fsck agree (see the module's text), else why not. missing: the
+    programs every boot needs that a sound image lacks; the kernel may refuse it."""
     if outcome in BAD:
         return outcome
     if verdict == "crash":
         return "fsck crashed"
-    if verdict == "ok" and outcome != "shell":
+    if verdict == "ok" and outcome != "shell" and not missing:
         return "fsck ok but the kernel refused"
-    if verdict == "ok" and post != "ok":
+    if verdict == "ok" and outcome == "shell" and post != "ok":
         return "fsck ok before the boot, not after"
     return ""
 
@@ -697,7 +712,8 @@ def judge(before, path, out, rc, verdict):
     after = Path(path).read_bytes()
     outcome, why = classify(out, rc, before, after)
     post = run_fsck(path)[0] if outcome == "shell" else ""
-    return outcome, why, post, agreement(outcome, verdict, post)
+    missing = missing_programs(path) if verdict == "ok" and outcome == "refused" else ()
+    return outcome, why, post, agreement(outcome, verdict, post, missing)
 
 
 def check_image(base, seed, kind, timeout, workdir, kernel=None, keep=None):

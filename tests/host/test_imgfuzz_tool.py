@@ -85,6 +85,7 @@ def test_outcomes_and_agreement(base):
     assert f.agreement("shell", "damaged", "damaged") == ""
     assert f.agreement("refused", "damaged", "") == ""
     assert f.agreement("refused", "ok", "") != ""
+    assert f.agreement("refused", "ok", "", ["/bin/init"]) == ""
     assert f.agreement("shell", "ok", "damaged") != ""
     assert f.agreement("shell", "crash", "ok") != ""
     for bad in f.BAD:
