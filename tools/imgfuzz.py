@@ -793,7 +793,12 @@ def run_many(a, base, kinds, work):
     rows, lock, t0 = [], threading.Lock(), time.time()
 
     def one(job):
-        row, _ = check_image(base, job[0], job[1], a.timeout, work, a.kernel, failed_dir)
+        try:
+            row, _ = check_image(base, job[0], job[1], a.timeout, work, a.kernel, failed_dir)
+        except Exception as e:      # the tool's own bug: shown as a failure, the run goes on
+            row = dict(seed=job[0], kind=job[1], mount="", damage="", fsck="", outcome="tool-error",
+                       fsck_after="", fail="tool error", message="%s: %s" % (type(e).__name__, e),
+                       fsck_first="", seconds="0")
         with lock:
             rows.append(row)
             if row["fail"] or len(rows) % 10 == 0 or len(rows) == len(jobs):
