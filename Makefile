@@ -275,6 +275,13 @@ DURATION ?= 600
 soak: $(B)/kernel.elf $(B)/fs.img $(B)/fsck
 	$(PYTHON) tools/soak.py --duration $(DURATION)
 
+# Corrupted images: N damaged images booted and checked against fsck (tools/imgfuzz.py, issue 15).
+N ?= 300
+SEED ?= 1
+.PHONY: imgfuzz
+imgfuzz: all $(UBINS)
+	$(PYTHON) tools/imgfuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
+
 # --- benchmarks: figures printed, written under build/bench (CSV and PNG), then the README's
 # tables regenerated from the CSVs (tools/readme_tables.py) ------------------------------------
 .PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs
@@ -320,6 +327,8 @@ help:
 	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'
 	@echo 'make soak            sort, toucher, sysfuzz, forktree and fsstress at once for DURATION s (600),'
 	@echo '                     then no panic, audit and fsck clean, frames and disk blocks back (build/soak.log)'
+	@echo 'make imgfuzz         corrupted images: N=300 damaged images (SEED=1) booted, checked against fsck;'
+	@echo '                     outcomes by kind, build/imgfuzz/imgfuzz.csv, failing images in build/imgfuzz/failed'
 	@echo 'make mutants         plant each bug of tests/mutants/catalog.txt alone, run the suite against it'
 	@echo '                     (MUTANTS_ARGS='"'"'--area cache -j 2'"'"'; build/mutants.csv; hours for all)'
 	@echo 'make bench           every benchmark below; figures printed and written to build/bench'

@@ -45,8 +45,13 @@ struct inode *bypass_create(const char *name, int *err)
     ip = create(path, T_FILE, false, LOOKUP_KERNEL, err);
   }
   releasesleep(&ns_lock);
-  if (!ip)
+  if (!ip) {
+    /* A damaged /swap (its entry naming a bad descriptor, a file, a damaged directory)
+     * fails every program's start, init's too: say which. */
+    if (*err == -EIO || *err == -ENOTDIR)
+      kprintf("fs: /swap is unusable (error %d): no backing files\n", *err);
     return 0;
+  }
   /* Backing before the truncation: one left by an earlier boot starts empty, and its blocks,
    * a backing file's, are free at once (fs/inode.c, pending frees). */
   if (!ip->backing) {

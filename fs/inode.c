@@ -881,6 +881,15 @@ int readi(struct inode *ip, bool user, uint32_t dst, uint32_t off, uint32_t n)
         cache_discard(b);
         break;
       }
+      if (a == 0 && ip->d.type == FS_T_DIR) {
+        /* The kernel never leaves a hole in a directory; a damaged size that runs past its
+         * blocks would otherwise make every lookup in it read up to 2 GB of zeros. */
+        kprintf("fs: directory %u: block %u of its %u bytes is missing\n", ip->inum, lbn,
+                ip->d.size);
+        cache_discard(b);
+        err = -EIO;
+        break;
+      }
       if (a == 0) {
         /* A hole reads as zeros and is not worth a cache block. */
         cache_discard(b);
