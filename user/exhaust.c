@@ -103,6 +103,20 @@ static int ex_mem(void)
   return r;
 }
 
+/* Removes the n files of DIR and DIR itself, syncs so the blocks are counted free, and says
+ * what was given back. */
+static void remove_files(int n, const char *what)
+{
+  for (int i = 0; i < n; i++) {
+    char name[32];
+    fname(name, sizeof name, i);
+    unlink(name);
+  }
+  rmdir(DIR);
+  sync();
+  released(what);
+}
+
 static int ex_disk(int keep)
 {
   static char buf[64 * 1024];
@@ -133,14 +147,7 @@ static int ex_disk(int keep)
   int r = report("disk", kb, "KB", err);
   if (keep)
     return r;
-  for (int i = 0; i <= n; i++) {
-    char name[32];
-    fname(name, sizeof name, i);
-    unlink(name);
-  }
-  rmdir(DIR);
-  sync();
-  released("disk");
+  remove_files(n + 1, "disk");    /* the file the disk filled in too */
   return r;
 }
 
@@ -161,14 +168,7 @@ static int ex_inodes(int keep)
   int r = report("inodes", n, "files", err);
   if (keep)
     return r;
-  for (int i = 0; i < n; i++) {
-    char name[32];
-    fname(name, sizeof name, i);
-    unlink(name);
-  }
-  rmdir(DIR);
-  sync();
-  released("inodes");
+  remove_files(n, "inodes");
   return r;
 }
 
