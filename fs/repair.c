@@ -3,19 +3,24 @@
  * allocated, this pass makes it consistent again, working on raw descriptors through the
  * cache:
  *
- *   A. every allocated descriptor: pointers out of range are cleared and a torn directory
- *      size is cut to whole entries (nothing is claimed yet);
+ *   A. every allocated descriptor: pointers out of range are cleared, a size beyond 2 GB is
+ *      cut to it, and a directory's size to whole entries (nothing is claimed yet);
  *   B. the tree from the root: entries naming free, damaged or out-of-range descriptors, or
- *      a directory already reached (a second path), or a directory without its "." block,
- *      are cleared, and so is every backing file in /swap; "." and ".." are set right;
- *      directory entries are counted per file;
- *   C. the blocks of the descriptors some entry reaches -- directories first, then files --
- *      are claimed: a pointer beyond the file's size, or to a block already claimed, is
- *      cleared and block counts are recounted;
+ *      a directory already reached (a second path), or a directory without its "." block
+ *      (or whose "." block a directory reached earlier has claimed), or the second of two
+ *      equal names in one directory (a lookup only finds the first), are cleared, and so is
+ *      every backing file in /swap; "." and ".." are set right; directory entries are
+ *      counted per file. A directory claims its blocks when it is first reached, as in C,
+ *      so that a block two directories name goes to the first, the root before all; then
+ *      its size is cut at its first hole (the entries past it have no block to be in);
+ *   C. the blocks of the files some entry reaches are claimed: a pointer beyond the file's
+ *      size, or to a block already claimed (a directory's, or another file's), is cleared
+ *      and block counts are recounted;
  *   D. descriptors no entry names (orphans: unlinked while open, deleted in memory but not
  *      yet on disk, or created and never named on disk) are freed, and every other one gets
  *      the link count just counted;
- *   E. the free bitmap is rebuilt from the blocks claimed in C, and the free counts taken.
+ *   E. the free bitmap is rebuilt from the blocks claimed in B and C, and the free counts
+ *      taken.
  *
  * Why only reachable descriptors claim blocks: an orphan's descriptor on disk can be stale,
  * still naming blocks that were freed in memory and given to another file since. Were it
@@ -82,6 +87,7 @@ static struct parray claimed;       /* per block: some file uses it */
 static struct parray refs;          /* per descriptor: uint16 count of entries naming it */
 static struct parray seen;          /* per descriptor: directory reached */
 static struct parray stack;         /* directories to walk: (dir, parent) pairs of uint32 */
+static struct parray names;         /* the directory being walked: (name hash, slot + 1) pairs */
 
 static struct {
   uint32_t pointers, counts, entries, dots, orphans, links, sizes, bits;
@@ -176,6 +182,114 @@ static bool claim_file(struct fs_desc *d)
   return changed;
 }
 
+/* Gives back the blocks claim_file left to d (all in range and claimed by d alone). */
+static void release_tree(uint32_t ind, int level)
+{
+  int err;
+  struct cblock *b = cache_read_dev(ind, &err);
+  if (b) {
+    uint32_t *slot = (uint32_t *)b->data;
+    for (uint32_t i = 0; i < FS_NINDIRECT; i++)
+      if (slot[i]) {
+        if (level == 2)
+          release_tree(slot[i], 1);
+        bit_set(&claimed, slot[i], false);
+      }
+    cache_release(b);
+  }
+  bit_set(&claimed, ind, false);
+}
+
+static void release_file(const struct fs_desc *d)
+{
+  for (uint32_t i = 0; i < FS_NDIRECT; i++)
+    if (d->direct[i])
+      bit_set(&claimed, d->direct[i], false);
+  if (d->indirect)
+    release_tree(d->indirect, 1);
+  if (d->dindirect)
+    release_tree(d->dindirect, 2);
+}
+
+/* The first hole at or after file block base in what indirect block ind maps (level 1: data
+ * blocks; 2: indirect blocks), an unreadable map counting as one; else the end of its range
+ * (limit if that comes first). */
+static uint32_t hole_in(uint32_t ind, int level, uint32_t base, uint32_t limit)
+{
+  int err;
+  struct cblock *b = cache_read_dev(ind, &err);
+  if (!b)
+    return base;
+  uint32_t *slot = (uint32_t *)b->data, per = level == 1 ? 1 : FS_NINDIRECT;
+  uint32_t at = base + FS_NINDIRECT * per;
+  for (uint32_t i = 0; i < FS_NINDIRECT; i++) {
+    uint32_t lbn = base + i * per;
+    if (lbn >= limit) {
+      at = limit;
+      break;
+    }
+    if (!slot[i]) {
+      at = lbn;
+      break;
+    }
+    if (level == 2) {
+      uint32_t h = hole_in(slot[i], 1, lbn, limit);
+      if (h < lbn + per) {
+        at = h;
+        break;
+      }
+    }
+  }
+  cache_release(b);
+  return at;
+}
+
+/* The first of d's file blocks below limit that has no block, else limit. */
+static uint32_t first_hole(const struct fs_desc *d, uint32_t limit)
+{
+  for (uint32_t i = 0; i < FS_NDIRECT && i < limit; i++)
+    if (!d->direct[i])
+      return i;
+  uint32_t base = FS_NDIRECT, top[2] = { d->indirect, d->dindirect };
+  uint32_t span[2] = { FS_NINDIRECT, FS_NINDIRECT * FS_NINDIRECT };
+  for (int l = 0; l < 2; l++) {
+    if (base >= limit)
+      return limit;
+    if (!top[l])
+      return base;
+    uint32_t h = hole_in(top[l], l + 1, base, limit);
+    if (h < base + span[l])
+      return MIN(h, limit);
+    base += span[l];
+  }
+  return limit;
+}
+
+/* Claims directory inum's blocks when the walk first reaches it, so that a block two
+ * directories name goes to the one reached first (the root before all) and the other
+ * finds a hole there, and cuts its size at its first hole: the entries past a hole have no
+ * block to live in, and the kernel reads a directory's blocks in order. */
+static void claim_dir(uint32_t inum)
+{
+  int err;
+  struct cblock *b = cache_read_dev(fs_desc_block(&fs_sb, inum), &err);
+  if (!b)
+    return;
+  struct fs_desc *d = (struct fs_desc *)(b->data + fs_desc_offset(inum));
+  bool changed = claim_file(d);
+  uint32_t limit = fs_size_blocks(d->size), hole = first_hole(d, limit);
+  if (hole < limit) {
+    release_file(d);
+    d->size = hole * FS_BSIZE;
+    fixed.sizes++;
+    claim_file(d);              /* the blocks past the new size go back to the free map */
+    changed = true;
+  }
+  if (changed)
+    cache_dirty(b);
+  cache_release(b);
+}
+
 /* Runs fn on every allocated descriptor; writes back the ones it changed. */
 static void each_desc(bool (*fn)(uint32_t inum, struct fs_desc *d))
 {
@@ -202,6 +316,11 @@ static void each_desc(bool (*fn)(uint32_t inum, struct fs_desc *d))
 static bool pass_a(uint32_t inum, struct fs_desc *d)
 {
   bool changed = false;
+  if (d->size > FS_MAXFILE && (d->type == FS_T_FILE || d->type == FS_T_DIR)) {
+    d->size = FS_MAXFILE;                   /* rounded below for a directory */
+    changed = true;
+    fixed.sizes++;
+  }
   if (d->type == FS_T_DIR && d->size % FS_DIRENT_SIZE) {
     d->size -= d->size % FS_DIRENT_SIZE;    /* a torn last entry */
     changed = true;
@@ -220,23 +339,17 @@ static bool pass_a(uint32_t inum, struct fs_desc *d)
       d->indirect = 0;
     if (d->dindirect && !fs_block_ok(&fs_sb, d->dindirect))
       d->dindirect = 0;
-    if (d->size > FS_MAXFILE)
-      d->size = FS_MAXFILE;
     fixed.pointers++;
     changed = true;
   }
   return changed;
 }
 
-/* --- C: blocks of what the tree reaches -------------------------------------------------- */
-
-static bool claim_dirs;         /* the first round claims for directories, the second for files */
+/* --- C: blocks of the files the tree reaches (its directories claimed theirs in B) ------- */
 
 static bool pass_claim(uint32_t inum, struct fs_desc *d)
 {
-  if ((inum != FS_ROOT_DESC && refs_get(inum) == 0) || (d->type == FS_T_DIR) != claim_dirs)
-    return false;
-  if (d->type != FS_T_FILE && d->type != FS_T_DIR)
+  if (refs_get(inum) == 0 || d->type != FS_T_FILE)
     return false;
   return claim_file(d);
 }
@@ -282,6 +395,73 @@ static bool sound_dir(const struct fs_desc *d)
          d->size >= 2 * FS_DIRENT_SIZE && d->direct[0];
 }
 
+/* --- B: names seen in one directory -------------------------------------------------------- */
+
+static uint32_t names_mask;         /* pairs in the table - 1; 0: no table (too big) */
+
+static uint32_t name_hash(const struct fs_dirent *e)
+{
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < sizeof(e->name) && e->name[i]; i++)
+    h = (h ^ (uint8_t)e->name[i]) * 16777619u;
+  return h;
+}
+
+static void names_start(uint32_t entries)
+{
+  uint32_t n = 64;
+  while (n < 2 * entries && n < MAXPAGES * PAGE / 8)
+    n *= 2;
+  /* A directory too large for the table keeps any duplicate names: lookups find the first. */
+  names_mask = n >= 2 * entries ? n - 1 : 0;
+}
+
+static bool same_name(const struct fs_dirent *a, const struct fs_dirent *b)
+{
+  for (size_t i = 0; i < sizeof(a->name); i++) {
+    if (a->name[i] != b->name[i])
+      return false;
+    if (!a->name[i])
+      return true;
+  }
+  return true;
+}
+
+/* Whether an entry kept earlier in directory dir (whose block lbn, held as cur, holds e at
+ * slot) has e's name; if not, e's name is noted. */
+static bool seen_name(uint32_t dir, const struct fs_desc *d, uint32_t lbn, struct cblock *cur,
+                      const struct fs_dirent *e, uint32_t slot)
+{
+  if (!names_mask)
+    return false;
+  uint32_t h = name_hash(e);
+  for (uint32_t i = h & names_mask;; i = (i + 1) & names_mask) {
+    uint32_t *pair = (uint32_t *)pa_at(&names, 8 * i);
+    if (!pair)
+      return false;
+    if (!pair[1]) {
+      pair[0] = h;
+      pair[1] = slot + 1;
+      return false;
+    }
+    if (pair[0] != h)
+      continue;
+    uint32_t other = pair[1] - 1, olbn = other / FS_DIRENTS_PER_BLOCK;
+    uint32_t off = other % FS_DIRENTS_PER_BLOCK * FS_DIRENT_SIZE;
+    if (olbn == lbn) {
+      if (same_name(e, (const struct fs_dirent *)(cur->data + off)))
+        return true;
+      continue;
+    }
+    struct cblock *b = cache_get(dir, olbn);
+    bool same = ((b->flags & CB_VALID) || cache_fill(b, map(d, olbn)) == 0) &&
+                same_name(e, (const struct fs_dirent *)(b->data + off));
+    cache_release(b);
+    if (same)
+      return true;
+  }
+}
+
 static uint32_t nstack;
 static uint32_t swap_dir;           /* /swap, the backing files' directory, once reached */
 
@@ -301,6 +481,7 @@ static void walk_dir(uint32_t dir, uint32_t parent)
   if (!read_desc(dir, &d))
     return;
   uint32_t nblk = fs_size_blocks(d.size);
+  names_start(d.size / FS_DIRENT_SIZE);
   for (uint32_t lbn = 0; lbn < nblk; lbn++) {
     uint32_t addr = map(&d, lbn);
     if (!addr)
@@ -341,8 +522,10 @@ static void walk_dir(uint32_t dir, uint32_t parent)
       bool ok = fs_dirent_name_ok(e) && !fs_dirent_is(e, ".") && !fs_dirent_is(e, "..") &&
                 e->ino > FS_ROOT_DESC && e->ino < fs_sb.ndesc && read_desc(e->ino, &c) &&
                 (c.type == FS_T_FILE || (c.type == FS_T_DIR && sound_dir(&c) &&
-                                         !bit_get(&seen, e->ino)));
-      if (!ok) {
+                                         !bit_get(&seen, e->ino) &&
+                                         !bit_get(&claimed, c.direct[0])));
+      /* The second of two equal names goes: a lookup could only ever find the first. */
+      if (!ok || seen_name(dir, &d, lbn, b, e, slot)) {
         memset(e, 0, sizeof(*e));
         changed = true;
         fixed.entries++;
@@ -353,6 +536,7 @@ static void walk_dir(uint32_t dir, uint32_t parent)
         if (dir == FS_ROOT_DESC && fs_dirent_is(e, "swap"))
           swap_dir = e->ino;
         bit_set(&seen, e->ino, true);
+        claim_dir(e->ino);
         push(e->ino, dir);
       }
     }
@@ -360,6 +544,8 @@ static void walk_dir(uint32_t dir, uint32_t parent)
       cache_dirty(b);
     cache_release(b);
   }
+  pa_free(&names);
+  names.oom = false;
 }
 
 /* --- D: orphans and link counts ------------------------------------------------------------ */
@@ -437,18 +623,15 @@ void fs_repair(void)
   }
   each_desc(pass_a);
   bit_set(&seen, FS_ROOT_DESC, true);
+  claim_dir(FS_ROOT_DESC);
   push(FS_ROOT_DESC, FS_ROOT_DESC);
   while (nstack > 0 && !stack.oom) {
     nstack--;
     uint32_t *p = (uint32_t *)pa_at(&stack, 8 * nstack);
     walk_dir(p[0], p[1]);
   }
-  if (!(claimed.oom || refs.oom || seen.oom || stack.oom)) {
-    claim_dirs = true;
+  if (!(claimed.oom || refs.oom || seen.oom || stack.oom))
     each_desc(pass_claim);
-    claim_dirs = false;
-    each_desc(pass_claim);
-  }
   if (claimed.oom || refs.oom || seen.oom || stack.oom) {
     kprintf("fs: repair: out of memory; the disk is left as it is\n");
   } else {

@@ -157,3 +157,96 @@ def test_shell_killed_at_start_powers_off_reporting_failure(base, tmp_path):
     assert r.rc == 1 and outcome == "refused" and not fail, (outcome, why, r)
     assert re.search(r"^pid \d+ \(sh\) killed: ", r.out, re.M), r
     assert re.search(r"^init: the shell was killed \(status 1\d\d\)$", r.out, re.M), r
+
+
+# --- damage the repairing mount must leave behind in a sound file system ---------------------
+# Each image below has its clean flag taken off, so that fs/repair.c meets the damage; the boot
+# must reach the shell and fsck must find nothing afterwards (make imgfuzz once found each).
+
+def repaired(base, tmp_path, change):
+    def unclean(img, fs):
+        change(img, fs)
+        imgfuzz.set_super(img, "clean", 0)
+        imgfuzz.reseal(img)
+    data = image(base, unclean)
+    path = tmp_path / "fs.img"
+    path.write_bytes(data)
+    verdict, fsck_out = imgfuzz.run_fsck(path)
+    assert verdict == "damaged", fsck_out
+    r, (outcome, why, post, fail) = boot_damaged(data, path, verdict)
+    assert outcome == "shell" and not fail, (outcome, why, fail, r)
+    assert re.search(r"^fs: repaired after an unclean shutdown: ", r.out, re.M), r
+    assert post == "ok", (imgfuzz.first_problem(imgfuzz.run_fsck(path)[1]), r)
+    return r
+
+
+def free_block(img, fs):
+    """A data block the bitmap calls free."""
+    base = fs.sb["bitmap_start"] * imgfuzz.BSIZE
+    return next(b for b in range(fs.sb["data_start"], fs.sb["nblocks"]) if not img[base + b // 8] >> (b % 8) & 1)
+
+
+@pytest.mark.parametrize("where", ["end", "middle"])
+def test_repair_ends_a_directory_at_its_first_hole(base, tmp_path, where):
+    """/d's size reaching past its one block (a hole at its end), or over a hole to a third
+    block with an entry in it: the size is cut to the blocks before the hole, and the entry
+    past it goes (hello.txt's second name; its link count back to 1)."""
+    def change(img, fs):
+        d = fs.inum("/d")
+        if where == "end":
+            imgfuzz.put32(img, fs.doff(d) + 4, 2 * imgfuzz.BSIZE)
+            return
+        b = free_block(img, fs)
+        img[b * imgfuzz.BSIZE:(b + 1) * imgfuzz.BSIZE] = bytes(imgfuzz.BSIZE)
+        imgfuzz.put32(img, b * imgfuzz.BSIZE, fs.inum("/hello.txt"))
+        img[b * imgfuzz.BSIZE + 4:b * imgfuzz.BSIZE + 9] = b"h.txt"
+        imgfuzz.put32(img, fs.doff(d) + 4, 2 * imgfuzz.BSIZE + imgfuzz.DIRENT_SIZE)
+        imgfuzz.put32(img, fs.doff(d) + 16 + 4 * 2, b)
+        imgfuzz.put32(img, fs.doff(d) + 8, 2)
+        imgfuzz.put32(img, fs.doff(fs.inum("/hello.txt")), 1 | 2 << 16)   # type file, 2 links
+    r = repaired(base, tmp_path, change)
+    assert r.printed("cat /d/g.txt") == "g in d\n", r
+    assert "h.txt" not in r.printed("ls /d"), r
+
+
+def test_repair_rounds_an_oversized_directory_to_whole_entries(base, tmp_path):
+    """/d's size beyond 2 GB: cut to the largest legal size, 2 GB - 1, it was no longer a
+    multiple of 32, so the directory was refused ever after. Now it is rounded to whole
+    entries (then cut at its hole)."""
+    def change(img, fs):
+        imgfuzz.put32(img, fs.doff(fs.inum("/d")) + 4, 0xFFFFFFE0)
+    r = repaired(base, tmp_path, change)
+    assert r.printed("cat /d/g.txt") == "g in d\n", r
+
+
+@pytest.mark.parametrize("what", ["other-file", "same-file"])
+def test_repair_removes_the_second_of_two_equal_names(base, tmp_path, what):
+    """/d's g.txt renamed e, the name of the directory before it; or a second hello.txt in / naming
+    the same file. The second entry goes (a lookup only ever found the first): g.txt's
+    descriptor, now named by nothing, is freed, and hello.txt's link count is back to 1."""
+    def change(img, fs):
+        if what == "other-file":
+            off = fs.entry("/d", "g.txt")[0]
+            img[off + 4:off + 4 + imgfuzz.NAME_MAX + 1] = b"e".ljust(imgfuzz.NAME_MAX + 1, b"\0")
+            return
+        root = fs.desc(imgfuzz.ROOT_DESC)
+        off = root["direct"][0] * imgfuzz.BSIZE + root["size"]
+        imgfuzz.put32(img, off, fs.inum("/hello.txt"))
+        img[off + 4:off + 4 + 9] = b"hello.txt"
+        imgfuzz.put32(img, fs.doff(imgfuzz.ROOT_DESC) + 4, root["size"] + imgfuzz.DIRENT_SIZE)
+        imgfuzz.put32(img, fs.doff(fs.inum("/hello.txt")), 1 | 2 << 16)
+    r = repaired(base, tmp_path, change)
+    assert r.printed("cat /d/e/f.txt") == "f in d/e\n", r
+    assert r.printed("cat /hello.txt") == "hello from imgfuzz\n", r
+
+
+def test_repair_gives_a_block_two_directories_name_to_the_first(base, tmp_path):
+    """/swap's first block the root's: both directories were walked in the one block, and
+    the second lost it, leaving /swap with no block for its entries. The root keeps it, the
+    swap entry goes, and the kernel makes a new /swap (its backing files start empty after
+    an unclean shutdown anyway)."""
+    def change(img, fs):
+        imgfuzz.put32(img, fs.doff(fs.inum("/swap")) + 16, fs.desc(imgfuzz.ROOT_DESC)["direct"][0])
+    r = repaired(base, tmp_path, change)
+    assert r.printed("cat /hello.txt") == "hello from imgfuzz\n", r
+    assert r.printed("cat /d/g.txt") == "g in d\n", r
