@@ -173,12 +173,9 @@ static int seg_reserve_locked(struct segment *s)
 /* The new size is set under reserve_lock and taken back there if the blocks cannot be had:
  * the VM daemon, reserving for forked segments, must never see a size being tried (a huge
  * sbrk that fails would have it kill the process). Marked lazy until the blocks are
- * reserved, so that the audit does not count them yet. */
-int seg_grow(struct segment *s, uint32_t start, uint32_t end)
+ * reserved, so that the audit does not count them yet. With reserve_lock held. */
+static int grow_locked(struct segment *s, uint32_t start, uint32_t end)
 {
-  if (!reserve_lock.name)
-    initsleeplock(&reserve_lock, "reserve");
-  acquiresleep(&reserve_lock);
   acquire(&vm_lock);
   bool was = s->lazy;
   uint32_t ostart = s->start, oend = s->end;
@@ -194,13 +191,34 @@ int seg_grow(struct segment *s, uint32_t start, uint32_t end)
     s->lazy = was;
     release(&vm_lock);
   }
+  return err;
+}
+
+static void reserve_lock_take(void)
+{
+  if (!reserve_lock.name)
+    initsleeplock(&reserve_lock, "reserve");
+  acquiresleep(&reserve_lock);
+}
+
+int seg_grow(struct segment *s, uint32_t start, uint32_t end)
+{
+  reserve_lock_take();
+  int err = grow_locked(s, start, end);
   releasesleep(&reserve_lock);
   return err;
 }
 
+/* The segment's bounds are read under reserve_lock, not before it: the VM daemon reserving a
+ * new process's heap read them, then waited for the lock while the process's own sbrk grew
+ * the heap, and then set the old end back. The pages just grown were cut off, and sysfuzz
+ * was killed writing to its freshly sbrk'ed arena ("unmapped", once, in a soak). */
 int seg_reserve(struct segment *s)
 {
-  return seg_grow(s, s->start, s->end);
+  reserve_lock_take();
+  int err = grow_locked(s, s->start, s->end);
+  releasesleep(&reserve_lock);
+  return err;
 }
 
 int seg_rw(struct segment *s, uint32_t va, void *buf, bool write)
