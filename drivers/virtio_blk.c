@@ -27,6 +27,7 @@
 #include "kernel/stats.h"
 #include "kernel/time.h"
 #include "kernel/cmdline.h"
+#include "kernel/sysctl.h"
 #include "kernel/uapi/errno.h"
 struct procinfo;                  /* proc.h names it in a prototype without declaring it */
 #include "kernel/proc.h"
@@ -72,6 +73,15 @@ static int slot_waiters;          /* submitters sleeping for a free slot */
 
 static uint32_t inflight;
 static uint32_t st_requests, st_reads, st_writes, st_flushes, st_errors, st_inflight_max;
+
+/* The watchdog (disk_watchdog): when the last completion, or the submission that ended an
+ * idle spell, is older than this while requests are in flight. */
+#define STALL_MS 1000
+static uint32_t last_progress;    /* uptime_ms() of it */
+static bool stalled;              /* said so on the console; quiet until something completes */
+static uint32_t st_stalls, st_stall_polled, st_stall_kicks;
+static uint32_t lose_irqs;        /* debug.disk_lose_irq: completion interrupts left to ignore */
+static uint32_t lose_notifies;    /* debug.disk_lose_notify: notifies left to leave out */
 
 /* A full barrier: the device must see the descriptors before the index that publishes them,
  * and we must read the device's NO_NOTIFY flag only after publishing. */
@@ -172,11 +182,14 @@ void disk_submit(struct disk_req *r)
   mb();
 
   st_requests++;
-  inflight++;
+  if (inflight++ == 0)
+    last_progress = uptime_ms();
   if (inflight > st_inflight_max)
     st_inflight_max = inflight;
 
-  if (!(used->flags & VRING_USED_F_NO_NOTIFY))
+  if (lose_notifies)
+    lose_notifies--;            /* test only: as if NO_NOTIFY had been read stale */
+  else if (!(used->flags & VRING_USED_F_NO_NOTIFY))
     outw(iobase + VIRTIO_PCI_QUEUE_NOTIFY, 0);
   release(&disk_lock);
 }
@@ -204,15 +217,11 @@ int disk_rw(enum disk_op op, uint64_t sector, void *buf, uint32_t nbytes)
   return disk_wait(&r);
 }
 
-static void disk_intr(void *arg)
+/* Completes every request the device has put on the used ring since we last looked; returns
+ * how many. Called with interrupts off (an interrupt handler), disk_lock not held. */
+static uint32_t reap(void)
 {
-  (void)arg;
-  /* Reading ISR acknowledges the interrupt and deasserts the (level-triggered, possibly
-   * shared) line. If the queue bit is clear the interrupt was another device's or a
-   * configuration change; walking an unchanged used ring below costs nothing. */
-  (void)inb(iobase + VIRTIO_PCI_ISR);
-
-  bool freed = false;
+  uint32_t n = 0;
   for (;;) {
     acquire(&disk_lock);
     if (last_used == used->idx) {
@@ -230,7 +239,9 @@ static void disk_intr(void *arg)
     slot_req[s] = 0;
     free_slot[nfree++] = s;
     inflight--;
-    freed = true;
+    n++;
+    last_progress = uptime_ms();
+    stalled = false;
     if (st != VIRTIO_BLK_S_OK)
       st_errors++;
     release(&disk_lock);
@@ -242,9 +253,89 @@ static void disk_intr(void *arg)
     /* After done() the request may be reused or freed by its owner: touch it no more. */
     complete_now(r, st == VIRTIO_BLK_S_OK ? 0 : -EIO);
   }
-  if (freed && slot_waiters)
+  if (n && slot_waiters)
     wakeup(&nfree);
+  return n;
 }
+
+static void disk_intr(void *arg)
+{
+  (void)arg;
+  /* Reading ISR acknowledges the interrupt and deasserts the (level-triggered, possibly
+   * shared) line. If the queue bit is clear the interrupt was another device's or a
+   * configuration change; walking an unchanged used ring below costs nothing. Reading it
+   * before the walk matters: a completion that lands after the read raises the line again,
+   * so the next interrupt finds it; read after the walk, it could be acknowledged unseen. */
+  uint8_t isr = inb(iobase + VIRTIO_PCI_ISR);
+  if ((isr & VIRTIO_ISR_QUEUE) && lose_irqs) {
+    lose_irqs--;                /* test only: an interrupt lost on its way */
+    return;
+  }
+  reap();
+}
+
+/* Called by the timer at every tick: cheap unless requests are in flight and nothing has
+ * completed for STALL_MS. Then it does what the interrupt handler would have done (the
+ * interrupt may be the thing lost) and, if requests are still out, notifies the device again
+ * regardless of its NO_NOTIFY flag (the notify may be the thing lost). */
+void disk_watchdog(void)
+{
+  uint32_t now = uptime_ms();
+  if (inflight == 0 || now - last_progress < STALL_MS)
+    return;
+  uint32_t waited = now - last_progress, before = inflight;
+  bool quiet = stalled;
+  (void)inb(iobase + VIRTIO_PCI_ISR);   /* as disk_intr: a stuck-high line gets its edge back */
+  uint32_t got = reap();
+  st_stall_polled += got;
+  if (!quiet) {
+    st_stalls++;
+    kprintf("virtio-blk: no completion for %u s (%u in flight): polled, %u recovered%s\n",
+            waited / 1000, before, got, inflight ? ", notified the device again" : "");
+  }
+  acquire(&disk_lock);
+  if (inflight) {
+    st_stall_kicks++;
+    stalled = true;
+    outw(iobase + VIRTIO_PCI_QUEUE_NOTIFY, 0);
+  }
+  last_progress = now;          /* the next look, if still stuck, is STALL_MS from now */
+  release(&disk_lock);
+}
+
+/* debug.disk_lose_irq=N: the next N completion interrupts are acknowledged and ignored, as if
+ * lost; debug.disk_lose_notify=N: the next N submissions do not notify the device, as if it
+ * had said NO_NOTIFY. So a test can see the watchdog recover from each. Refused, like the
+ * VM's damage, unless debug.corrupt=1 (its boot key is read from the command line: the VM
+ * registers the setting after the disk). */
+static bool debug_allowed(void)
+{
+  char v[16];
+  if (sysctl("debug.corrupt", 0, v, sizeof v) == 0)
+    return strcmp(v, "1") == 0;
+  const char *c = cmdline_get("debug.corrupt", 0);
+  return c && strcmp(c, "1") == 0;
+}
+
+static int set_debug(uint32_t *what, const char *value)
+{
+  uint32_t v;
+  if (parse_uint(value, &v) < 0)
+    return -EINVAL;
+  if (v && !debug_allowed())
+    return -EPERM;
+  *what = v;
+  return 0;
+}
+static int set_lose_irqs(const char *value) { return set_debug(&lose_irqs, value); }
+static int set_lose_notifies(const char *value) { return set_debug(&lose_notifies, value); }
+
+static const struct setting debug_settings[] = {
+  { "debug.disk_lose_irq", "N: ignore the next N disk completion interrupts (needs debug.corrupt=1)",
+    &lose_irqs, 0, 1000, 0, set_lose_irqs },
+  { "debug.disk_lose_notify", "N: do not notify the disk of the next N requests (needs debug.corrupt=1)",
+    &lose_notifies, 0, 1000, 0, set_lose_notifies },
+};
 
 int disk_init(void)
 {
@@ -256,6 +347,11 @@ int disk_init(void)
   stat_register("disk.errors", &st_errors);
   stat_register("disk.inflight.max", &st_inflight_max);
   stat_register_fn("disk.inflight", disk_inflight);
+  stat_register("disk.stalls", &st_stalls);
+  stat_register("disk.stalls.polled", &st_stall_polled);
+  stat_register("disk.stalls.kicks", &st_stall_kicks);
+  for (uint32_t i = 0; i < NELEM(debug_settings); i++)
+    setting_register(&debug_settings[i]);
 
   struct pci_dev *d = pci_find(VIRTIO_VENDOR, VIRTIO_DEV_BLK_LEGACY);
   if (!d) {
