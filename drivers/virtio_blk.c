@@ -80,8 +80,10 @@ static uint32_t st_requests, st_reads, st_writes, st_flushes, st_errors, st_infl
 static uint32_t last_progress;    /* uptime_ms() of it */
 static bool stalled;              /* said so on the console; quiet until something completes */
 static uint32_t st_stalls, st_stall_polled, st_stall_kicks;
-static uint32_t lose_irqs;        /* debug.disk_lose_irq: completion interrupts left to ignore */
-static uint32_t lose_notifies;    /* debug.disk_lose_notify: notifies left to leave out */
+/* debug.disk_lose_irq and debug.disk_lose_notify: the settings (what was last asked for, as
+ * sysctl reads it back) and what is left of them (counters). */
+static uint32_t lose_irq_set, lose_notify_set;
+static uint32_t lose_irqs, lose_notifies;
 
 /* A full barrier: the device must see the descriptors before the index that publishes them,
  * and we must read the device's NO_NOTIFY flag only after publishing. */
@@ -317,24 +319,24 @@ static bool debug_allowed(void)
   return c && strcmp(c, "1") == 0;
 }
 
-static int set_debug(uint32_t *what, const char *value)
+static int set_debug(uint32_t *setting, uint32_t *left, const char *value)
 {
   uint32_t v;
   if (parse_uint(value, &v) < 0)
     return -EINVAL;
   if (v && !debug_allowed())
     return -EPERM;
-  *what = v;
+  *setting = *left = v;
   return 0;
 }
-static int set_lose_irqs(const char *value) { return set_debug(&lose_irqs, value); }
-static int set_lose_notifies(const char *value) { return set_debug(&lose_notifies, value); }
+static int set_lose_irqs(const char *v) { return set_debug(&lose_irq_set, &lose_irqs, v); }
+static int set_lose_notifies(const char *v) { return set_debug(&lose_notify_set, &lose_notifies, v); }
 
 static const struct setting debug_settings[] = {
   { "debug.disk_lose_irq", "N: ignore the next N disk completion interrupts (needs debug.corrupt=1)",
-    &lose_irqs, 0, 1000, 0, set_lose_irqs },
+    &lose_irq_set, 0, 1000, 0, set_lose_irqs },
   { "debug.disk_lose_notify", "N: do not notify the disk of the next N requests (needs debug.corrupt=1)",
-    &lose_notifies, 0, 1000, 0, set_lose_notifies },
+    &lose_notify_set, 0, 1000, 0, set_lose_notifies },
 };
 
 int disk_init(void)
@@ -350,6 +352,8 @@ int disk_init(void)
   stat_register("disk.stalls", &st_stalls);
   stat_register("disk.stalls.polled", &st_stall_polled);
   stat_register("disk.stalls.kicks", &st_stall_kicks);
+  stat_register("disk.debug.irqs_to_lose", &lose_irqs);
+  stat_register("disk.debug.notifies_to_lose", &lose_notifies);
   for (uint32_t i = 0; i < NELEM(debug_settings); i++)
     setting_register(&debug_settings[i]);
 

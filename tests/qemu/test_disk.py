@@ -34,12 +34,12 @@ def test_lost_interrupt_and_lost_notify_are_recovered(disk):
             "sysctl debug.disk_lose_irq=2\n"
             "mkdata -s /tmp/a 40000 1\n"
             "sync\n"
-            "sysctl debug.disk_lose_irq\n"
+            "vmstat disk.debug.irqs_to_lose\n"
             "vmstat disk.stalls\n"
             "vmstat disk.stalls.polled\n"
             "sysctl debug.disk_lose_notify=1\n"
             "mkdata -s /tmp/b 40000 2\n"
-            "sysctl debug.disk_lose_notify\n"
+            "vmstat disk.debug.notifies_to_lose\n"
             "vmstat disk.stalls.kicks\n"
             "vmstat disk.inflight\n"
             "cksum /tmp/a\n"
@@ -49,8 +49,8 @@ def test_lost_interrupt_and_lost_notify_are_recovered(disk):
     refused = r.cmd("sysctl debug.disk_lose_irq=2", 0)
     assert refused.status != 0 and "not permitted" in refused.out, refused
     assert r.cmd("sysctl debug.disk_lose_irq=2", 1).status == 0, r
-    assert r.printed("sysctl debug.disk_lose_irq") == "debug.disk_lose_irq = 0\n", r   # both were lost
-    assert r.printed("sysctl debug.disk_lose_notify") == "debug.disk_lose_notify = 0\n", r
+    assert r.printed("vmstat disk.debug.irqs_to_lose") == "0\n", r      # both were lost
+    assert r.printed("vmstat disk.debug.notifies_to_lose") == "0\n", r
     stalls = [m.groups() for m in STALL.finditer(r.out)]
     polled = [s for s in stalls if int(s[2]) > 0 and not s[3]]
     kicked = [s for s in stalls if int(s[2]) == 0 and s[3]]
