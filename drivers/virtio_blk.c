@@ -8,9 +8,44 @@
  *
  * Submission puts the chain on the available ring, kicks the device and returns. The
  * interrupt handler walks the used ring and completes each request: status, complete flag,
- * wakeup(r), then the optional done callback. Nothing in the I/O path polls the device:
- * a waiter sleeps, or, before there is any process to sleep (early boot), halts with
- * interrupts on until the completion interrupt arrives.
+ * wakeup(r), then the optional done callback. While requests complete, nothing in the I/O
+ * path polls the device: a waiter sleeps, or, before there is any process to sleep (early
+ * boot), halts with interrupts on until the completion interrupt arrives. Only when requests
+ * are in flight and none has completed for a second does the watchdog (below) look itself.
+ *
+ * Why no completion is lost on the way in, step by step:
+ *  - The device's side of notification: we publish avail->idx, then (full barrier) read
+ *    used->flags and kick unless NO_NOTIFY is set. The device (QEMU's virtio_blk_handle_vq)
+ *    sets NO_NOTIFY while it drains the ring, then clears it, then (barrier) looks at
+ *    avail->idx once more. Each side writes before it reads, so at least one of the two sees
+ *    the other: either we kick or the device's last look finds our entry.
+ *  - The interrupt: the legacy device raises INTx while its ISR byte is non-zero, and reading
+ *    ISR clears it and lowers the line. The handler reads ISR first and walks the ring after:
+ *    a completion that lands after the read sets ISR again and raises the line again, so it
+ *    gets an interrupt of its own even if the walk already took it (the second walk finds
+ *    nothing). Reading ISR after the walk would be the bug: a completion between the walk's
+ *    last look at used->idx and the read would be acknowledged and never seen.
+ *  - The PIC: the BIOS marks the PCI lines level-triggered in the ELCR (0x4d1 reads 0x0c:
+ *    IRQ 10 and 11), which our ICW1 leaves alone, and trap() sends the EOI only after every
+ *    handler has run, so a line still high at the EOI is delivered again. The cascade input
+ *    (IRQ 2 of the master) is edge-triggered, but the slave lowers its output once it has
+ *    delivered and raises it again at the slave's EOI if anything is pending, which the
+ *    master then sees as a new edge. Nothing masks the disk's line after irq_register.
+ * Reading all of this found no hole. A hang seen once under the system-call fuzzer (an fsync
+ * asleep on its own request, disk.inflight=1, the machine idle) was never reproduced, so a
+ * device or host that loses an interrupt or a notify once in a long while is possible, and a
+ * real driver does not trust either to arrive: Linux's blk-mq times requests out.
+ *
+ * The watchdog: the timer calls disk_watchdog at every tick; it returns at once unless
+ * requests are in flight and the last completion (or the submission that ended an idle
+ * spell) is older than a second. Then it does what the interrupt handler does (reads ISR,
+ * walks the used ring: a lost interrupt is recovered here) and, if requests are still out,
+ * notifies the device again whatever NO_NOTIFY says (a lost or skipped notify is recovered
+ * there). It says so once on the console per stall and counts it (disk.stalls, and
+ * disk.stalls.polled for requests found by its walk, disk.stalls.kicks for its notifies);
+ * a stall that lasts gets a notify every second, quietly. It runs in the timer interrupt
+ * rather than in a daemon because a daemon may itself be asleep behind the stuck request.
+ * debug.disk_lose_irq and debug.disk_lose_notify (test only) plant each loss.
  *
  * Locking: disk_lock (a spinlock, so interrupts are off while held) protects the ring, the
  * slot table and the counters. The interrupt handler takes it too; it drops it before waking
