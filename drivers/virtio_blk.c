@@ -115,6 +115,10 @@ static uint32_t st_requests, st_reads, st_writes, st_flushes, st_errors, st_infl
 static uint32_t last_progress;    /* uptime_ms() of it */
 static bool stalled;              /* said so on the console; quiet until something completes */
 static uint32_t st_stalls, st_stall_polled, st_stall_kicks;
+/* For telling a lost notify from a slow device: notifies left out because the device said
+ * NO_NOTIFY, stalls during which it said so, and how long after the watchdog's notify the
+ * next completion came (a few ms: the notify was what it lacked). */
+static uint32_t st_notify_skipped, st_stall_no_notify, st_kick_ms, kick_at;
 /* debug.disk_lose_irq and debug.disk_lose_notify: the settings (what was last asked for, as
  * sysctl reads it back) and what is left of them (counters). */
 static uint32_t lose_irq_set, lose_notify_set;
@@ -228,6 +232,8 @@ void disk_submit(struct disk_req *r)
     lose_notifies--;            /* test only: as if NO_NOTIFY had been read stale */
   else if (!(used->flags & VRING_USED_F_NO_NOTIFY))
     outw(iobase + VIRTIO_PCI_QUEUE_NOTIFY, 0);
+  else
+    st_notify_skipped++;
   release(&disk_lock);
 }
 
@@ -279,6 +285,10 @@ static uint32_t reap(void)
     n++;
     last_progress = uptime_ms();
     stalled = false;
+    if (kick_at) {
+      st_kick_ms = last_progress - kick_at;
+      kick_at = 0;
+    }
     if (st != VIRTIO_BLK_S_OK)
       st_errors++;
     release(&disk_lock);
@@ -327,6 +337,8 @@ void disk_watchdog(void)
   st_stall_polled += got;
   if (!quiet) {
     st_stalls++;
+    if (used->flags & VRING_USED_F_NO_NOTIFY)
+      st_stall_no_notify++;
     kprintf("virtio-blk: no completion for %u s (%u in flight): polled, %u recovered%s\n",
             waited / 1000, before, got, inflight ? ", notified the device again" : "");
   }
@@ -334,6 +346,7 @@ void disk_watchdog(void)
   if (inflight) {
     st_stall_kicks++;
     stalled = true;
+    kick_at = now ? now : 1;
     outw(iobase + VIRTIO_PCI_QUEUE_NOTIFY, 0);
   }
   last_progress = now;          /* the next look, if still stuck, is STALL_MS from now */
@@ -387,6 +400,9 @@ int disk_init(void)
   stat_register("disk.stalls", &st_stalls);
   stat_register("disk.stalls.polled", &st_stall_polled);
   stat_register("disk.stalls.kicks", &st_stall_kicks);
+  stat_register("disk.stalls.no_notify", &st_stall_no_notify);
+  stat_register("disk.stalls.kick_ms", &st_kick_ms);
+  stat_register("disk.notify_skipped", &st_notify_skipped);
   stat_register("disk.debug.irqs_to_lose", &lose_irqs);
   stat_register("disk.debug.notifies_to_lose", &lose_notifies);
   for (uint32_t i = 0; i < NELEM(debug_settings); i++)
