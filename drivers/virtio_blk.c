@@ -43,8 +43,13 @@
  * notifies the device again whatever NO_NOTIFY says (a lost or skipped notify is recovered
  * there). It says so once on the console per stall and counts it (disk.stalls, and
  * disk.stalls.polled for requests found by its walk, disk.stalls.kicks for its notifies);
- * a stall that lasts gets a notify every second, quietly. It runs in the timer interrupt
- * rather than in a daemon because a daemon may itself be asleep behind the stuck request.
+ * a stall that lasts gets a notify every second, quietly. To tell a lost notify from a
+ * device merely slow (a host flush can take seconds): disk.stalls.no_notify counts stalls
+ * during which the device said NO_NOTIFY, disk.notify_skipped the submissions that did not
+ * notify because of it, and disk.stalls.kick_ms is how long after the watchdog's notify the
+ * next completion came (a few ms: the notify was what the device lacked). It runs in the
+ * timer interrupt rather than in a daemon because a daemon may itself be asleep behind the
+ * stuck request.
  * debug.disk_lose_irq and debug.disk_lose_notify (test only) plant each loss.
  *
  * Locking: disk_lock (a spinlock, so interrupts are off while held) protects the ring, the
