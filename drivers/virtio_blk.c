@@ -46,7 +46,8 @@
  * a stall that lasts gets a notify every second, quietly. To tell a lost notify from a
  * device merely slow (a host flush can take seconds): disk.stalls.no_notify counts stalls
  * during which the device said NO_NOTIFY, disk.notify_skipped the submissions that did not
- * notify because of it, and disk.stalls.kick_ms is how long after the watchdog's notify the
+ * notify because of it, disk.stalls.after_skip the stalls where one of the stuck requests
+ * was such a submission (else the device lost a notify we sent), and disk.stalls.kick_ms is how long after the watchdog's notify the
  * next completion came (a few ms: the notify was what the device lacked). It runs in the
  * timer interrupt rather than in a daemon because a daemon may itself be asleep behind the
  * stuck request.
@@ -124,6 +125,8 @@ static uint32_t st_stalls, st_stall_polled, st_stall_kicks;
  * NO_NOTIFY, stalls during which it said so, and how long after the watchdog's notify the
  * next completion came (a few ms: the notify was what it lacked). */
 static uint32_t st_notify_skipped, st_stall_no_notify, st_kick_ms, kick_at;
+static bool skipped_notify[NSLOT_MAX];     /* this slot's submission left the notify out */
+static uint32_t st_stall_after_skip;       /* stalls with such a request among the stuck */
 /* debug.disk_lose_irq and debug.disk_lose_notify: the settings (what was last asked for, as
  * sysctl reads it back) and what is left of them (counters). */
 static uint32_t lose_irq_set, lose_notify_set;
@@ -233,12 +236,15 @@ void disk_submit(struct disk_req *r)
   if (inflight > st_inflight_max)
     st_inflight_max = inflight;
 
-  if (lose_notifies)
+  skipped_notify[s] = true;
+  if (lose_notifies) {
     lose_notifies--;            /* test only: as if NO_NOTIFY had been read stale */
-  else if (!(used->flags & VRING_USED_F_NO_NOTIFY))
+  } else if (!(used->flags & VRING_USED_F_NO_NOTIFY)) {
     outw(iobase + VIRTIO_PCI_QUEUE_NOTIFY, 0);
-  else
+    skipped_notify[s] = false;
+  } else {
     st_notify_skipped++;
+  }
   release(&disk_lock);
 }
 
@@ -344,6 +350,11 @@ void disk_watchdog(void)
     st_stalls++;
     if (used->flags & VRING_USED_F_NO_NOTIFY)
       st_stall_no_notify++;
+    for (uint32_t s = 0; s < nslots; s++)
+      if (slot_req[s] && skipped_notify[s]) {
+        st_stall_after_skip++;
+        break;
+      }
     kprintf("virtio-blk: no completion for %u s (%u in flight): polled, %u recovered%s\n",
             waited / 1000, before, got, inflight ? ", notified the device again" : "");
   }
@@ -407,6 +418,7 @@ int disk_init(void)
   stat_register("disk.stalls.kicks", &st_stall_kicks);
   stat_register("disk.stalls.no_notify", &st_stall_no_notify);
   stat_register("disk.stalls.kick_ms", &st_kick_ms);
+  stat_register("disk.stalls.after_skip", &st_stall_after_skip);
   stat_register("disk.notify_skipped", &st_notify_skipped);
   stat_register("disk.debug.irqs_to_lose", &lose_irqs);
   stat_register("disk.debug.notifies_to_lose", &lose_notifies);
