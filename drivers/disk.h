@@ -37,6 +37,8 @@ int disk_wait(struct disk_req *r);
 /* Synchronous convenience: submit and wait. */
 int disk_rw(enum disk_op op, uint64_t sector, void *buf, uint32_t nbytes);
 uint32_t disk_inflight(void);  /* requests submitted but not complete */
+/* Called by the timer every tick: recovers from a lost completion interrupt or notify. */
+void disk_watchdog(void);
 /* With `disktest` on the command line: the driver's self-test, in a process (sleeping waits). */
 void disk_selftest_in_process(void);
 #endif

@@ -3,12 +3,15 @@
 #include "kernel/trap.h"
 #include "kernel/time.h"
 #include "drivers/timer.h"
+#include "drivers/disk.h"
 
 #define PIT_FREQ 1193182
 
 static void timer_intr(void *arg)
 {
   timer_tick();
+  /* Here rather than in a daemon: a daemon may itself be asleep behind the stuck request. */
+  disk_watchdog();
 }
 
 void timer_init(void)

@@ -8,9 +8,50 @@
  *
  * Submission puts the chain on the available ring, kicks the device and returns. The
  * interrupt handler walks the used ring and completes each request: status, complete flag,
- * wakeup(r), then the optional done callback. Nothing in the I/O path polls the device:
- * a waiter sleeps, or, before there is any process to sleep (early boot), halts with
- * interrupts on until the completion interrupt arrives.
+ * wakeup(r), then the optional done callback. While requests complete, nothing in the I/O
+ * path polls the device: a waiter sleeps, or, before there is any process to sleep (early
+ * boot), halts with interrupts on until the completion interrupt arrives. Only when requests
+ * are in flight and none has completed for a second does the watchdog (below) look itself.
+ *
+ * Why no completion is lost on the way in, step by step:
+ *  - The device's side of notification: we publish avail->idx, then (full barrier) read
+ *    used->flags and kick unless NO_NOTIFY is set. The device (QEMU's virtio_blk_handle_vq)
+ *    sets NO_NOTIFY while it drains the ring, then clears it, then (barrier) looks at
+ *    avail->idx once more. Each side writes before it reads, so at least one of the two sees
+ *    the other: either we kick or the device's last look finds our entry.
+ *  - The interrupt: the legacy device raises INTx while its ISR byte is non-zero, and reading
+ *    ISR clears it and lowers the line. The handler reads ISR first and walks the ring after:
+ *    a completion that lands after the read sets ISR again and raises the line again, so it
+ *    gets an interrupt of its own even if the walk already took it (the second walk finds
+ *    nothing). Reading ISR after the walk would be the bug: a completion between the walk's
+ *    last look at used->idx and the read would be acknowledged and never seen.
+ *  - The PIC: the BIOS marks the PCI lines level-triggered in the ELCR (0x4d1 reads 0x0c:
+ *    IRQ 10 and 11), which our ICW1 leaves alone, and trap() sends the EOI only after every
+ *    handler has run, so a line still high at the EOI is delivered again. The cascade input
+ *    (IRQ 2 of the master) is edge-triggered, but the slave lowers its output once it has
+ *    delivered and raises it again at the slave's EOI if anything is pending, which the
+ *    master then sees as a new edge. Nothing masks the disk's line after irq_register.
+ * Reading all of this found no hole. A hang seen once under the system-call fuzzer (an fsync
+ * asleep on its own request, disk.inflight=1, the machine idle) was never reproduced, so a
+ * device or host that loses an interrupt or a notify once in a long while is possible, and a
+ * real driver does not trust either to arrive: Linux's blk-mq times requests out.
+ *
+ * The watchdog: the timer calls disk_watchdog at every tick; it returns at once unless
+ * requests are in flight and the last completion (or the submission that ended an idle
+ * spell) is older than a second. Then it does what the interrupt handler does (reads ISR,
+ * walks the used ring: a lost interrupt is recovered here) and, if requests are still out,
+ * notifies the device again whatever NO_NOTIFY says (a lost or skipped notify is recovered
+ * there). It says so once on the console per stall and counts it (disk.stalls, and
+ * disk.stalls.polled for requests found by its walk, disk.stalls.kicks for its notifies);
+ * a stall that lasts gets a notify every second, quietly. To tell a lost notify from a
+ * device merely slow (a host flush can take seconds): disk.stalls.no_notify counts stalls
+ * during which the device said NO_NOTIFY, disk.notify_skipped the submissions that did not
+ * notify because of it, disk.stalls.after_skip the stalls where one of the stuck requests
+ * was such a submission (else the device lost a notify we sent), and disk.stalls.kick_ms is how long after the watchdog's notify the
+ * next completion came (a few ms: the notify was what the device lacked). It runs in the
+ * timer interrupt rather than in a daemon because a daemon may itself be asleep behind the
+ * stuck request.
+ * debug.disk_lose_irq and debug.disk_lose_notify (test only) plant each loss.
  *
  * Locking: disk_lock (a spinlock, so interrupts are off while held) protects the ring, the
  * slot table and the counters. The interrupt handler takes it too; it drops it before waking
@@ -27,6 +68,7 @@
 #include "kernel/stats.h"
 #include "kernel/time.h"
 #include "kernel/cmdline.h"
+#include "kernel/sysctl.h"
 #include "kernel/uapi/errno.h"
 struct procinfo;                  /* proc.h names it in a prototype without declaring it */
 #include "kernel/proc.h"
@@ -72,6 +114,23 @@ static int slot_waiters;          /* submitters sleeping for a free slot */
 
 static uint32_t inflight;
 static uint32_t st_requests, st_reads, st_writes, st_flushes, st_errors, st_inflight_max;
+
+/* The watchdog (disk_watchdog): when the last completion, or the submission that ended an
+ * idle spell, is older than this while requests are in flight. */
+#define STALL_MS 1000
+static uint32_t last_progress;    /* uptime_ms() of it */
+static bool stalled;              /* said so on the console; quiet until something completes */
+static uint32_t st_stalls, st_stall_polled, st_stall_kicks;
+/* For telling a lost notify from a slow device: notifies left out because the device said
+ * NO_NOTIFY, stalls during which it said so, and how long after the watchdog's notify the
+ * next completion came (a few ms: the notify was what it lacked). */
+static uint32_t st_notify_skipped, st_stall_no_notify, st_kick_ms, kick_at;
+static bool skipped_notify[NSLOT_MAX];     /* this slot's submission left the notify out */
+static uint32_t st_stall_after_skip;       /* stalls with such a request among the stuck */
+/* debug.disk_lose_irq and debug.disk_lose_notify: the settings (what was last asked for, as
+ * sysctl reads it back) and what is left of them (counters). */
+static uint32_t lose_irq_set, lose_notify_set;
+static uint32_t lose_irqs, lose_notifies;
 
 /* A full barrier: the device must see the descriptors before the index that publishes them,
  * and we must read the device's NO_NOTIFY flag only after publishing. */
@@ -172,12 +231,20 @@ void disk_submit(struct disk_req *r)
   mb();
 
   st_requests++;
-  inflight++;
+  if (inflight++ == 0)
+    last_progress = uptime_ms();
   if (inflight > st_inflight_max)
     st_inflight_max = inflight;
 
-  if (!(used->flags & VRING_USED_F_NO_NOTIFY))
+  skipped_notify[s] = true;
+  if (lose_notifies) {
+    lose_notifies--;            /* test only: as if NO_NOTIFY had been read stale */
+  } else if (!(used->flags & VRING_USED_F_NO_NOTIFY)) {
     outw(iobase + VIRTIO_PCI_QUEUE_NOTIFY, 0);
+    skipped_notify[s] = false;
+  } else {
+    st_notify_skipped++;
+  }
   release(&disk_lock);
 }
 
@@ -204,15 +271,11 @@ int disk_rw(enum disk_op op, uint64_t sector, void *buf, uint32_t nbytes)
   return disk_wait(&r);
 }
 
-static void disk_intr(void *arg)
+/* Completes every request the device has put on the used ring since we last looked; returns
+ * how many. Called with interrupts off (an interrupt handler), disk_lock not held. */
+static uint32_t reap(void)
 {
-  (void)arg;
-  /* Reading ISR acknowledges the interrupt and deasserts the (level-triggered, possibly
-   * shared) line. If the queue bit is clear the interrupt was another device's or a
-   * configuration change; walking an unchanged used ring below costs nothing. */
-  (void)inb(iobase + VIRTIO_PCI_ISR);
-
-  bool freed = false;
+  uint32_t n = 0;
   for (;;) {
     acquire(&disk_lock);
     if (last_used == used->idx) {
@@ -230,7 +293,13 @@ static void disk_intr(void *arg)
     slot_req[s] = 0;
     free_slot[nfree++] = s;
     inflight--;
-    freed = true;
+    n++;
+    last_progress = uptime_ms();
+    stalled = false;
+    if (kick_at) {
+      st_kick_ms = last_progress - kick_at;
+      kick_at = 0;
+    }
     if (st != VIRTIO_BLK_S_OK)
       st_errors++;
     release(&disk_lock);
@@ -242,9 +311,97 @@ static void disk_intr(void *arg)
     /* After done() the request may be reused or freed by its owner: touch it no more. */
     complete_now(r, st == VIRTIO_BLK_S_OK ? 0 : -EIO);
   }
-  if (freed && slot_waiters)
+  if (n && slot_waiters)
     wakeup(&nfree);
+  return n;
 }
+
+static void disk_intr(void *arg)
+{
+  (void)arg;
+  /* Reading ISR acknowledges the interrupt and deasserts the (level-triggered, possibly
+   * shared) line. If the queue bit is clear the interrupt was another device's or a
+   * configuration change; walking an unchanged used ring below costs nothing. Reading it
+   * before the walk matters: a completion that lands after the read raises the line again,
+   * so the next interrupt finds it; read after the walk, it could be acknowledged unseen. */
+  uint8_t isr = inb(iobase + VIRTIO_PCI_ISR);
+  if ((isr & VIRTIO_ISR_QUEUE) && lose_irqs) {
+    lose_irqs--;                /* test only: an interrupt lost on its way */
+    return;
+  }
+  reap();
+}
+
+/* Called by the timer at every tick: cheap unless requests are in flight and nothing has
+ * completed for STALL_MS. Then it does what the interrupt handler would have done (the
+ * interrupt may be the thing lost) and, if requests are still out, notifies the device again
+ * regardless of its NO_NOTIFY flag (the notify may be the thing lost). */
+void disk_watchdog(void)
+{
+  uint32_t now = uptime_ms();
+  if (inflight == 0 || now - last_progress < STALL_MS)
+    return;
+  uint32_t waited = now - last_progress, before = inflight;
+  bool quiet = stalled;
+  (void)inb(iobase + VIRTIO_PCI_ISR);   /* as disk_intr: a stuck-high line gets its edge back */
+  uint32_t got = reap();
+  st_stall_polled += got;
+  if (!quiet) {
+    st_stalls++;
+    if (used->flags & VRING_USED_F_NO_NOTIFY)
+      st_stall_no_notify++;
+    for (uint32_t s = 0; s < nslots; s++)
+      if (slot_req[s] && skipped_notify[s]) {
+        st_stall_after_skip++;
+        break;
+      }
+    kprintf("virtio-blk: no completion for %u s (%u in flight): polled, %u recovered%s\n",
+            waited / 1000, before, got, inflight ? ", notified the device again" : "");
+  }
+  acquire(&disk_lock);
+  if (inflight) {
+    st_stall_kicks++;
+    stalled = true;
+    kick_at = now ? now : 1;
+    outw(iobase + VIRTIO_PCI_QUEUE_NOTIFY, 0);
+  }
+  last_progress = now;          /* the next look, if still stuck, is STALL_MS from now */
+  release(&disk_lock);
+}
+
+/* debug.disk_lose_irq=N: the next N completion interrupts are acknowledged and ignored, as if
+ * lost; debug.disk_lose_notify=N: the next N submissions do not notify the device, as if it
+ * had said NO_NOTIFY. So a test can see the watchdog recover from each. Refused, like the
+ * VM's damage, unless debug.corrupt=1 (its boot key is read from the command line: the VM
+ * registers the setting after the disk). */
+static bool debug_allowed(void)
+{
+  char v[16];
+  if (sysctl("debug.corrupt", 0, v, sizeof v) == 0)
+    return strcmp(v, "1") == 0;
+  const char *c = cmdline_get("debug.corrupt", 0);
+  return c && strcmp(c, "1") == 0;
+}
+
+static int set_debug(uint32_t *setting, uint32_t *left, const char *value)
+{
+  uint32_t v;
+  if (parse_uint(value, &v) < 0)
+    return -EINVAL;
+  if (v && !debug_allowed())
+    return -EPERM;
+  *setting = *left = v;
+  return 0;
+}
+static int set_lose_irqs(const char *v) { return set_debug(&lose_irq_set, &lose_irqs, v); }
+static int set_lose_notifies(const char *v) { return set_debug(&lose_notify_set, &lose_notifies, v); }
+
+static const struct setting debug_settings[] = {
+  { "debug.disk_lose_irq", "N: ignore the next N disk completion interrupts (needs debug.corrupt=1)",
+    &lose_irq_set, 0, 1000, 0, set_lose_irqs },
+  { "debug.disk_lose_notify", "N: do not notify the disk of the next N requests (needs debug.corrupt=1)",
+    &lose_notify_set, 0, 1000, 0, set_lose_notifies },
+};
 
 int disk_init(void)
 {
@@ -256,6 +413,17 @@ int disk_init(void)
   stat_register("disk.errors", &st_errors);
   stat_register("disk.inflight.max", &st_inflight_max);
   stat_register_fn("disk.inflight", disk_inflight);
+  stat_register("disk.stalls", &st_stalls);
+  stat_register("disk.stalls.polled", &st_stall_polled);
+  stat_register("disk.stalls.kicks", &st_stall_kicks);
+  stat_register("disk.stalls.no_notify", &st_stall_no_notify);
+  stat_register("disk.stalls.kick_ms", &st_kick_ms);
+  stat_register("disk.stalls.after_skip", &st_stall_after_skip);
+  stat_register("disk.notify_skipped", &st_notify_skipped);
+  stat_register("disk.debug.irqs_to_lose", &lose_irqs);
+  stat_register("disk.debug.notifies_to_lose", &lose_notifies);
+  for (uint32_t i = 0; i < NELEM(debug_settings); i++)
+    setting_register(&debug_settings[i]);
 
   struct pci_dev *d = pci_find(VIRTIO_VENDOR, VIRTIO_DEV_BLK_LEGACY);
   if (!d) {

@@ -51,6 +51,8 @@ static int apply(const struct setting *s, const char *value, char *why, int whyl
     snprintf(why, whylen, "not a valid value (%s)", s->description);
   else if (err == -ESRCH)
     snprintf(why, whylen, "no such process");
+  else if (err == -EPERM)
+    snprintf(why, whylen, "not permitted (%s)", s->description);
   else if (err < 0)
     snprintf(why, whylen, "error %d", -err);
   return err;
