@@ -26,7 +26,6 @@ static int nextpid = 1;
 
 void swtch(struct context **old, struct context *new);
 void trapret(void);
-int cli_depth(void);
 int cli_intena(void);
 void cli_set(int depth, int ena);
 

@@ -16,4 +16,5 @@ void release(struct spinlock *lk);
 int holding(struct spinlock *lk);
 void pushcli(void);
 void popcli(void);
+int cli_depth(void);          /* pushcli nesting: > 0 while any spinlock is held */
 #endif

@@ -148,7 +148,6 @@ void neg_refill(void)
  * other half. */
 void neg_refill_for_kernel(void)
 {
-  extern int cli_depth(void);
   if (frame_count(POOL_FREE) >= KERNEL_RESERVE / 2 || cli_depth() > 0)
     return;
   neg_refill();
