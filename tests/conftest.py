@@ -10,6 +10,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build"
+# The image every test copies: made by mkfs for the tests and never booted itself, so that what
+# a student did at `make qemu` (which boots build/fs.img) never reaches a test.
+PRISTINE = BUILD / "fs-pristine.img"
 BOOT_TIMEOUT = float(os.environ.get("BOOT_TIMEOUT", "240"))
 LOGS = Path(os.environ.get("TEST_LOGS") or BUILD / "test-logs")     # tools/repeat_test.py sets it per run
 TAIL_LINES = 40
@@ -257,9 +260,9 @@ def fsck(disk, *args):
 
 @pytest.fixture
 def disk(tmp_path):
-    """A private, sparse copy of the default image."""
+    """A private, sparse copy of the pristine image."""
     d = tmp_path / "fs.img"
-    subprocess.run(["cp", "--sparse=always", str(BUILD / "fs.img"), str(d)], check=True)
+    subprocess.run(["cp", "--sparse=always", str(PRISTINE), str(d)], check=True)
     return d
 
 

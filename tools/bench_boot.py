@@ -13,7 +13,7 @@ progress = Progress("bench-boot", 2 * RUNS + 1)
 
 
 def once(mode):
-    args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--disk", os.path.join(ROOT, "build/fs.img"),
+    args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--disk", os.path.join(ROOT, "build/fs-pristine.img"),
             "--timeout", "60"]
     args += ["--iso", os.path.join(ROOT, "build/os.iso")] if mode == "grub" else ["--kernel", os.path.join(ROOT, "build/kernel.elf")]
     t0 = time.monotonic()
@@ -61,7 +61,7 @@ def main():
             w.writerow([r[0], "%.3f" % r[1], "%.3f" % r[2], "%.3f" % r[3], RUNS, "wall, TCG", load])
     progress.step("figure")
     png = bench_figures.boot(bench_path("boot.csv"), bench_path("boot.png"))
-    print("written: build/bench/boot.csv, %s" % os.path.relpath(png))
+    print("written: %s, %s" % (os.path.relpath(bench_path("boot.csv")), os.path.relpath(png)))
 
 
 if __name__ == "__main__":

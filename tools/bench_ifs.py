@@ -22,7 +22,7 @@ wakes); sort's time (between the two time stamps: exec and exit included) and it
 against the median standalone sort of the same preset; page-ins from backing store and
 page-outs of the whole machine and of the toucher alone; the cache's least and greatest size
 since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters. The CSV has one line a
-run; the README and the printed tables average the runs, as the paper does (min/max/avg of the
+run; the documented (docs/negotiation.md) and the printed tables average the runs, as the paper does (min/max/avg of the
 runs are in the CSV).
 
 PRESETS.
@@ -402,7 +402,7 @@ def run_preset(a):
 
     jobs = [(None, None, "fixed", k) for k in range(1, a.runs + 1)] if not a.no_standalone else []
     jobs += [(s, p, m, k) for p, m in penalties for s in intervals for k in range(1, a.runs + 1)]
-    logs = os.path.join(ROOT, "build", "bench", "ifs-logs")
+    logs = bench_path("ifs-logs")
     os.makedirs(logs, exist_ok=True)
     print("%s: preset %s: %d MB, vm.policy=%s, toucher %s, sort of %s, disk %s B/s and %s requests/s, CPU %s; "
           "%d boots, %d at once" % (NAME, a.preset, cfg["mem"], cfg["policy"], "all but %d KB" % LEAVE_KB if cfg["toucher_mb"] is None else

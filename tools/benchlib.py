@@ -2,12 +2,14 @@
 with commands on the console, one progress line per step, and min/median/max of several runs.
 
 Every benchmark writes its CSV under build/bench, draws its figure beside it as a PNG
-(tools/bench_figures.py) and leaves the README's tables to tools/readme_tables.py, which the
-make targets run last: the README's figures are always the ones just measured."""
+(tools/bench_figures.py), and writes nothing else: the documented tables in docs/ change only
+through `make results` (tools/results.py), which makes them again from these CSVs."""
 import os, re, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BENCH = os.path.join(ROOT, "build", "bench")
+# Where the CSVs, figures and logs go: build/bench, or BENCH_DIR (the test that a benchmark
+# leaves the tracked tree alone runs one into a folder of its own).
+BENCH = os.environ.get("BENCH_DIR") or os.path.join(ROOT, "build", "bench")
 
 
 class Progress:
@@ -23,16 +25,16 @@ class Progress:
 
 
 def private_boot(d, mem, timeout, image=None):
-    """A private copy of image (build/fs.img) in folder d, and the runqemu command line that
+    """A private copy of image (build/fs-pristine.img) in folder d, and the runqemu command line that
     boots build/kernel.elf on it: (the copy's path, the arguments)."""
     img = os.path.join(d, "fs.img")
-    subprocess.run(["cp", "--sparse=always", image or os.path.join(ROOT, "build/fs.img"), img], check=True)
+    subprocess.run(["cp", "--sparse=always", image or os.path.join(ROOT, "build/fs-pristine.img"), img], check=True)
     return img, [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
                  os.path.join(ROOT, "build/kernel.elf"), "--disk", img, "--mem", str(mem), "--timeout", str(timeout)]
 
 
 def boot(name, commands, mem=64, icount=False, append="", timeout=1800, check=None):
-    """Boots build/kernel.elf on a private copy of build/fs.img, types commands, and returns
+    """Boots build/kernel.elf on a private copy of build/fs-pristine.img, types commands, and returns
     what the console printed. Exits naming the benchmark if the guest failed or check (a
     string) is missing from the output."""
     with tempfile.TemporaryDirectory() as d:
@@ -50,7 +52,7 @@ def boot(name, commands, mem=64, icount=False, append="", timeout=1800, check=No
 
 def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None, timeout=1800, log=None,
                align=False, image=None, keep=None):
-    """Boots build/kernel.elf on a private copy of image (build/fs.img) and types each step's text once
+    """Boots build/kernel.elf on a private copy of image (build/fs-pristine.img) and types each step's text once
     the console, since the step before was typed, matches the step's regex (None: at once).
     A step's text may be a function of the whole console so far, for commands that depend on
     what the guest printed (a background job's pid). After the last step, end of input: the

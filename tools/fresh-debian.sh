@@ -7,7 +7,7 @@
 #     printf 'poweroff\n' | make qemu
 #     make test
 # Both must succeed: every other host tool has to be installed by the build itself
-# (tools/check-tools.sh, tools/pytest-deps.py). Not part of `make test`: it downloads a few
+# (tools/check-tools.sh, tools/pydeps.py). Not part of `make test`: it downloads a few
 # hundred MB and takes several minutes.
 #
 # Usage (as root): tools/fresh-debian.sh [--keep] [--qemu-only]

@@ -93,7 +93,7 @@ def boot(policy):
     input file bytes, rc)."""
     with tempfile.TemporaryDirectory() as d:
         img = os.path.join(d, "fs.img")
-        subprocess.run(["cp", "--sparse=always", os.path.join(BUILD, "fs.img"), img], check=True)
+        subprocess.run(["cp", "--sparse=always", os.path.join(BUILD, "fs-pristine.img"), img], check=True)
         args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
                 os.path.join(BUILD, "kernel.elf"), "--disk", img, "--mem", str(MEM), "--timeout", "900",
                 "--append", "vm.policy=" + policy]

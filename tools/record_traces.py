@@ -2,7 +2,7 @@
 them out of the disk image; then tools/tracesim.py replays them.
 
 One boot of a 64 MB machine (memory to spare: a page that came in and went out within one
-epoch would be missing from its trace, vm/trace.c) on a private copy of build/fs.img; each
+epoch would be missing from its trace, vm/trace.c) on a private copy of build/fs-pristine.img; each
 workload runs under `trace -e 250 -w NAME -o /traces/NAME.trace COMMAND`, and the files come
 out of the image with build/fsck --cat. The workloads (small: the traces are shipped):
 
@@ -15,7 +15,7 @@ out of the image with build/fsck --cat. The workloads (small: the traces are shi
     python3 tools/record_traces.py [--out DIR] [--only NAME,...]
 
 The kernel's timing varies with the host, so two recordings differ; the shipped traces are
-one recording, and every figure in the README comes from them."""
+one recording, and every figure in the docs comes from them."""
 import argparse, os, re, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

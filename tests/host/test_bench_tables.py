@@ -1,7 +1,8 @@
 """The benchmarks' tables and figures, from small CSVs in the formats the bench scripts write:
-tools/readme_tables.py regenerates exactly the marked parts of a README (and refuses what it
-cannot do, in one line), and tools/bench_figures.py draws every figure. A benchmark is not a
-test, but the code that turns its figures into the README and PNGs must not break silently."""
+tools/results.py (make results) regenerates exactly the marked parts of the docs (and refuses
+what it cannot do, and a run shorter than a table's full one, in one line), and
+tools/bench_figures.py draws every figure. A benchmark is not a test, but the code that turns
+its figures into the docs and PNGs must not break silently."""
 import os
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TOOL = os.path.join(ROOT, "tools", "readme_tables.py")
+TOOL = os.path.join(ROOT, "tools", "results.py")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 CSVS = {
@@ -97,9 +98,11 @@ def setup(tmp_path):
     return readme, bench
 
 
-def tool(readme, bench, *extra):
-    return subprocess.run([sys.executable, TOOL, "--readme", str(readme), "--bench", str(bench), *extra],
-                          capture_output=True, text=True, timeout=60)
+def tool(readme, bench, *extra, partial=True):
+    """results.py on readme (a file or a folder of them). The CSVs above hold a short IFS run,
+    taken with --partial unless partial=False."""
+    return subprocess.run([sys.executable, TOOL, "--docs", str(readme), "--bench", str(bench), *extra]
+                          + (["--partial"] if partial else []), capture_output=True, text=True, timeout=60)
 
 
 def part(text, name):
@@ -191,16 +194,76 @@ def test_what_it_cannot_do_is_one_clear_line(setup, damage):
     assert readme.read_text() == before
 
 
-def test_the_project_readme_has_every_part(tmp_path):
-    r = tool(os.path.join(ROOT, "README.md"), tmp_path, "--check")    # no CSVs: nothing to change
+def test_the_project_docs_have_every_part(tmp_path):
+    r = tool(os.path.join(ROOT, "docs"), tmp_path, "--check")    # no CSVs: nothing to change
     assert r.returncode == 0, r.stderr
+
+
+def test_a_short_run_is_refused_for_a_full_table(setup):
+    readme, bench = setup
+    before = readme.read_text()
+    r = tool(readme, bench, partial=False)
+    assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    # what it lacks, named: rows never run, too few runs, sort alone
+    assert "ifs-paper: a shorter run" in r.stderr and "0 s at S = 5: 0 runs of 3" in r.stderr, r.stderr
+    assert "0 s at S = 1: 1 run of 3" in r.stderr and "sort alone: 2 runs of 3" in r.stderr, r.stderr
+    assert "RESULTS_ARGS=--partial" in r.stderr
+    assert readme.read_text() == before                          # nothing written
+
+
+def test_a_partial_run_says_so_in_its_table(setup):
+    readme, bench = setup
+    assert tool(readme, bench).returncode == 0
+    ifs = part(readme.read_text(), "ifs-paper")
+    assert ifs.startswith("(generated) --> Partial run (not the full one this table is made from): ")
+    assert "120 s stepped at S = 10: 0 runs of 3" in ifs
+    assert "Partial run" not in part(readme.read_text(), "boot")     # 5 runs: a full one
+
+
+def test_a_short_boot_run_is_refused_too(setup):
+    readme, bench = setup
+    (bench / "ifs.csv").unlink()
+    (bench / "boot.csv").write_text(CSVS["boot.csv"].replace(",5,", ",2,"))
+    r = tool(readme, bench, partial=False)
+    assert r.returncode != 0 and "boot: a shorter run" in r.stderr and "2 runs of the grub route, not 5" in r.stderr
+
+
+def test_the_reading_under_a_table_cites_its_own_figures(setup):
+    readme, bench = setup
+    assert tool(readme, bench).returncode == 0
+    ifs = part(readme.read_text(), "ifs-paper")
+    # the rows without a penalty: S = 1 and 30; the toucher's page-ins 1 and 273, touches 0.04 and 15.39 s
+    assert "Without a penalty the toucher's page-ins at S = 1, 30 were 1, 273, its slowest touches 0.04, " \
+        "15.39 s, and the cache grew to 1100–2076 KB" in ifs
+    assert "With a fixed penalty the toucher paged in 0 pages in all, over 2 rows; the cache's asks of the VM " \
+        "were granted 0 times of 1210, and sort's cache held at most 1010 KB." in ifs
+    assert "No negotiation took place" not in part(readme.read_text(), "ifs-linux-scaled")     # 10 asks
+    (bench / "ifs.csv").write_text(CSVS["ifs.csv"].replace("900,60000,10,0,0,0", "900,60000,0,0,0,0"))
+    assert tool(readme, bench).returncode == 0
+    assert "No negotiation took place" in part(readme.read_text(), "ifs-linux-scaled")
+
+
+def test_parts_spread_over_several_files(setup, tmp_path):
+    readme, bench = setup
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text(readme_text(PARTS[:3]))
+    (docs / "b.md").write_text(readme_text(PARTS[3:]))
+    (docs / "notes.txt").write_text("<!-- bench:boot -->\nnot a document\n<!-- /bench:boot -->\n")
+    r = tool(docs, bench)
+    assert r.returncode == 0, r.stderr
+    assert "old " not in (docs / "a.md").read_text() + (docs / "b.md").read_text()
+    assert "not a document" in (docs / "notes.txt").read_text()
+    (docs / "c.md").write_text(readme_text(PARTS[:1]))            # boot twice: which one?
+    r = tool(docs, bench)
+    assert r.returncode != 0 and "two pairs of <!-- bench:boot -->" in r.stderr, r.stderr
 
 
 def test_every_figure_is_drawn(setup, tmp_path):
     try:
         import bench_figures
     except ImportError as e:
-        pytest.fail("%s: make test installs matplotlib (tools/bench-deps.py)" % e)
+        pytest.fail("%s: make test installs matplotlib (tools/pydeps.py)" % e)
     _, bench = setup
     for fn, name in ((bench_figures.vm, "vm-irlam"), (bench_figures.fork, "fork"), (bench_figures.fs, "fs"),
                      (bench_figures.boot, "boot")):

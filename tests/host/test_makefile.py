@@ -111,12 +111,13 @@ def test_files_and_fsimg_together_are_refused(tmp_path, disk):
     assert "FILES and FSIMG together" in err, err
 
 
-@pytest.mark.parametrize("mem", ["2", str(MEM_MIN - 1), "lots"])
+@pytest.mark.parametrize("mem", ["2", str(MEM_MIN - 1), "lots", "16x"])
 def test_too_little_memory_is_refused_before_booting(tmp_path, disk, mem):
     rc, out, err = make(["qemu", "BOOTDIR=%s" % tmp_path, "FSIMG=%s" % disk, "MEM=%s" % mem], timeout=30)
     assert rc != 0
     lines = nonblank(err)
-    assert len(lines) == 1 and "at least %d MB" % MEM_MIN in lines[0], err
+    want = "at least %d MB" % MEM_MIN if mem.isdigit() else "MEM=%s is not a number" % mem
+    assert len(lines) == 1 and want in lines[0], err
     assert "GRUB" not in out and "console: ready" not in out
     assert not (tmp_path / "os.iso").exists()           # refused before anything was built
 
@@ -157,3 +158,115 @@ def test_make_help_lists_every_target():
     listed = {l.split()[1] if len(l.split()) > 1 and not l.startswith("make  ") else "all"
               for l in p.stdout.splitlines() if l.startswith("make ")}
     assert phony <= listed, "not in make help: %s" % " ".join(sorted(phony - listed))
+
+
+@pytest.mark.parametrize("given, named", [("mem=16", "MEM"), ("MEMS=16", "MEM"), ("Cmdline=x", "CMDLINE"),
+                                          ("JOB=3", "JOBS"), ("FROB=1", None)])
+def test_a_variable_that_is_not_ours_is_named(given, named):
+    """mem=16 or MEMS=16 would boot the default 64 MB silently; one warning names it."""
+    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "help", given],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(), timeout=60)
+    assert p.returncode == 0, p.stderr
+    warn = [l for l in p.stderr.splitlines() if "is not a variable of this Makefile" in l]
+    assert len(warn) == 1 and warn[0].split(": ", 1)[1].startswith(given + " is not"), p.stderr
+    assert ("(did you mean %s?)" % named in warn[0]) if named else "did you mean" not in warn[0], warn
+    for ours in ("MEM=16", "CMDLINE=vm.policy=fifo", "TESTS=tests/host", "V=1", "JOBS=1"):
+        p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "help", ours],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(), timeout=60)
+        assert "is not a variable" not in p.stderr, (ours, p.stderr)
+
+
+def test_the_build_prints_one_short_line_a_step_and_v1_the_commands():
+    """-W pretends a source changed, -n prints what would run without running it."""
+    def dry(*extra):
+        p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "-W", "kernel/proc.c",
+                            "build/kernel.elf"] + list(extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, env=clean_env(), timeout=120)
+        assert p.returncode == 0, p.stdout
+        return p.stdout
+    quiet = dry()
+    assert "printf '  %-6s %s\\n' CC kernel/proc.c" in quiet, quiet
+    # each command is still there for make -n to show, but behind the short line; V=1: no short lines
+    loud = dry("V=1")
+    assert "printf '  %-6s" not in loud and "-c kernel/proc.c -o build/k/kernel/proc.c.o" in loud, loud
+
+
+def test_make_qemu_builds_what_the_next_steps_use():
+    """After make qemu, the lab's host-only grading needs build/tracesim and the images."""
+    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "-W", "tools/tracesim/main.c",
+                        "-W", "mkfs/fsck.c", "qemu"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       env=clean_env(), timeout=120)
+    assert p.returncode == 0, p.stdout
+    assert "-o build/tracesim" in p.stdout and "-o build/fsck" in p.stdout, p.stdout
+
+
+def test_one_test_after_make_test_build_has_everything_it_needs():
+    """The debug kernel the gdb tests boot is part of what `make test TESTS=...` builds first."""
+    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "-W", "kernel/proc.c", "test",
+                        "TESTS=tests/qemu/test_gdb.py"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       env=clean_env(), timeout=120)
+    assert p.returncode == 0, p.stdout
+    assert "build/debug/kernel.elf" in p.stdout and "-m pytest -q -n 2 tests/qemu/test_gdb.py" in p.stdout, p.stdout
+
+
+def git_status():
+    p = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], stdout=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        pytest.skip("not a git checkout")
+    return p.stdout
+
+
+def test_a_benchmark_leaves_the_tracked_tree_alone(tmp_path):
+    """A short boot benchmark, through its make target: CSV and PNG in its own folder, and not
+    one tracked file changed (the documented tables change only by make results)."""
+    before = git_status()
+    env = dict(clean_env(), RUNS="1", BENCH_DIR=str(tmp_path / "bench"))
+    p = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "bench-boot"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, env=env, timeout=300)
+    assert p.returncode == 0, p.stdout
+    assert (tmp_path / "bench" / "boot.csv").exists() and (tmp_path / "bench" / "boot.png").exists(), p.stdout
+    assert git_status() == before, p.stdout
+    # and make results refuses that 1-run table for the docs, writing nothing
+    r = subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), "results",
+                        "RESULTS_ARGS=--bench %s" % (tmp_path / "bench")], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, env=clean_env(), timeout=120)
+    assert r.returncode != 0 and "boot: a shorter run" in r.stdout, r.stdout
+    assert git_status() == before
+
+
+def test_tests_start_from_a_pristine_disk_whatever_the_student_did(tmp_path):
+    """A student's make qemu sessions leave files in /tmp (the names the tests use) and a
+    fuller disk on build/fs.img; the file-system tests must pass all the same, the image they
+    copy must not change, and make fsimg must give the student a fresh disk. The student's own
+    build/fs.img is put back afterwards."""
+    img = BUILD / "fs.img"
+    pristine = BUILD / "fs-pristine.img"
+    keep = tmp_path / "student.img"
+    subprocess.run(["cp", "--sparse=always", str(img), str(keep)], check=True)
+    was = pristine.read_bytes()
+    try:
+        session = ("mklines /tmp/in 300K\nmkdir /tmp/d\necho left > /tmp/out\necho left > /tmp/x\n"
+                   "cp /bin/sort /tmp/d/sort\nmkdata /tmp/fill 24M\nrm /bin/echo\nsync\n")
+        rc, out, err = make(["qemu", "BOOTDIR=%s" % (tmp_path / "boot")], session, timeout=600)
+        assert rc == 0 and "console: ready" in out, (out, err)
+        code, listing = fsck_ls(img, "/tmp")
+        assert code == 0 and "fill" in listing, listing              # the disk is used now
+        tests = ["tests/qemu/test_programs.py::test_cp_mv_rm_mkdir_rmdir",
+                 "tests/qemu/test_workloads.py::test_sort_matches_host_sort_and_cleans_up",
+                 "tests/qemu/test_writeback_timing.py::test_delay_counts_scans_and_descriptors_follow_their_own_delay"]
+        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"] + tests,
+                           cwd=str(ROOT), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env=clean_env(), timeout=900)
+        assert p.returncode == 0 and "3 passed" in p.stdout, p.stdout[-3000:]
+        assert pristine.read_bytes() == was
+        rc, out, err = make(["fsimg"])
+        assert rc == 0 and "fresh disk" in out, (out, err)
+        assert img.read_bytes() == was                                 # the student's disk is new
+    finally:
+        subprocess.run(["cp", "--sparse=always", str(keep), str(img)], check=True)
+
+
+def fsck_ls(img, path):
+    p = subprocess.run([str(BUILD / "fsck"), str(img), "--ls", path], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return p.returncode, p.stdout

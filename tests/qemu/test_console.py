@@ -59,7 +59,7 @@ def test_a_timed_out_run_ends_with_the_guests_state(disk):
     assert chain and re.search(r"sleep_ms\(time\.c:\d+\) < sys_sleep\(sysproc\.c:\d+\)", chain.group(1)), r
 
 
-# --- floods (README "Console floods") -------------------------------------------------------
+# --- floods (docs/reliability.md, "Console floods") -------------------------------------------------------
 # The console's own keys: \r (a newline), \b and 0x7f (erase), ^U (kill the line), ^C
 # (interrupt), ^D (end of file), ^P (dump). Every other byte is data, NUL and 0x80-0xff too.
 KEYS = {ord("\r"), 8, 0x7F, 0x15, 0x03, 0x04, 0x10}

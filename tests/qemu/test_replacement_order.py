@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, boot
+from conftest import BUILD, PRISTINE, boot
 
 CMDLINE = "fs.cache_max_kb=64 fs.write_policy=through fs.scan_interval=3600 vm.policy=clock"
 SLEEP = BUILD / "user/bin/sleep"
@@ -60,7 +60,7 @@ LINES = ["mkdata /F 96K 1", LRU, "sysctl fs.cache_max_kb=128", WARM, "sleep 0", 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     disk = tmp_path_factory.mktemp("replacement") / "fs.img"
-    subprocess.run(["cp", "--sparse=always", str(BUILD / "fs.img"), str(disk)], check=True)
+    subprocess.run(["cp", "--sparse=always", str(PRISTINE), str(disk)], check=True)
     r = boot("\n".join(LINES) + "\n", disk=disk, mem=8, cmdline=CMDLINE, status=True)
     assert r.rc == 0, r
     for line in LINES:

@@ -4,7 +4,7 @@ a choice) gets the same message at boot ("cmdline: ...") as at run time ("sysctl
 default stays."""
 import re
 import pytest
-from conftest import boot
+from conftest import PRISTINE, boot
 
 ROW = re.compile(r"^([a-z]+\.[a-z_.]+)=(\S*) +(.*)$")
 BOUNDS = re.compile(r"\[(\d+)\.\.(\d+)\]$")
@@ -37,8 +37,7 @@ def settings(out):
 def defaults(tmp_path_factory):
     disk = tmp_path_factory.mktemp("settings") / "fs.img"
     import shutil
-    from conftest import BUILD
-    shutil.copy(BUILD / "fs.img", disk)
+    shutil.copy(PRISTINE, disk)
     r = boot("sysctl -a\n", disk=disk, status=True)
     assert r.rc == 0 and r.cmd("sysctl -a").status == 0, r
     s = settings(r.printed("sysctl -a"))

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, boot
+from conftest import BUILD, PRISTINE, boot
 
 TOUCH = "trace -e 100 -w toucher -o /t.trace toucher -m 1 -s 1 -n 3 -q"
 HOG = "trace -e 100 -w memhog -o /m.trace memhog 20"
@@ -23,7 +23,7 @@ LINES = [TOUCH, "vmstat vm.trace.records vm.trace.lost", HOG, KEEP, "audit"]
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     disk = tmp_path_factory.mktemp("trace") / "fs.img"
-    subprocess.run(["cp", "--sparse=always", str(BUILD / "fs.img"), str(disk)], check=True)
+    subprocess.run(["cp", "--sparse=always", str(PRISTINE), str(disk)], check=True)
     r = boot("\n".join(LINES) + "\n", disk=disk, mem=16, timeout=400, status=True)
     assert r.rc == 0, r
     return r, disk

@@ -14,7 +14,7 @@ import re
 import struct
 from pathlib import Path
 
-from conftest import BUILD, boot, fsck
+from conftest import BUILD, PRISTINE, boot, fsck
 
 BLOCK = 4096
 LONG = "fs.writeback_delay=3600 fs.desc_delay=3600"
@@ -115,7 +115,7 @@ def test_delay_counts_scans_and_descriptors_follow_their_own_delay(disk):
     assert numbers(r.printed(COUNTS, 1)) == [0, 0, 0, 0], r       # after several: nothing
     data, meta, desc, flushes = numbers(r.printed(COUNTS, 2))
     assert data == 0 and meta == desc > 0 and flushes > 0, r      # descriptor blocks only
-    before, after = (BUILD / "fs.img").read_bytes(), Path(disk).read_bytes()
+    before, after = PRISTINE.read_bytes(), Path(disk).read_bytes()
     changed = changed_regions(before, after)
     assert set(changed) == {"super", "desc"}, changed             # the mount's mark, descriptors
     assert on_disk(after, content(32768, 3)) == 0

@@ -1,21 +1,30 @@
 #!/usr/bin/env python3
-"""Regenerates the README's benchmark figures from the CSVs the benchmarks wrote, so that every
-figure in the README is one the current code measured. Each make bench-* target runs it last.
+"""make results: the documented figures (the book in docs/) made again from the CSVs the
+benchmarks wrote under build/bench, so that every figure there is one the current code
+measured. Benchmarks never run it: they write under build/ only, and the tracked documents
+change only when someone asks for it with this target.
 
-The README marks each generated part:
+The documents mark each generated part (in whichever file of docs/ holds it):
 
-    <!-- bench:NAME (generated from build/bench/FILE.csv by tools/readme_tables.py) -->
+    <!-- bench:NAME (generated from build/bench/FILE.csv by tools/results.py) -->
     ...replaced on every run...
     <!-- /bench:NAME -->
 
 A part whose CSV is missing (that benchmark not run yet) is left as it is; a marker pair
-missing from the README is an error, as is a CSV without the rows its part needs, so a
+missing from the documents is an error, as is a CSV without the rows its part needs, so a
 renamed column cannot quietly leave stale figures behind. Sprite's and xv6's figures, which
-no benchmark here measures, are constants below, quoted beside ours.
+no benchmark here measures, are constants below, quoted beside ours. Prose that cites a figure
+of a table is generated with it (the notes under each table), never written by hand beside it.
 
-    readme_tables.py [--readme README.md] [--bench build/bench] [--check]
+A table has a full run (the boot times: 5 runs a route; IFS: every S of 1, 5, 10, 30 with
+penalties 0, 120 and 120 stepped, 3 runs each and 3 of sort alone, at the preset's own sizes).
+A shorter run (IFS_ARGS='--runs 1 --intervals 1,30', RUNS=2) is refused for that table, with
+what it lacks, and nothing is written; --partial takes it, and the table then begins by saying
+what it lacks.
 
---check changes nothing and exits 1 if the README differs from what the CSVs give."""
+    results.py [--docs FILE_OR_DIR ...] [--bench build/bench] [--check] [--partial]
+
+--check changes nothing and exits 1 if the documents differ from what the CSVs give."""
 import argparse, csv, os, re, statistics, sys, textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -40,7 +49,7 @@ def num(x):
 
 
 def para(text):
-    """A generated sentence wrapped as the README's own prose is (tables are left alone)."""
+    """A generated sentence wrapped as the docs' own prose is (tables are left alone)."""
     return textwrap.fill(text, width=96, break_long_words=False, break_on_hyphens=False)
 
 
@@ -54,6 +63,14 @@ def need(rows, what, name):
 BOOT_ROUTES = [("grub", "GRUB ISO (menu timeout 0)", "0.8 s (a bare Multiboot kernel prints its first "
                 "byte at 0.5 s; xv6 reaches its prompt at 0.65 s)"),
                ("kernel", "QEMU `-kernel`", "0.25 s (first byte at 0.1 s)")]
+
+
+BOOT_FULL_RUNS = 5
+
+
+def boot_short(bench):
+    return ["%s runs of the %s route, not %d" % (r["runs"], r["mode"], BOOT_FULL_RUNS)
+            for r in load(bench, "boot.csv") if int(r["runs"]) < BOOT_FULL_RUNS]
 
 
 def boot(bench):
@@ -231,6 +248,75 @@ def fork73(bench):
 
 
 # --- ifs ---------------------------------------------------------------------------------------
+IFS_FULL = dict(intervals=(1, 5, 10, 30), configs=((0, "fixed"), (120, "fixed"), (120, "stepped")), runs=3)
+
+
+def ifs_short(preset):
+    """What the preset's rows of ifs.csv lack against a full run (empty: a full run)."""
+    def short(bench):
+        from bench_ifs import PRESETS, config_label
+        rows = [r for r in load(bench, "ifs.csv") if r["preset"] == preset]
+        lack = []
+        runs = {}
+        for r in rows:
+            if r["kind"] == "ifs":
+                key = (int(r["penalty_s"]), r["mode"], float(r["interval_s"]))
+                runs[key] = runs.get(key, 0) + 1
+        for p, m in IFS_FULL["configs"]:
+            for s in IFS_FULL["intervals"]:
+                n = runs.get((p, m, float(s)), 0)
+                if n < IFS_FULL["runs"]:
+                    lack.append("%s at S = %d: %d run%s of %d" % (config_label(p, m), s, n, "" if n == 1 else "s",
+                                                                 IFS_FULL["runs"]))
+        alone = sum(1 for r in rows if r["kind"] == "standalone")
+        if alone < IFS_FULL["runs"]:
+            lack.append("sort alone: %d run%s of %d" % (alone, "" if alone == 1 else "s", IFS_FULL["runs"]))
+        want = PRESETS[preset]
+        for col, key, fmt in (("mem_mb", "mem", str), ("sort_input", "sort_input", str),
+                              ("throttle_bps", "throttle_bps", str), ("throttle_iops", "throttle_iops", str),
+                              ("icount_shift", "icount", str), ("policy", "policy", str)):
+            seen = sorted({r[col] for r in rows})
+            if seen != [fmt(want[key])]:
+                lack.append("%s %s, not the preset's %s" % (col, "/".join(seen), want[key]))
+        return lack
+    return short
+
+
+FASTEST_MISS_NS = 35000     # the fastest cache miss under -icount shift=0, disk unthrottled (docs/negotiation.md)
+
+
+def ifs_reading(agg, untraded_avg, untraded_min):
+    """The sentences that read the table: every figure they cite comes from it."""
+    out = []
+    asks = lambda rows: (sum(a["fs_asks_vm_satisfied"] for a in rows), sum(a["fs_asks_vm"] for a in rows))
+    for mode in ("fixed", "stepped"):
+        pen = [a for (p, m, s), a in agg.items() if p > 0 and m == mode]
+        if pen:
+            given, asked = asks(pen)
+            out.append("With a %s penalty the toucher paged in %s page%s in all, over %d row%s; the cache's "
+                       "asks of the VM were granted %.0f times of %.0f, and sort's cache held at most %.0f KB." % (
+                           mode, "%.0f" % sum(a["toucher_pageins"] for a in pen),
+                           "" if sum(a["toucher_pageins"] for a in pen) == 1 else "s", len(pen),
+                           "" if len(pen) == 1 else "s", given, asked, max(a["cache_max_kb"] for a in pen)))
+    none = {s: a for (p, m, s), a in agg.items() if p == 0}
+    if none:
+        order = sorted(none)
+        out.append("Without a penalty the toucher's page-ins at S = %s were %s, its slowest touches %s s, and "
+                   "the cache grew to %.0f–%.0f KB (Sprite's 1.2–2.5 MB)." % (
+                       ", ".join("%g" % s for s in order), ", ".join("%.0f" % none[s]["toucher_pageins"] for s in order),
+                       ", ".join("%.2f" % (none[s]["resp_max_ms"] / 1000) for s in order),
+                       min(a["cache_max_kb"] for a in none.values()), max(a["cache_max_kb"] for a in none.values())))
+    if agg and all(a["fs_asks_vm"] == 0 and a["vm_asks_fs"] == 0 for a in agg.values()):
+        out.append("No negotiation took place in any row (0 asks either way): the pools never ran short, so "
+                   "neither the penalty nor S can change anything here.")
+    if untraded_avg:
+        out.append("Against the fastest cache miss measured under -icount shift=0 with the disk unthrottled (%s "
+                   "ns), a negotiation with nothing traded costs %.1f %% at least and %.1f %% on average." % (
+                       num(FASTEST_MISS_NS), 100 * untraded_min / FASTEST_MISS_NS,
+                       100 * untraded_avg / FASTEST_MISS_NS))
+    return out
+
+
 def ifs_part(preset):
     def part(bench):
         from bench_ifs import PAPER, LINUX, aggregate, config_label
@@ -303,6 +389,7 @@ def ifs_part(preset):
                          "is real, but a transfer that overlaps the CPU's work takes less guest time than the disk's "
                          "rate gives, so the degradations and responses here are lower bounds." % (min(ratio), max(ratio)))
         cost = [r for r in rows if r.get("untraded") and int(r["untraded"]) > 0 and shift and shift != "auto"]
+        avg = least = None
         if cost:
             unit = 2 ** int(shift)          # under -icount the counter's ns are 2^shift an instruction
             n = sum(int(r["untraded"]) for r in cost)
@@ -311,57 +398,97 @@ def ifs_part(preset):
             notes.append("A negotiation in which nothing was traded (the asker recycled its own page) took %s guest "
                          "instructions on average, %s at least, over %s of them (neg.untraded_tsc_avg and _min, "
                          "the guest's time-stamp counter over 2^shift)." % (num(round(avg)), num(round(least)), num(n)))
+        notes += ifs_reading(agg, avg, least)
         if preset == "linux-scaled":
             notes.append(LINUX + ".")
         return head + "\n\n" + "\n".join(out) + ("\n\n" + para(" ".join(notes)) if notes else "")
     return part
 
 
-PARTS = [("boot", "boot.csv", boot), ("vm-faults", "vm.csv", vm_faults), ("vm-irlam", "vm-irlam.csv", vm_irlam),
-         ("fs-cached", "fs.csv", fs_cached), ("fs-summary", "fs.csv", fs_summary), ("fs-disk", "fs.csv", fs_disk),
-         ("fs-policy", "fs.csv", fs_policy), ("fork-7-1", "fork.csv", fork71),
-         ("fork-7-3", "fork-workload.csv", fork73), ("ifs-paper", "ifs.csv", ifs_part("paper")),
-         ("ifs-linux-scaled", "ifs.csv", ifs_part("linux-scaled"))]
+full = lambda bench: []
+# (name, CSV, the part's text, what a run lacks against a full one)
+PARTS = [("boot", "boot.csv", boot, boot_short), ("vm-faults", "vm.csv", vm_faults, full),
+         ("vm-irlam", "vm-irlam.csv", vm_irlam, full), ("fs-cached", "fs.csv", fs_cached, full),
+         ("fs-summary", "fs.csv", fs_summary, full), ("fs-disk", "fs.csv", fs_disk, full),
+         ("fs-policy", "fs.csv", fs_policy, full), ("fork-7-1", "fork.csv", fork71, full),
+         ("fork-7-3", "fork-workload.csv", fork73, full),
+         ("ifs-paper", "ifs.csv", ifs_part("paper"), ifs_short("paper")),
+         ("ifs-linux-scaled", "ifs.csv", ifs_part("linux-scaled"), ifs_short("linux-scaled"))]
 
 
-def regenerate(text, bench):
-    """The README text with every part whose CSV exists regenerated; and the parts done."""
+class Short(Exception):
+    pass
+
+
+def marker(name):
+    return re.compile(r"(<!-- bench:%s\b[^>]*-->\n)(.*?)(<!-- /bench:%s -->)" % (re.escape(name), re.escape(name)), re.S)
+
+
+def regenerate(texts, bench, partial=False):
+    """texts: {path: text}. The texts with every part whose CSV exists regenerated, and the parts
+    done. Raises Short for a run shorter than its table's full one unless partial."""
+    texts = dict(texts)
     done = []
-    for name, csvname, fn in PARTS:
-        pat = re.compile(r"(<!-- bench:%s\b[^>]*-->\n)(.*?)(<!-- /bench:%s -->)" % (re.escape(name), re.escape(name)),
-                         re.S)
-        if not pat.search(text):
-            raise ValueError("README has no <!-- bench:%s --> ... <!-- /bench:%s --> markers" % (name, name))
+    for name, csvname, fn, short in PARTS:
+        pat = marker(name)
+        where = [p for p, t in texts.items() if pat.search(t)]
+        if len(where) != 1:
+            raise ValueError("%s <!-- bench:%s --> ... <!-- /bench:%s --> markers in %s" % (
+                "no" if not where else "two pairs of", name, name, ", ".join(sorted(os.path.relpath(p) for p in texts))
+                if not where else ", ".join(os.path.relpath(p) for p in where)))
         try:
             body = fn(bench)
+            lack = short(bench)
         except Missing:
             continue
-        text = pat.sub(lambda m: m.group(1) + body + "\n" + m.group(3), text, count=1)
+        if lack and not partial:
+            raise Short("%s: a shorter run than the table's full one (%s); run it in full, or take it with "
+                        "RESULTS_ARGS=--partial and the table says so" % (name, "; ".join(lack)))
+        if lack:
+            body = para("Partial run (not the full one this table is made from): %s." % "; ".join(lack)) + \
+                "\n\n" + body
+        p = where[0]
+        texts[p] = pat.sub(lambda m: m.group(1) + body + "\n" + m.group(3), texts[p], count=1)
         done.append(name)
-    return text, done
+    return texts, done
+
+
+def doc_files(paths):
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".md"))
+        else:
+            files.append(p)
+    return files
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
+    ap.add_argument("--docs", nargs="+", default=[os.path.join(ROOT, "docs")])
     ap.add_argument("--bench", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--partial", action="store_true", help="take a run shorter than a table's full one, and say so")
     a = ap.parse_args()
-    with open(a.readme) as f:
-        old = f.read()
+    old = {}
+    for p in doc_files(a.docs):
+        with open(p) as f:
+            old[p] = f.read()
     try:
-        new, done = regenerate(old, a.bench)
-    except (ValueError, KeyError) as e:
-        sys.exit("readme_tables: %s" % (e if isinstance(e, ValueError) else "a CSV lacks the column %s" % e))
+        new, done = regenerate(old, a.bench, a.partial)
+    except (ValueError, KeyError, Short) as e:
+        sys.exit("results: %s" % (e if not isinstance(e, KeyError) else "a CSV lacks the column %s" % e))
+    changed = [p for p in new if new[p] != old[p]]
     if a.check:
-        if new != old:
-            sys.exit("readme_tables: README.md differs from the figures in %s" % a.bench)
+        if changed:
+            sys.exit("results: %s differ%s from the figures in %s" % (
+                ", ".join(os.path.relpath(p) for p in changed), "s" if len(changed) == 1 else "", a.bench))
         return
-    if new != old:
-        with open(a.readme, "w") as f:
-            f.write(new)
-    print("readme_tables: %s regenerated from %s (%s)" % (os.path.relpath(a.readme), os.path.relpath(a.bench),
-                                                          ", ".join(done) or "no CSVs yet"))
+    for p in changed:
+        with open(p, "w") as f:
+            f.write(new[p])
+    print("results: %s regenerated from %s (%s)" % (", ".join(os.path.relpath(p) for p in changed) or "nothing",
+                                                    os.path.relpath(a.bench), ", ".join(done) or "no CSVs yet"))
 
 
 if __name__ == "__main__":
