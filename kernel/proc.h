@@ -33,6 +33,7 @@ struct proc {
   struct context *context;      /* where swtch() resumes it */
   void *chan;                   /* sleeping on this, if non-zero */
   uint32_t wpc;                 /* who called sleep(): the ^P dump names the wait by it */
+  const char *wname;            /* the channel as that caller wrote it ("&ticks", "&p->count") */
   struct sleeplock *waitlock;   /* the sleep lock it waits for, if any (its holder is shown) */
   int killed;
   int xstate;                   /* exit status for wait() */
@@ -50,8 +51,11 @@ struct proc {
 struct sleeplock;
 struct proc *myproc(void);
 /* Atomically releases lk and sleeps on chan; reacquires lk when woken. lk may be 0
- * when the caller has interrupts off by other means. */
-void sleep(void *chan, struct spinlock *lk);
+ * when the caller has interrupts off by other means. The macro hands sleep() the channel's
+ * expression as the caller wrote it ("&ticks", "&p->count"): the ^P dump names a wait by it
+ * and by the calling function, since the kernel's symbol table names code, not data. */
+void (sleep)(void *chan, struct spinlock *lk, const char *what);
+#define sleep(chan, lk) sleep((chan), (lk), #chan)
 void wakeup(void *chan);       /* wakes every process sleeping on chan */
 void yield(void);
 /* Starts a kernel thread running fn(arg); returns its pid or -1. */

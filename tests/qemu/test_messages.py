@@ -1,0 +1,73 @@
+"""Messages a student can read (issue 21): the kernel's own words instead of raw numbers.
+
+  - the ^P dump names each sleeper's wait and kernel call chain by function (kernel/proc.c,
+    with the symbol table of kernel/ksyms.c), checked against the ELF's own symbols;
+"""
+import re
+import subprocess
+from conftest import BUILD, boot
+
+CROSS = "i686-linux-gnu-"
+
+
+def kernel_functions():
+    """{name: size} of the kernel's functions, from the ELF that was booted."""
+    out = subprocess.run([CROSS + "nm", "-S", "--defined-only", str(BUILD / "kernel.elf")],
+                         stdout=subprocess.PIPE, check=True, text=True).stdout
+    funcs = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[2] in "tT":
+            funcs[parts[3]] = int(parts[1], 16)
+        elif len(parts) == 3 and parts[1] in "tT":          # no size (assembly labels)
+            funcs.setdefault(parts[2], 1 << 20)
+    return funcs
+
+
+def code_names(text, funcs):
+    """The function+offset names in text, each checked to be inside a kernel function."""
+    names = re.findall(r"(?<![\w.])([A-Za-z_][\w.]*)\+0x([0-9a-f]+)\b", text)
+    bad = [(n, o) for n, o in names if n not in funcs or int(o, 16) >= funcs[n]]
+    assert not bad, ("not kernel functions (nm)", bad, text)
+    return [n for n, _ in names]
+
+
+def test_ctrl_p_dump_names_functions(disk):
+    # A sleeper (sleep_ms), a pipe reader (wc) behind it, and the shell waiting for neither
+    # (both in the background): then ^P.
+    # ^P once a foreground sleep 1 is over: by then both jobs sleep and the shell reads.
+    steps = [(r"\[\d+\]\n", "sleep 30 | wc &\nsleep 1\n"), (r"\$ sleep 1\n\$ ", "\x10"),
+             (r"--- end of \^P dump", "echo done\n")]
+    r = boot("sleep 30 &\n", disk=disk, wait_for=steps, timeout=120)
+    assert r.rc == 0, r
+    dump = r.out[r.out.index("--- ^P dump"):r.out.index("--- end of ^P dump")]
+    funcs = kernel_functions()
+    procs = re.findall(r"^  (pid \d+ ppid \d+ .*)\n    pcs: (.*)$", dump, re.M)
+    assert len(procs) >= 8, dump                   # init, sh, sleep x2, wc, the kernel threads
+    for line, pcs in procs:
+        assert "0x" not in pcs.replace("+0x", ""), ("a raw address in a call chain", pcs)
+        assert len(code_names(pcs, funcs)) == len(pcs.split()), pcs
+    lines = {m.group(1): m for m in re.finditer(r"^  pid (\d+) ppid \d+ (\w+) (\w+).*$", dump, re.M)}
+    by_name = {}
+    for pid, m in lines.items():
+        by_name.setdefault(m.group(3), []).append(m.group(0))
+    # sleep: on the clock's tick count, called from sleep_ms, the system call under it. On a
+    # loaded host one may be caught runnable between two ticks: the other still sleeps.
+    sleepers = [l for l in by_name["sleep"] if " wchan " in l]
+    assert sleepers, dump
+    for l in sleepers:
+        assert re.search(r" wchan ticks from sleep_ms\+0x[0-9a-f]+$", l), l
+        chain = dict(procs)[l.strip()]
+        names = code_names(chain, funcs)
+        assert "sleep" in names and "sleep_ms" in names and "sys_sleep" in names, chain
+        assert names.index("sleep") < names.index("sleep_ms") < names.index("sys_sleep"), chain
+    # wc: on its pipe, in piperead, with the pipe's address (every pipe's reader sleeps on p->count).
+    (wc,) = by_name["wc"]
+    assert re.search(r" wchan p->count 0x[0-9a-f]{8} from piperead\+0x[0-9a-f]+$", wc), wc
+    assert "piperead" in code_names(dict(procs)[wc.strip()], funcs), dump
+    # The shell reads the console; init waits for a child; the page-out daemon on its laundry.
+    (sh,) = by_name["sh"]
+    assert re.search(r" wchan in\.r from console_read\+0x[0-9a-f]+$", sh), sh
+    (init,) = by_name["init"]
+    assert re.search(r" wchan p 0x[0-9a-f]{8} from wait\+0x[0-9a-f]+ \(a child's exit\)$", init), init
+    assert "done" in r.out[r.out.index("--- end of ^P dump"):], r
