@@ -16,6 +16,7 @@ enum neg_pool { NEG_FS = 0, NEG_VM = 1 };
 struct neg_offer {
   bool refuse;
   uint32_t lastref_ms;
+  bool free;                  /* a free page (no identity): lastref_ms is 0, older than any */
 };
 
 /* The penalty that biases the comparison against the file cache (WRL 90/4 section 6).

@@ -2,6 +2,7 @@
 
   - the ^P dump names each sleeper's wait and kernel call chain by function (kernel/proc.c,
     with the symbol table of kernel/ksyms.c), checked against the ELF's own symbols;
+  - negtrace says "free" for a free cache block on offer, where it showed the uptime as its age;
 """
 import re
 import subprocess
@@ -71,3 +72,28 @@ def test_ctrl_p_dump_names_functions(disk):
     (init,) = by_name["init"]
     assert re.search(r" wchan p 0x[0-9a-f]{8} from wait\+0x[0-9a-f]+ \(a child's exit\)$", init), init
     assert "done" in r.out[r.out.index("--- end of ^P dump"):], r
+
+
+def test_negtrace_says_free_for_a_free_block(disk):
+    # Writing a 20 MB file in 16 MB leaves the cache's recycled blocks on its free list (a
+    # dirty block goes there once written): memhog's faults ask the cache, which gives those
+    # first, a free block being older than any. Once cksum has read the file, the cache holds
+    # it all, clean, with ages, and the next memhog takes its oldest blocks.
+    lines = ("sysctl vm.penalty=0\nmklines /tmp/big 20M\nsysctl neg.reset=1\nmemhog 1\nnegtrace -n 8\n"
+             "cksum /tmp/big\nsysctl neg.reset=1\nmemhog 2\nnegtrace -n 8\n")
+    r = boot(lines, disk=disk, mem=16, status=True, timeout=600)
+    assert r.rc == 0, r
+
+    def rows(nth):
+        assert r.cmd("memhog %d" % (nth + 1)).status == 0 and r.cmd("negtrace -n 8", nth).status == 0, r
+        out = r.printed("negtrace -n 8", nth).splitlines()
+        assert out[0] == "seq time_ms asker fs_age_ms vm_age_ms penalty_s gave", out
+        got = [row.split() for row in out[1:]]
+        assert len(got) == 8 and all(len(row) == 7 for row in got), out
+        return got
+    free, aged = rows(0), rows(1)
+    for seq, t, asker, fs, vm, pen, gave in free:
+        assert (asker, fs, gave) == ("vm", "free", "fs"), free
+    for seq, t, asker, fs, vm, pen, gave in aged:
+        # an ordinary block's age: ms since its last use, less than the uptime
+        assert asker == "vm" and gave == "fs" and fs.isdigit() and int(fs) < int(t), aged
