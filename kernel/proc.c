@@ -8,6 +8,7 @@
 #include "kernel/power.h"
 #include "kernel/cmdline.h"
 #include "uapi/stat.h"
+#include "uapi/signal.h"
 #include "fs/fs.h"
 #include "drivers/disk.h"
 #include "vm/vm.h"
@@ -313,6 +314,14 @@ int wait(uint32_t ustatus)
   return -ECHILD;
 }
 
+const char *signal_name(int sig)
+{
+  static const char *names[] = { [SIGINT] = "SIGINT", [SIGILL] = "SIGILL", [SIGTRAP] = "SIGTRAP",
+                                 [SIGBUS] = "SIGBUS", [SIGFPE] = "SIGFPE", [SIGKILL] = "SIGKILL",
+                                 [SIGSEGV] = "SIGSEGV" };
+  return sig > 0 && sig < (int)NELEM(names) && names[sig] ? names[sig] : "signal ?";
+}
+
 /* Marks p killed; it exits with status when it next leaves the kernel or wakes. */
 static void kill_one(struct proc *p, int status)
 {
@@ -333,7 +342,7 @@ int kill_proc(int pid)
         release(&ptable_lock);
         return -EPERM;
       }
-      kill_one(p, 128 + 9);        /* as a shell reports SIGKILL */
+      kill_one(p, SIG_STATUS(SIGKILL));
       release(&ptable_lock);
       return 0;
     }
@@ -360,7 +369,8 @@ int kill_group(int pgid, int status, const char *why)
     }
     kill_one(p, status);
     if (why)
-      kprintf("pid %d (%s) killed: %s\n", p->pid, p->name, why);
+      kprintf("pid %d (%s) killed: %s (%s, status %d)\n", p->pid, p->name, why, signal_name(status - 128),
+              status);
     n++;
   }
   release(&ptable_lock);

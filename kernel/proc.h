@@ -61,9 +61,12 @@ void yield(void);
 /* Starts a kernel thread running fn(arg); returns its pid or -1. */
 int kthread_create(const char *name, void (*fn)(void *), void *arg);
 void exit_proc(int status) __attribute__((noreturn));
-int kill_proc(int pid);
-/* Kills every process of group pgid (never init or a kernel thread) with exit status status;
- * why, if not 0, is reported on the console for each. Returns how many, or -ESRCH. */
+int kill_proc(int pid);       /* exit status SIG_STATUS(SIGKILL), 137 */
+/* "SIGSEGV" for 11 (kernel/uapi/signal.h). */
+const char *signal_name(int sig);
+/* Kills every process of group pgid (never init or a kernel thread) with exit status status
+ * (SIG_STATUS(a signal): kernel/uapi/signal.h); why, if not 0, is reported on the console for
+ * each, with the signal and the status. Returns how many, or -ESRCH. */
 int kill_group(int pgid, int status, const char *why);
 /* Puts process pid (0: the caller; itself or a child) into group pgid (0: its own pid). */
 int setpgid(int pid, int pgid);

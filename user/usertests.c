@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys.h>
+#include <signal.h>
 
 #define WORKDIR   "/usertests.tmp"
 #define SELF      "/bin/usertests"
@@ -1586,7 +1587,7 @@ static void test_killsleep(void)
   OK(kill(pid));
   int st = xwait(pid);
   CHECK(uptime_ms() - t0 < 10000, "the killed sleeper took %u ms to die", uptime_ms() - t0);
-  CHECK(st != 0, "the killed sleeper exited with 0");
+  CHECK(st == SIG_STATUS(SIGKILL), "the killed sleeper exited with %d, not 137 (SIGKILL)", st);
 
   /* A child blocked reading a pipe. */
   int p[2];
@@ -1601,7 +1602,7 @@ static void test_killsleep(void)
   sleep_ms(100);
   OK(kill(pid));
   st = xwait(pid);
-  CHECK(st != 0, "the killed reader exited with 0");
+  CHECK(st == SIG_STATUS(SIGKILL), "the killed reader exited with %d, not 137 (SIGKILL)", st);
   OK(close(p[0]));
   OK(close(p[1]));
 
@@ -1614,7 +1615,7 @@ static void test_killsleep(void)
   sleep_ms(100);
   OK(kill(pid));
   st = xwait(pid);
-  CHECK(st != 0, "the killed spinner exited with 0");
+  CHECK(st == SIG_STATUS(SIGKILL), "the killed spinner exited with %d, not 137 (SIGKILL)", st);
 
   /* A child blocked in wait for its own sleeping child. */
   pid = xfork();
@@ -1628,7 +1629,8 @@ static void test_killsleep(void)
   }
   sleep_ms(100);
   OK(kill(pid));
-  CHECK(xwait(pid) != 0, "the killed waiter exited with 0");
+  st = xwait(pid);
+  CHECK(st == SIG_STATUS(SIGKILL), "the killed waiter exited with %d, not 137 (SIGKILL)", st);
   sleep_ms(600);   /* let the orphan finish */
 }
 

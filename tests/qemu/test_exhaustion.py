@@ -140,7 +140,7 @@ def test_system_answers_while_exhausted(small):
     # ^C killed the whole bomb, and nothing else; the shell and a new program run.
     bomb = out[out.index("$ exhaust bomb 600"):]
     assert re.search(r"^exhaust: bomb: full at %d processes, fork says EAGAIN$" % NPROC, bomb, re.M), bomb
-    killed = re.findall(r"^pid \d+ \((\w+)\) killed: interrupted \(\^C\)$", bomb, re.M)
+    killed = re.findall(r"^pid \d+ \((\w+)\) killed: interrupted \(\^C\) \(SIGINT, status 130\)$", bomb, re.M)
     assert len(killed) >= NPROC - 10 and set(killed) == {"exhaust"}, killed
     assert len(re.findall(r"killed", out)) == len(killed), r
     final = bomb[bomb.rindex("$ ps\n") + 5:bomb.index("$ echo after")]

@@ -3,6 +3,8 @@
   - the ^P dump names each sleeper's wait and kernel call chain by function (kernel/proc.c,
     with the symbol table of kernel/ksyms.c), checked against the ELF's own symbols;
   - negtrace says "free" for a free cache block on offer, where it showed the uptime as its age;
+  - a killed program's exit status is 128 + the signal a UNIX shell would report (139 for a
+    page fault, not 128 + the vector), and the kernel's line says which (kernel/uapi/signal.h);
 """
 import re
 import subprocess
@@ -97,3 +99,25 @@ def test_negtrace_says_free_for_a_free_block(disk):
     for seq, t, asker, fs, vm, pen, gave in aged:
         # an ordinary block's age: ms since its last use, less than the uptime
         assert asker == "vm" and gave == "fs" and fs.isdigit() and int(fs) < int(t), aged
+
+
+# fault KIND: the signal its trap is reported as, and the words of the kernel's line.
+STATUSES = [("null", "SIGSEGV", 139, "page fault"), ("priv", "SIGSEGV", 139, "general protection fault"),
+            ("div0", "SIGFPE", 136, "divide error"), ("fpe", "SIGFPE", 136, "x87 floating-point error"),
+            ("ud", "SIGILL", 132, "invalid opcode"), ("tf", "SIGTRAP", 133, "debug"),
+            ("stack", "SIGSEGV", 139, "stack overflow")]
+
+
+def test_killed_programs_exit_with_unix_signal_statuses(disk):
+    lines = ["fault %s" % kind for kind, _, _, _ in STATUSES] + ["usertests killsleep"]
+    r = boot("\n".join(lines) + "\n", disk=disk, status=True, timeout=300)
+    assert r.rc == 0, r
+    for kind, sig, status, words in STATUSES:
+        c = r.cmd("fault " + kind)
+        killed = re.findall(r"^pid \d+ \(fault\) killed: (.*)$", c.out, re.M)
+        assert len(killed) == 1 and killed[0].startswith(words), (kind, c)
+        assert killed[0].endswith(" (%s, status %d)" % (sig, status)), (kind, killed)
+        assert c.status == status, (kind, c)
+    # kill: SIGKILL, 137, for a sleeper, a pipe reader, a spinner and a waiter alike
+    c = r.cmd("usertests killsleep")
+    assert "test killsleep: OK" in c.out and c.status == 0, c
