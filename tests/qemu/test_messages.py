@@ -5,6 +5,9 @@
   - negtrace says "free" for a free cache block on offer, where it showed the uptime as its age;
   - a killed program's exit status is 128 + the signal a UNIX shell would report (139 for a
     page fault, not 128 + the vector), and the kernel's line says which (kernel/uapi/signal.h);
+  - a heap that cannot grow for want of backing store says so (ENOSWAP, "No space left for the
+    backing store (disk full)"), not "Cannot allocate memory": checked where the disk fills, in
+    test_vm.py (memhog) and test_exhaustion.py (exhaust mem).
 """
 import re
 import subprocess
