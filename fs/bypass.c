@@ -104,8 +104,8 @@ static int reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
     ip->d.size = to * FS_BSIZE;
   int uerr = iupdate(ip);
   iunlock(ip);
-  if (err == -ENOSPC || err == -EFBIG)
-    return -ENOMEM;
+  if (err == -EFBIG)
+    return -ENOSPC;
   return err < 0 ? err : uerr;
 }
 
@@ -134,15 +134,15 @@ int bypass_may_reserve(uint32_t from, uint32_t to)
   uint32_t need = blocks_needed(from, to);
   if (need > fs_sb.free_blocks && need <= fs_sb.free_blocks + fs_pending_blocks())
     fs_sync();                /* blocks freed lately become reusable (fs/inode.c, pending frees) */
-  return need > fs_sb.free_blocks ? -ENOMEM : 0;
+  return need > fs_sb.free_blocks ? -ENOSPC : 0;
 }
 
 int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
 {
   if (bypass_may_reserve(from, to) < 0)
-    return -ENOMEM;
+    return -ENOSPC;
   int err = reserve(ip, from, to, addr);
-  if (err == -ENOMEM && fs_pending_blocks() > 0) {
+  if (err == -ENOSPC && fs_pending_blocks() > 0) {
     /* Blocks freed lately wait to be reusable (fs/inode.c, pending frees): a sync makes
      * them so at once. */
     fs_sync();

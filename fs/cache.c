@@ -413,6 +413,7 @@ struct neg_offer cache_offer(bool giving)
   if (freelist.next != &freelist) {
     o.refuse = false;
     o.lastref_ms = 0;         /* a block without identity is older than anything */
+    o.free = true;
   } else if (giving) {
     b = oldest_clean(false);
   } else {

@@ -36,14 +36,14 @@ void inode_text_put(struct inode *ip);
 /* For the VM (fs/bypass.c): backing files in /swap and direct block I/O, never through the
  * block cache. create: a new, empty /swap/name (referenced, unlocked) or 0 with *err set;
  * remove: unlinks it and drops the reference (its blocks are freed). reserve: allocates
- * blocks [from, to), addr[k] getting the disk address of block from + k (0, or -ENOMEM when
- * the disk is full). rw: one 4 KB block straight to or from disk address addr (0 or -EIO).
+ * blocks [from, to), addr[k] getting the disk address of block from + k (0, or -ENOSPC when
+ * the disk is full: the VM tells its user ENOSWAP). rw: one 4 KB block straight to or from disk address addr (0 or -EIO).
  * read_file: block lbn of an executable for demand loading: from the cache if it holds it
  * (that block then goes first), else straight from disk. */
 struct inode *bypass_create(const char *name, int *err);
 void bypass_remove(struct inode *ip, const char *name);
 /* 0 when [from, to) of a backing file fits on the disk now (a sync first if lately freed
- * blocks would make it fit), else -ENOMEM: checked before taking any of it. */
+ * blocks would make it fit), else -ENOSPC: checked before taking any of it. */
 int bypass_may_reserve(uint32_t from, uint32_t to);
 int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr);
 int bypass_rw(uint32_t addr, void *buf, bool write);

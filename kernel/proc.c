@@ -8,11 +8,13 @@
 #include "kernel/power.h"
 #include "kernel/cmdline.h"
 #include "uapi/stat.h"
+#include "uapi/signal.h"
 #include "fs/fs.h"
 #include "drivers/disk.h"
 #include "vm/vm.h"
 #include "vm/coremap.h"
 #include "kernel/sleeplock.h"
+#include "kernel/ksyms.h"
 #include "kernel/fpu.h"
 #include "kernel/stats.h"
 
@@ -312,6 +314,14 @@ int wait(uint32_t ustatus)
   return -ECHILD;
 }
 
+const char *signal_name(int sig)
+{
+  static const char *names[] = { [SIGINT] = "SIGINT", [SIGILL] = "SIGILL", [SIGTRAP] = "SIGTRAP",
+                                 [SIGBUS] = "SIGBUS", [SIGFPE] = "SIGFPE", [SIGKILL] = "SIGKILL",
+                                 [SIGSEGV] = "SIGSEGV" };
+  return sig > 0 && sig < (int)NELEM(names) && names[sig] ? names[sig] : "signal ?";
+}
+
 /* Marks p killed; it exits with status when it next leaves the kernel or wakes. */
 static void kill_one(struct proc *p, int status)
 {
@@ -332,7 +342,7 @@ int kill_proc(int pid)
         release(&ptable_lock);
         return -EPERM;
       }
-      kill_one(p, 128 + 9);        /* as a shell reports SIGKILL */
+      kill_one(p, SIG_STATUS(SIGKILL));
       release(&ptable_lock);
       return 0;
     }
@@ -359,7 +369,8 @@ int kill_group(int pgid, int status, const char *why)
     }
     kill_one(p, status);
     if (why)
-      kprintf("pid %d (%s) killed: %s\n", p->pid, p->name, why);
+      kprintf("pid %d (%s) killed: %s (%s, status %d)\n", p->pid, p->name, why, signal_name(status - 128),
+              status);
     n++;
   }
   release(&ptable_lock);
@@ -416,7 +427,10 @@ int setpgid(int pid, int pgid)
   return 0;
 }
 
-void sleep(void *chan, struct spinlock *lk)
+/* (sleep): the name in parentheses is not the macro of kernel/proc.h, which passes what.
+ * Never inlined: wpc must be its caller's call, not the caller's caller's (wait() once
+ * inlined it, and its wait was shown as coming from sys_wait). */
+__attribute__((noinline)) void (sleep)(void *chan, struct spinlock *lk, const char *what)
 {
   struct proc *p = myproc();
   if (!p)
@@ -426,6 +440,7 @@ void sleep(void *chan, struct spinlock *lk)
     release(lk);
   p->chan = chan;
   p->wpc = (uint32_t)__builtin_return_address(0);
+  p->wname = what;
   p->state = SLEEPING;
   sched();
   p->chan = 0;
@@ -517,20 +532,54 @@ int proc_list(struct procinfo *out, int max)
   return n;
 }
 
-/* Return addresses up the frame-pointer chain from ebp, staying on the stack [lo, hi). */
+/* A code address as the kernel's symbol table names it: "sleep_ms+0x3c" (kernel/ksyms.c). */
+static void print_pc(uint32_t pc)
+{
+  char name[64];
+  if (ksym_name(pc, name, sizeof name))
+    kprintf(" %s", name);
+  else
+    kprintf(" %p", (void *)pc);
+}
+
+/* Return addresses up the frame-pointer chain from ebp, staying on the stack [lo, hi),
+ * innermost first, each as function+offset. */
 static void print_chain(uint32_t pc, uint32_t ebp, uint32_t lo, uint32_t hi)
 {
-  kprintf("    pcs: %p", (void *)pc);
+  kprintf("    pcs:");
+  print_pc(pc);
   for (int i = 0; i < 12 && ebp >= lo && ebp + 8 <= hi; i++) {
     uint32_t *fp = (uint32_t *)ebp;
     if (fp[1] < KERNBASE)
       break;                /* the user's side of a trap frame */
-    kprintf(" %p", (void *)fp[1]);
+    print_pc(fp[1]);
     if (fp[0] <= ebp)
       break;
     ebp = fp[0];
   }
   kprintf("\n");
+}
+
+/* What a sleeper waits on, by the name its caller gave the channel (the sleep() macro): a
+ * kernel variable as it is ("ticks", "laundry"), an object elsewhere (a pipe, an inode) by
+ * the expression and its address ("p->count 0xc0f3a008"), since two pipes' readers both
+ * sleep on "p->count". */
+static void print_wchan(struct proc *p)
+{
+  extern char _kernel_start[], _kernel_end[];
+  const char *w = p->wname ? p->wname : "?";
+  if (strncmp(w, "(void *)", 8) == 0)
+    w += 8;
+  if (*w == '&')
+    w++;
+  uint32_t c = (uint32_t)p->chan;
+  kprintf(" wchan %s", w);
+  bool named = c >= (uint32_t)_kernel_start && c < (uint32_t)_kernel_end &&
+               !(c >= (uint32_t)ptable && c < (uint32_t)(ptable + NPROC));
+  if (!named)
+    kprintf(" %p", p->chan);
+  kprintf(" from");
+  print_pc(p->wpc);
 }
 
 void proc_dump(void)
@@ -545,7 +594,7 @@ void proc_dump(void)
     kprintf("  pid %d ppid %d %s %s%s%s", p->pid, p->parent ? p->parent->pid : 0,
             names[p->state], p->name, p->killed ? " killed" : "", p->kthread ? " kthread" : "");
     if (p->state == SLEEPING) {
-      kprintf(" wchan %p from %p", p->chan, (void *)p->wpc);
+      print_wchan(p);
       struct sleeplock *lk = p->waitlock;
       uint32_t c = (uint32_t)p->chan;
       if (lk && (void *)lk == p->chan)

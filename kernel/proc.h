@@ -33,6 +33,7 @@ struct proc {
   struct context *context;      /* where swtch() resumes it */
   void *chan;                   /* sleeping on this, if non-zero */
   uint32_t wpc;                 /* who called sleep(): the ^P dump names the wait by it */
+  const char *wname;            /* the channel as that caller wrote it ("&ticks", "&p->count") */
   struct sleeplock *waitlock;   /* the sleep lock it waits for, if any (its holder is shown) */
   int killed;
   int xstate;                   /* exit status for wait() */
@@ -50,16 +51,22 @@ struct proc {
 struct sleeplock;
 struct proc *myproc(void);
 /* Atomically releases lk and sleeps on chan; reacquires lk when woken. lk may be 0
- * when the caller has interrupts off by other means. */
-void sleep(void *chan, struct spinlock *lk);
+ * when the caller has interrupts off by other means. The macro hands sleep() the channel's
+ * expression as the caller wrote it ("&ticks", "&p->count"): the ^P dump names a wait by it
+ * and by the calling function, since the kernel's symbol table names code, not data. */
+void (sleep)(void *chan, struct spinlock *lk, const char *what);
+#define sleep(chan, lk) sleep((chan), (lk), #chan)
 void wakeup(void *chan);       /* wakes every process sleeping on chan */
 void yield(void);
 /* Starts a kernel thread running fn(arg); returns its pid or -1. */
 int kthread_create(const char *name, void (*fn)(void *), void *arg);
 void exit_proc(int status) __attribute__((noreturn));
-int kill_proc(int pid);
-/* Kills every process of group pgid (never init or a kernel thread) with exit status status;
- * why, if not 0, is reported on the console for each. Returns how many, or -ESRCH. */
+int kill_proc(int pid);       /* exit status SIG_STATUS(SIGKILL), 137 */
+/* "SIGSEGV" for 11 (kernel/uapi/signal.h). */
+const char *signal_name(int sig);
+/* Kills every process of group pgid (never init or a kernel thread) with exit status status
+ * (SIG_STATUS(a signal): kernel/uapi/signal.h); why, if not 0, is reported on the console for
+ * each, with the signal and the status. Returns how many, or -ESRCH. */
 int kill_group(int pgid, int status, const char *why);
 /* Puts process pid (0: the caller; itself or a child) into group pgid (0: its own pid). */
 int setpgid(int pid, int pgid);

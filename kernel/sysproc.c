@@ -7,6 +7,7 @@
 #include "kernel/stats.h"
 #include "kernel/power.h"
 #include "kernel/sysctl.h"
+#include "kernel/uapi/signal.h"
 #include "fs/fs.h"
 #include "vm/vm.h"
 #include "vm/coremap.h"
@@ -23,7 +24,7 @@ int sys_kill(void)
     return kill_proc(pid);
   if (pid == (int)0x80000000)      /* -pid would overflow */
     return -ESRCH;
-  int n = kill_group(-pid, 128 + 9, 0);
+  int n = kill_group(-pid, SIG_STATUS(SIGKILL), 0);
   return n < 0 ? n : 0;
 }
 

@@ -10,6 +10,7 @@
 #include "drivers/pic.h"
 #include "vm/fault.h"
 #include "kernel/memlayout.h"
+#include "kernel/uapi/signal.h"
 
 struct gatedesc {
   uint16_t off_lo, sel;
@@ -74,6 +75,17 @@ static const char *trapname(uint32_t n)
   return "unknown trap";
 }
 
+/* The signal a user exception is reported as, Linux's (the table in kernel/uapi/signal.h):
+ * every exception not named here is a SIGSEGV. */
+static int trap_signal(uint32_t trapno)
+{
+  static const uint8_t sig[] = {
+    [0] = SIGFPE, [1] = SIGTRAP, [3] = SIGTRAP, [6] = SIGILL, [9] = SIGFPE, [11] = SIGBUS,
+    [12] = SIGBUS, [16] = SIGFPE, [17] = SIGBUS, [18] = SIGBUS, [19] = SIGFPE,
+  };
+  return trapno < NELEM(sig) && sig[trapno] ? sig[trapno] : SIGSEGV;
+}
+
 /* Describes a user exception in one line, kills the process, and the shell goes on. */
 static void user_exception(struct trapframe *tf)
 {
@@ -96,11 +108,12 @@ static void user_exception(struct trapframe *tf)
   }
   if (tf->trapno == T_PGFLT && vm_fault_reason)
     snprintf(what, sizeof what, "%s (address 0x%08x)", vm_fault_reason, rcr2());
-  kprintf("pid %d (%s) killed: %s at eip 0x%08x [eax=%08x ebx=%08x ecx=%08x edx=%08x esi=%08x edi=%08x ebp=%08x esp=%08x err=%x]\n",
+  int sig = trap_signal(tf->trapno);
+  kprintf("pid %d (%s) killed: %s at eip 0x%08x [eax=%08x ebx=%08x ecx=%08x edx=%08x esi=%08x edi=%08x ebp=%08x esp=%08x err=%x] (%s, status %d)\n",
           p->pid, p->name, what, tf->eip, tf->eax, tf->ebx, tf->ecx, tf->edx, tf->esi, tf->edi,
-          tf->ebp, tf->esp, tf->err);
+          tf->ebp, tf->esp, tf->err, signal_name(sig), SIG_STATUS(sig));
   p->killed = 1;
-  p->xstate = 128 + tf->trapno;
+  p->xstate = SIG_STATUS(sig);
 }
 
 static void kernel_exception(struct trapframe *tf)

@@ -2,7 +2,9 @@
  * gives everything back, so that a test can check the counters before and after.
  *
  *   mem      grows the heap 256 KB at a time, writing every page, until sbrk fails (the
- *            backing store is reserved as the heap grows: past memory, pages go out to it)
+ *            backing store is reserved as the heap grows: past memory, pages go out to it;
+ *            ENOSWAP when the disk has no room left for it); also prints
+ *            "exhaust: mem: sbrk: MESSAGE" (strerror)
  *   disk     writes 1 MB files into /exhaust.tmp until a write fails, then removes them
  *   inodes   creates empty files in /exhaust.tmp until a create fails, then removes them
  *   fds      opens one file until this process has no descriptor left
@@ -22,8 +24,8 @@
  *
  * Each prints "exhaust: WHAT: N UNIT, then ERRNAME" (the error that stopped it) and a last
  * line "exhaust: WHAT: released" once what it held is given back. Exit status 0 when it
- * ran out of the resource with one of the errors a user is promised (ENOMEM, ENOSPC, EMFILE,
- * ENFILE, EAGAIN), 1 otherwise. */
+ * ran out of the resource with one of the errors a user is promised (ENOMEM, ENOSPC, ENOSWAP,
+ * EMFILE, ENFILE, EAGAIN), 1 otherwise. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,7 @@ static const char *errname(int e)
   switch (e) {
   case ENOMEM: return "ENOMEM";
   case ENOSPC: return "ENOSPC";
+  case ENOSWAP: return "ENOSWAP";
   case EMFILE: return "EMFILE";
   case ENFILE: return "ENFILE";
   case EAGAIN: return "EAGAIN";
@@ -52,7 +55,7 @@ static const char *errname(int e)
 
 static int expected(int e)
 {
-  return e == ENOMEM || e == ENOSPC || e == EMFILE || e == ENFILE || e == EAGAIN;
+  return e == ENOMEM || e == ENOSPC || e == ENOSWAP || e == EMFILE || e == ENFILE || e == EAGAIN;
 }
 
 static unsigned hold_ms;     /* -h MS: keep what was taken that long before giving it back */
@@ -90,6 +93,7 @@ static int ex_mem(void)
     kb += step / 1024;
   }
   int err = errno;
+  printf("exhaust: mem: sbrk: %s\n", strerror(err));
   /* Every page still holds what was written (many came back from backing store). */
   char *base = sbrk(0) - kb * 1024;
   for (long off = 0; off < kb * 1024; off += 4096)

@@ -10,7 +10,8 @@
  *   fault -v     `int N` for every vector N but the system call's (0x80), each in a child
  *
  * The loop modes print one line per child, "fault: WHAT pid P status S", where S is its exit
- * status (128 + the CPU's vector for a process the kernel killed for a trap), then a summary
+ * status (128 + the signal the kernel names the trap by, as a UNIX shell reports one: 139 for
+ * a page fault or a general protection fault, the table in kernel/uapi/signal.h), then a summary
  * "fault: N tried, K killed, A alive". The kernel's own line for each child
  * ("pid P (fault) killed: ...") comes before it, so a test can pair the two by pid.
  *

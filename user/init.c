@@ -12,7 +12,8 @@
 
 /* The status of a child whose exec failed, as the shell's own for a command it cannot run.
  * An interactive shell ends with 0; 128 and above is a shell the kernel killed (a fault: a
- * damaged /bin/sh read as zeros), as a shell reports signals. `exit 127` or `exit 130` typed
+ * damaged /bin/sh read as zeros), as a shell reports signals (128 + the signal:
+ * kernel/uapi/signal.h). `exit 127` or `exit 130` typed
  * by hand power off reporting failure too. */
 #define NO_SHELL 127
 #define KILLED 128

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
 #include <sys.h>
 
 #define PAGE 4096
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
   unsigned n = mb * (1u << 20) / 4;
   unsigned *a = sbrk(mb << 20);
   if (a == (void *)-1) {
-    printf("memhog: cannot get %u MB: out of memory\n", mb);
+    printf("memhog: cannot get %u MB: %s\n", mb, strerror(errno));
     return 1;
   }
   if (zero) {

@@ -4,7 +4,8 @@
  *   seq time_ms asker fs_age_ms vm_age_ms penalty_s gave
  *
  * asker is fs (a cache miss), vm (a page fault) or kernel (refilling its reserve of free
- * frames); an age is how long before the negotiation the page on offer was last used, or
+ * frames); an age is how long before the negotiation the page on offer was last used,
+ * "free" for a free block or page (it has no age: it goes before any page in use), or
  * "refuse"; the VM's age is shown before the penalty is taken off it; gave is the pool whose
  * frame the asker got (its own: it recycles its own oldest page), or "none". -s prints only
  * a summary: how many each asker made and who gave. */
@@ -16,10 +17,12 @@
 static struct negrecord recs[NEGTRACE_MAX];
 static const char *who[] = { "fs", "vm", "kernel", "none" };
 
-static void age(char *out, int len, unsigned now, unsigned t, int refused)
+static void age(char *out, int len, unsigned now, unsigned t, int refused, int free)
 {
   if (refused)
     snprintf(out, len, "refuse");
+  else if (free)
+    snprintf(out, len, "free");
   else
     snprintf(out, len, "%u", now - t);
 }
@@ -58,8 +61,8 @@ int main(int argc, char **argv)
   for (int i = 0; i < n; i++) {
     struct negrecord *r = &recs[i];
     char fs[16], vm[16];
-    age(fs, sizeof fs, r->time_ms, r->fs_lastref_ms, r->flags & NEGT_FS_REFUSED);
-    age(vm, sizeof vm, r->time_ms, r->vm_lastref_ms, r->flags & NEGT_VM_REFUSED);
+    age(fs, sizeof fs, r->time_ms, r->fs_lastref_ms, r->flags & NEGT_FS_REFUSED, r->flags & NEGT_FS_FREE);
+    age(vm, sizeof vm, r->time_ms, r->vm_lastref_ms, r->flags & NEGT_VM_REFUSED, r->flags & NEGT_VM_FREE);
     printf("%u %u %s %s %s %u %s\n", r->seq, r->time_ms, who[r->asker < 3 ? r->asker : 3], fs, vm,
            r->penalty_ms / 1000, who[r->gave < 4 ? r->gave : 3]);
   }

@@ -66,6 +66,7 @@
  * console, its number and arguments before it is made (so that the last line before a panic
  * names the call that did it) and its result after. */
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -645,7 +646,7 @@ static void account(struct call *c, int r)
       if (ndead > 8)
         ndead = 8;
       if (c->a[0] && c->a[0] - (unsigned)arena < ARENA && *(int *)c->a[0] >= 128 &&
-          *(int *)c->a[0] != 128 + 9)       /* not its own kill */
+          *(int *)c->a[0] != SIG_STATUS(SIGKILL))       /* not its own kill */
         kidfaults++;
     }
     break;
@@ -765,7 +766,7 @@ static void fuzz(int procidx, unsigned count)
     for (int i = 0; i < MAXKIDS; i++)
       if (kids[i] == pid)
         kids[i] = 0;
-    if (st >= 128 && st != 128 + 9)
+    if (st >= 128 && st != SIG_STATUS(SIGKILL))
       kidfaults++;
   }
   char line[96];

@@ -175,8 +175,10 @@ int vm_fault(uint32_t va, uint32_t err, bool from_user)
     }
     /* Grown 64 KB at a time: fewer, larger reservations of backing store. */
     uint32_t lim = USER_STACK_TOP - USER_STACK_MAX;
-    if (seg_grow(s, MAX(MIN(va, s->start - 16 * PGSIZE), lim), s->end) < 0) {
-      vm_fault_reason = "out of backing store growing the stack";
+    int gerr = seg_grow(s, MAX(MIN(va, s->start - 16 * PGSIZE), lim), s->end);
+    if (gerr < 0) {
+      vm_fault_reason = gerr == -ENOSWAP ? "out of backing store growing the stack (the disk is full)"
+                                         : "out of memory growing the stack";
       return -1;
     }
   }

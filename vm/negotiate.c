@@ -110,7 +110,8 @@ static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm
   r->time_ms = uptime_ms();
   r->asker = asker;
   r->gave = gave;
-  r->flags = (fs.refuse ? NEGT_FS_REFUSED : 0) | (vm.refuse ? NEGT_VM_REFUSED : 0);
+  r->flags = (fs.refuse ? NEGT_FS_REFUSED : 0) | (vm.refuse ? NEGT_VM_REFUSED : 0) |
+             (fs.free ? NEGT_FS_FREE : 0) | (vm.free ? NEGT_VM_FREE : 0);
   r->fs_lastref_ms = fs.lastref_ms;
   r->vm_lastref_ms = vm.lastref_ms;
   r->penalty_ms = pen;

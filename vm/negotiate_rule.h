@@ -15,6 +15,9 @@ enum neg_pool { NEG_FS = 0, NEG_VM = 1 };
  * reference in ms since boot (both pools stamp the same clock). */
 struct neg_offer {
   bool refuse;
+  bool free;                  /* a free page (no identity): lastref_ms is 0, older than any
+                                 (beside refuse: the struct stays 8 bytes, which gdb's
+                                 negbreak reads in the optimised kernel) */
   uint32_t lastref_ms;
 };
 

@@ -122,6 +122,14 @@ static void swapname(struct segment *s, char *buf, int len)
   snprintf(buf, len, "seg%u", (uint32_t)(s - segtab));
 }
 
+/* The disk has no room for the backing store: the segment's user is told ENOSWAP ("No space
+ * left for the backing store"), not the file system's ENOSPC (nothing it wrote is at stake)
+ * nor ENOMEM (memory is not what ran out). */
+static int swap_error(int err)
+{
+  return err == -ENOSPC || err == -EFBIG ? -ENOSWAP : err;
+}
+
 static int seg_reserve_locked(struct segment *s)
 {
   if (s->type == SEG_CODE)
@@ -137,7 +145,7 @@ static int seg_reserve_locked(struct segment *s)
     swapname(s, name, sizeof name);
     struct inode *ip = bypass_create(name, &err);
     if (!ip)
-      return err == -ENOSPC ? -ENOMEM : err;
+      return swap_error(err);
     acquire(&vm_lock);
     s->swap = ip;
     release(&vm_lock);
@@ -161,7 +169,7 @@ static int seg_reserve_locked(struct segment *s)
         kfree_page(s->swapaddr[c]);
         s->swapaddr[c] = 0;
       }
-    return err;
+    return swap_error(err);
   }
   acquire(&vm_lock);
   s->swapblocks = want;     /* pages below it may go out from now on */
@@ -259,14 +267,18 @@ void seg_reserve_lazy(bool all)
       if (pid == 1) {
         /* init cannot be killed, and a system without it cannot go on (nothing is lost:
          * this thread writes nothing, and what was fsync'ed is on disk). */
-        kprintf("vm: no backing store for init (error %d): the system cannot run; powering off\n", -err);
+        kprintf("vm: no backing store for init (error %d%s): the system cannot run; powering off\n", -err,
+                err == -ENOSWAP ? ": the disk is full" : "");
         machine_poweroff(1);
       }
       bool again = false;
       for (int k = 0; k < nkilled; k++)
         again |= killed[k] == pid;
       if (!again) {
-        kprintf("vm: no backing store for pid %d (error %d): killed\n", pid, -err);
+        if (err == -ENOSWAP)
+          kprintf("vm: no backing store for pid %d (the disk is full): killed\n", pid);
+        else
+          kprintf("vm: no backing store for pid %d (error %d): killed\n", pid, -err);
         if (pid)
           kill_proc(pid);
         if (nkilled < NPROC)

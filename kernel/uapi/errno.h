@@ -34,4 +34,8 @@
 #define ENOSYS  38
 #define ENOTEMPTY 39
 #define ELOOP   40
+/* Not Linux's (the first number after its last, EHWPOISON 133): the heap or stack cannot grow,
+ * or a program start, because the disk has no room left for the backing store (the swap
+ * space a segment reserves as it grows). ENOMEM stays for memory and address space. */
+#define ENOSWAP 134
 #endif

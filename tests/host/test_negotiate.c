@@ -8,8 +8,8 @@ static int failures, checks;
 #define CHECK(c, ...) do { checks++; if (!(c)) { failures++; printf("FAIL %s:%d: ", __FILE__, __LINE__); \
   printf(__VA_ARGS__); printf("\n"); } } while (0)
 
-static struct neg_offer at(uint32_t s) { struct neg_offer o = { false, s * 1000 }; return o; }
-static const struct neg_offer REFUSE = { true, 0 };
+static struct neg_offer at(uint32_t s) { struct neg_offer o = { .refuse = false, .lastref_ms = s * 1000 }; return o; }
+static const struct neg_offer REFUSE = { .refuse = true };
 static const char *name[] = { "own", "other", "none" };
 
 static void decides(enum neg_pool asker, struct neg_offer own, struct neg_offer other,
@@ -68,7 +68,7 @@ static void with_penalty(void)
   DECIDES(NEG_FS, at(3600), at(3600 - 1201), 1200, NEG_OTHER);
   /* A bias that would run past the clock saturates: the VM page is never taken. */
   DECIDES(NEG_FS, at(4000000), at(4000000), 4000000, NEG_OWN);
-  struct neg_offer late = { false, UINT32_MAX - 5 }, early = { false, 10 };
+  struct neg_offer late = { .lastref_ms = UINT32_MAX - 5 }, early = { .lastref_ms = 10 };
   CHECK(neg_decide(NEG_FS, late, early, UINT32_MAX) == NEG_OWN, "saturating bias wrapped");
 }
 

@@ -5,7 +5,8 @@ entries, process slots, all checked with the kernel's counters before and after.
 
 `exhaust WHAT` (user/exhaust.c) takes all there is of one resource and reports the error that
 stopped it, then gives it back. A small machine (16 MB, 32 MB disk) so that each runs out fast:
-memory runs out first (the heap goes on in backing store), then the backing store (ENOMEM).
+memory runs out first (the heap goes on in backing store), then the disk's room for the backing
+store (ENOSWAP, "No space left for the backing store (disk full)").
 """
 import re
 import pytest
@@ -41,7 +42,7 @@ def test_exhaust_each_resource(small):
     before, after = (vmstat_snapshots(r.printed("vmstat", i))[0] for i in (0, 1))
     # Counts a program can rely on: what the tables hold, less what is in use already.
     want = {
-        "exhaust mem": "ENOMEM", "exhaust disk": "ENOSPC", "exhaust inodes": "ENOSPC",
+        "exhaust mem": "ENOSWAP", "exhaust disk": "ENOSPC", "exhaust inodes": "ENOSPC",
         "exhaust fds": "EMFILE", "exhaust files": "ENFILE", "exhaust icache": "ENFILE",
         "exhaust pipes": "ENFILE", "exhaust procs": "EAGAIN",
     }
@@ -50,8 +51,11 @@ def test_exhaust_each_resource(small):
         n, e = reported(r, line)
         got[line] = n
         assert e == err and r.cmd(line).status == 0, (line, n, e, r.printed(line))
-    # The heap went well past memory (16 MB) into backing store, and every page read back.
+    # The heap went well past memory (16 MB) into backing store, and every page read back;
+    # then the disk was full, and the message says it was the backing store, not memory.
     assert got["exhaust mem"] > 20 * 1024, got
+    assert re.search(r"^exhaust: mem: sbrk: No space left for the backing store \(disk full\)$",
+                     r.printed("exhaust mem"), re.M), r.printed("exhaust mem")
     assert got["exhaust disk"] > 20 * 1024 and got["exhaust inodes"] > 1500, got
     assert got["exhaust fds"] == 16 - 3, got                      # stdin, stdout, stderr
     # Its two pipes hold 4 entries, the console's one is shared by all.
@@ -140,7 +144,7 @@ def test_system_answers_while_exhausted(small):
     # ^C killed the whole bomb, and nothing else; the shell and a new program run.
     bomb = out[out.index("$ exhaust bomb 600"):]
     assert re.search(r"^exhaust: bomb: full at %d processes, fork says EAGAIN$" % NPROC, bomb, re.M), bomb
-    killed = re.findall(r"^pid \d+ \((\w+)\) killed: interrupted \(\^C\)$", bomb, re.M)
+    killed = re.findall(r"^pid \d+ \((\w+)\) killed: interrupted \(\^C\) \(SIGINT, status 130\)$", bomb, re.M)
     assert len(killed) >= NPROC - 10 and set(killed) == {"exhaust"}, killed
     assert len(re.findall(r"killed", out)) == len(killed), r
     final = bomb[bomb.rindex("$ ps\n") + 5:bomb.index("$ echo after")]

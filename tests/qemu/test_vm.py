@@ -98,7 +98,9 @@ def test_out_of_backing_store_kills_or_fails_only_that_process(make_disk):
              "memhog 8\nvmstat\naudit\n", disk=d, mem=MEM, timeout=400, status=True)
     assert r.rc == 0, r
     big = r.cmd("memhog 40")
-    assert big.out == "memhog: cannot get 40 MB: out of memory\n" and big.status != 0, r.cmds
+    # 40 MB fits memory and address space, not the 24 MB disk: the message says which ran out
+    assert big.out == "memhog: cannot get 40 MB: No space left for the backing store (disk full)\n" \
+        and big.status != 0, r.cmds
     stack = r.cmd("memhog -s 6")
     killed = [l for l in stack.out.splitlines() if re.match(r"pid \d+ \(memhog\) killed: ", l)]
     assert len(killed) == 1 and "backing store" in killed[0] and stack.status != 0, r.cmds

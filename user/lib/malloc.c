@@ -1,5 +1,7 @@
 /* A first-fit allocator over sbrk, after K&R: a circular free list sorted by address,
- * neighbouring free blocks merged on free. Memory is never given back to the kernel. */
+ * neighbouring free blocks merged on free. Memory is never given back to the kernel. A
+ * malloc that fails sets errno to ENOMEM, or to sbrk's ENOSWAP when the heap could not grow
+ * for want of backing store (the disk is full): perror then says which ran out. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,7 +62,8 @@ void *malloc(size_t n)
       return p + 1;
     }
     if (p == freep && (p = morecore(nunits)) == 0) {
-      errno = ENOMEM;
+      if (errno != ENOSWAP)
+        errno = ENOMEM;
       return 0;
     }
   }

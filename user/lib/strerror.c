@@ -1,4 +1,5 @@
-/* Messages for the errno values of kernel/uapi/errno.h, worded as Linux does. */
+/* Messages for the errno values of kernel/uapi/errno.h, worded as Linux does (ENOSWAP, the
+ * one of this system's own, as Linux would if it had it). */
 #include <string.h>
 #include <stdio.h>
 #include <errno.h>
@@ -38,6 +39,7 @@ static const char *const messages[] = {
   [ENOSYS] = "Function not implemented",
   [ENOTEMPTY] = "Directory not empty",
   [ELOOP] = "Too many levels of symbolic links",
+  [ENOSWAP] = "No space left for the backing store (disk full)",
 };
 
 char *strerror(int err)
