@@ -61,6 +61,7 @@ AREA_TESTS = {
     "kernel": ["tests/qemu/test_usertests.py", "tests/qemu/test_shell.py", "tests/qemu/test_console.py"],
     "programs": ["tests/qemu/test_programs.py", "tests/qemu/test_sort.py", "tests/qemu/test_workloads.py"],
     "images": ["tests/qemu/test_imgfuzz.py", "tests/host/test_fsck_checks.py"],
+    "messages": ["tests/qemu/test_messages.py", "tests/qemu/test_vm.py", "tests/qemu/test_exhaustion.py"],
     "coursework": ["tests/host/test_policy.py", "tests/host/test_tracesim.py", "tests/host/test_grade.py",
                    "tests/qemu/test_trace.py"],
 }

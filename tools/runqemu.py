@@ -146,7 +146,6 @@ def main():
         if saved:
             termios.tcsetattr(0, termios.TCSANOW, saved)
         return refuse("QEMU could not be started: %s" % e)
-    elf_copy = keep_elf(a)
     if a.gdb and a.gdb_file:
         write_gdb_file(a, q.pid)
     ready = threading.Event()
@@ -270,9 +269,7 @@ def main():
         return 137
     if timed_out:
         sys.stderr.write("\nrunqemu: timed out after %g s\n" % a.timeout)
-        if dumped.is_set():
-            sys.stderr.write(symbolized(bytes(dump).decode("utf-8", "replace"), elf_copy))
-        else:
+        if not dumped.is_set():     # the dump itself is above, its call chains named by the kernel
             sys.stderr.write("runqemu: no ^P dump from the guest (interrupts off, or its input buffer full)\n")
         return 124
     if q.returncode == EXIT_CLEAN:
@@ -400,42 +397,6 @@ def ask_for_dump(q, dumping, dumped):
     while not dumped.is_set() and q.poll() is None and time.time() < deadline:
         dumped.wait(0.2)
     time.sleep(0.2)             # the last bytes after the end line
-
-
-def keep_elf(a):
-    """A copy of the kernel's ELF file as booted, for naming a timed-out guest's call chains:
-    the build may have replaced the file by then (as it did during a loop of runs)."""
-    elf = a.kernel or os.path.join(ROOT, "build", "kernel.elf")
-    if not a.timeout or not os.path.exists(elf):
-        return None
-    import tempfile
-    f = tempfile.NamedTemporaryFile(prefix="runqemu-", suffix=".elf")
-    with open(elf, "rb") as src:
-        shutil.copyfileobj(src, f)
-    f.flush()
-    return f                    # removed when closed, at exit
-
-
-def symbolized(dump, elf_copy):
-    """The dump's processes with their call chains as function names (addr2line on the
-    kernel's ELF file), innermost first."""
-    elf = elf_copy.name if elf_copy else ""
-    tool = shutil.which("i686-linux-gnu-addr2line") or shutil.which("addr2line")
-    chains = re.findall(r"^  pid (\d+) .*\n    pcs: ((?:0x[0-9a-f]+ ?)+)$", dump, re.M)
-    if not tool or not os.path.exists(elf) or not chains:
-        return ""
-    addrs = sorted({x for _, pcs in chains for x in pcs.split()})
-    # A return address points after its call: ask for the call's own line.
-    p = subprocess.run([tool, "-f", "-s", "-e", elf] + ["0x%x" % (int(x, 16) - 1) for x in addrs],
-                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    lines = p.stdout.splitlines()
-    if len(lines) != 2 * len(addrs):
-        return ""
-    name = {x: "%s(%s)" % (lines[2 * i], lines[2 * i + 1].split(" ")[0]) for i, x in enumerate(addrs)}
-    out = ["runqemu: the guest's call chains (innermost first):"]
-    for pid, pcs in chains:
-        out.append("  pid %s: %s" % (pid, " < ".join(name[x] for x in pcs.split())))
-    return "\n".join(out) + "\n"
 
 
 def qemu_failure(rc, errors, a):

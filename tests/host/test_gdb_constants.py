@@ -10,7 +10,7 @@ import kconst  # noqa: E402  (pure Python: no gdb needed)
 
 
 def c_value(text):
-    text = re.sub(r"/\*.*?\*/", "", text).strip()
+    text = re.sub(r"/\*.*?(\*/|$)", "", text).strip()     # a comment may go on past the line
     text = re.sub(r"(?<=[0-9a-fA-F])[uU]\b", "", text)
     return int(text, 0)
 

@@ -29,8 +29,9 @@ def records(n):
     return [ring[(seq - n + i) % K.NEGTRACE_MAX] for i in range(n)]
 
 
-def age_ms(now, t, refused):
-    return "refuse" if refused else str((now - t) & 0xFFFFFFFF)
+def age_ms(now, t, refused, free=False):
+    """As negtrace prints it: refuse, free (a free block or page has no age), or ms."""
+    return "refuse" if refused else "free" if free else str((now - t) & 0xFFFFFFFF)
 
 
 def decide(asker_vm, own, other, penalty_ms):
@@ -69,8 +70,9 @@ recycled its own oldest page; none: it waits). Then the neg.* counters and vm.pe
             fs_ref, vm_ref = r.flags & K.NEGT_FS_REFUSED, r.flags & K.NEGT_VM_REFUSED
             vm_age = (r.time_ms - r.vm_lastref_ms) & 0xFFFFFFFF
             biased = "refuse" if vm_ref else str(vm_age - r.penalty_ms)
-            rows.append([r.seq, r.time_ms, WHO.get(r.asker, "?"), age_ms(r.time_ms, r.fs_lastref_ms, fs_ref),
-                         age_ms(r.time_ms, r.vm_lastref_ms, vm_ref), r.penalty_ms // 1000, biased,
+            rows.append([r.seq, r.time_ms, WHO.get(r.asker, "?"),
+                         age_ms(r.time_ms, r.fs_lastref_ms, fs_ref, r.flags & K.NEGT_FS_FREE),
+                         age_ms(r.time_ms, r.vm_lastref_ms, vm_ref, r.flags & K.NEGT_VM_FREE), r.penalty_ms // 1000, biased,
                          WHO.get(r.gave, "?")])
         if rows:
             gdb.write(table(["SEQ", "TIME", "ASKER", "FS_AGE", "VM_AGE", "PENALTY", "VM_BIASED", "GAVE"], rows,

@@ -39,6 +39,8 @@ DEFINES = [
     ("kernel/uapi/negtrace.h", "NEGTRACE_MAX", 256),
     ("kernel/uapi/negtrace.h", "NEGT_FS_REFUSED", 0x1),
     ("kernel/uapi/negtrace.h", "NEGT_VM_REFUSED", 0x2),
+    ("kernel/uapi/negtrace.h", "NEGT_FS_FREE", 0x4),
+    ("kernel/uapi/negtrace.h", "NEGT_VM_FREE", 0x8),
     ("kernel/proc.h", "NPROC", 64),
 ]
 
