@@ -107,10 +107,10 @@ void releasesleep(struct sleeplock *lk)
 }
 int holdingsleep(struct sleeplock *lk) { return lk->locked; }
 
-void sleep(void *chan, struct spinlock *lk)
+void (sleep)(void *chan, struct spinlock *lk, const char *what)
 {
   (void)lk;
-  panic("sleep on %p: the only process would sleep forever", chan);
+  panic("sleep on %s (%p): the only process would sleep forever", what, chan);
 }
 void wakeup(void *chan) { (void)chan; }
 void yield(void) { }              /* one process: nobody else to run */
