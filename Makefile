@@ -235,11 +235,11 @@ grade: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
 	@test -n "$(POLICY)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=aging)'; exit 2; }
 	$(PY) tools/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE))
 
-# The negotiation's decision is pure C too (vm/negotiate_rule.c).
-$(B)/tests/test_negotiate: tests/host/test_negotiate.c vm/negotiate_rule.c vm/negotiate_rule.h | $(TOOLS_OK)
+# The negotiation's decision is pure C too (kernel/negotiate_rule.c).
+$(B)/tests/test_negotiate: tests/host/test_negotiate.c kernel/negotiate_rule.c kernel/negotiate_rule.h | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
 	$(msg) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_negotiate.c vm/negotiate_rule.c
+	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_negotiate.c kernel/negotiate_rule.c
 
 # sort's order is pure C too (user/lib/linecmp.c): the host sorts with the very same file.
 $(B)/tests/test_linecmp: tests/host/test_linecmp.c user/lib/linecmp.c user/include/linecmp.h | $(TOOLS_OK)
@@ -249,7 +249,7 @@ $(B)/tests/test_linecmp: tests/host/test_linecmp.c user/lib/linecmp.c user/inclu
 
 # The kernel's own file-system code, run on the host against mkfs images (tests/host/test_kfs.py).
 KFSSRC := $(wildcard tests/host/kfs/*.c) $(wildcard fs/*.c) kernel/pipe.c kernel/cmdline.c kernel/sysctl.c
-$(B)/tests/kfs: $(KFSSRC) $(wildcard tests/host/kfs/*.h fs/*.h kernel/*.h kernel/uapi/*.h) vm/coremap.h drivers/disk.h | $(TOOLS_OK)
+$(B)/tests/kfs: $(KFSSRC) $(wildcard tests/host/kfs/*.h fs/*.h kernel/*.h kernel/uapi/*.h) kernel/coremap.h drivers/disk.h | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
 	$(msg) CC $@
 	$(Q)$(CC) -static -O1 -g -Wall -Wextra -Wno-unused-parameter -I. -Itests/host/kfs -o $@ $(KFSSRC)

@@ -9,10 +9,10 @@
 #include "kernel/sysctl.h"
 #include "kernel/uapi/errno.h"
 #include "kernel/uapi/syscall.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 #include "drivers/disk.h"
 #include "fs/ordering.h"
-#include "vm/negotiate.h"
+#include "kernel/negotiate.h"
 
 #define NHASH   8192u               /* a power of two: chains of a few blocks in 64 MB */
 #define NCFILE  256                 /* files with dirty blocks (or a name or error) at once */
@@ -108,7 +108,7 @@ static void hash_remove(struct cblock *b)
   b->hashed = false;
 }
 
-/* A block under disk I/O has its frame busy (vm/coremap.h: busy, wait for it); a valid one
+/* A block under disk I/O has its frame busy (kernel/coremap.h: busy, wait for it); a valid one
  * is being written, an invalid one read. */
 static bool busy(struct cblock *b) { return b->frame && frame_busy(b->frame); }
 static bool writing(struct cblock *b) { return busy(b) && (b->flags & CB_VALID); }
@@ -399,9 +399,9 @@ static void shrink(void)
   give_back();
 }
 
-/* --- what the negotiation asks (vm/negotiate.c) ------------------------------------------- */
+/* --- what the negotiation asks (kernel/negotiate.c) ------------------------------------------- */
 
-struct neg_offer cache_offer(bool giving)
+static struct neg_offer cache_offer(bool giving)
 {
   struct neg_offer o = { .refuse = true };
   acquire(&cache_lock);
@@ -433,7 +433,7 @@ struct neg_offer cache_offer(bool giving)
   return o;
 }
 
-struct frame *cache_surrender(void)
+static struct frame *cache_surrender(void)
 {
   struct frame *f = 0;
   acquire(&cache_lock);
@@ -460,7 +460,7 @@ struct frame *cache_surrender(void)
  * taken). A cache frame owned by nobody is on its way between a pool and its new owner (a
  * negotiation's frame not yet attached): counted apart, not a problem. */
 #define BAD(...) do { bad++; if (!quiet) kprintf("audit: cache: " __VA_ARGS__); } while (0)
-int cache_audit(bool quiet)
+static int cache_audit(bool quiet)
 {
   int bad = 0;
   acquire(&cache_lock);
@@ -541,7 +541,7 @@ int cache_audit(bool quiet)
 }
 #undef BAD
 
-void cache_minmax_reset(void)
+static void cache_minmax_reset(void)
 {
   acquire(&cache_lock);
   st_min_held = st_max_held = nframes_held;
@@ -820,6 +820,12 @@ static uint32_t scheduled(void)
 
 /* --- the interface ----------------------------------------------------------------------- */
 
+/* The cache's answers to the negotiation (kernel/negotiate.h). */
+static const struct pool_ops cache_pool = {
+  .name = "cache", .offer = cache_offer, .surrender = cache_surrender, .audit = cache_audit,
+  .reset = cache_minmax_reset,
+};
+
 void cache_init(void)
 {
   initlock(&cache_lock, "cache");
@@ -835,6 +841,7 @@ void cache_init(void)
   for (uint32_t i = 0; i < NELEM(size_settings); i++)
     setting_register(&size_settings[i]);
   setting_register(&policy_setting);
+  neg_register_pool(NEG_FS, &cache_pool);
   stat_register("fs.cache.blocks", &nframes_held);
   stat_register_fn("fs.cache.min_kb", min_held_kb);
   stat_register_fn("fs.cache.max_kb", max_held_kb);
@@ -888,7 +895,7 @@ struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
     if (!b && cache_have_cleaners) {
       /* No clean block anywhere, and no frame to be had: the cleaners write the dirty ones
        * cache_alloc_block just scheduled, and a release wakes us. We do not write them
-       * ourselves: we may hold other blocks and inodes locked (vm/coremap.h). A pointer
+       * ourselves: we may hold other blocks and inodes locked (kernel/coremap.h). A pointer
        * block held back for data not yet durable needs a flush to go out whole. */
       if (cache_unflushed()) {
         release(&cache_lock);

@@ -6,7 +6,7 @@
  * hash table of chains finds a block in O(1) whatever the cache size. Each block's data is
  * one core-map frame of POOL_CACHE (owner: the block header). The cache's size follows
  * demand (Sprite thesis 6.3): it grows by taking a frame, free or traded from the VM
- * (vm/negotiate.c), and shrinks when the VM asks for its oldest clean block; it never goes
+ * (kernel/negotiate.c), and shrinks when the VM asks for its oldest clean block; it never goes
  * below fs.cache_min_kb when asked, nor above fs.cache_max_kb if set, and with
  * fs.cache_fixed_kb set it grows to that size and stays. Headers are made a page at a
  * time as the cache grows; those without a frame wait on a spare list.
@@ -35,7 +35,7 @@
  * the writer of a write-back for the whole I/O (so a block changed meanwhile waits, then
  * is dirty again). A block nobody references has a free sleeplock, so a cleaner may take
  * it while holding cache_lock. While a block is under disk I/O (read, or written back) its
- * frame is busy, the core map's one "busy, wait for it" (vm/coremap.h): nobody takes the
+ * frame is busy, the core map's one "busy, wait for it" (kernel/coremap.h): nobody takes the
  * block, and whoever must wait for the I/O to end waits on the frame (frame_wait).
  */
 #ifndef FS_CACHE_H

@@ -21,7 +21,7 @@
 #include "kernel/power.h"
 #include "kernel/syscall.h"
 #include "drivers/disk.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 #include "fs/ordering.h"
 #include "fs/bitset.h"
 

@@ -32,7 +32,7 @@
 #include "fs/layout.h"
 #include "kernel/klib.h"
 #include "kernel/spinlock.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 
 static struct spinlock order_lock;
 static struct bitset newbits;       /* allocated, contents not yet on stable storage */

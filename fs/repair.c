@@ -35,7 +35,7 @@
 #include "fs/internal.h"
 #include "fs/fs.h"
 #include "kernel/klib.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 
 #define PAGE 4096u
 

@@ -10,7 +10,7 @@
 #include "kernel/syscall.h"
 #include "kernel/memlayout.h"
 #include "kernel/uapi/fcntl.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 
 /* --- helpers ----------------------------------------------------------------------------- */
 

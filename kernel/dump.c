@@ -12,7 +12,7 @@
 #include "kernel/stats.h"
 #include "kernel/time.h"
 #include "kernel/dump.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 
 void state_dump(void)
 {

@@ -13,9 +13,9 @@
 #include "drivers/pci.h"
 #include "drivers/disk.h"
 #include "drivers/kbd.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 #include "vm/vm.h"
-#include "vm/negotiate.h"
+#include "kernel/negotiate.h"
 
 #define MULTIBOOT_BOOTLOADER_MAGIC 0x2BADB002
 #define MB_INFO_CMDLINE 0x004

@@ -12,7 +12,7 @@
 #include "fs/fs.h"
 #include "drivers/disk.h"
 #include "vm/vm.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 #include "kernel/sleeplock.h"
 #include "kernel/ksyms.h"
 #include "kernel/fpu.h"

@@ -4,25 +4,24 @@
 #include "kernel/spinlock.h"
 
 #define MAXSTATS 128
-static struct {
-  const char *name;
-  const uint32_t *value;
-  uint32_t (*get)(void);
-} stats[MAXSTATS];
+static struct counter stats[MAXSTATS];
 static int nstats;
 
 static void add(const char *name, const uint32_t *value, uint32_t (*get)(void))
 {
   if (nstats == MAXSTATS)
     panic("stats: table full at %s", name);
-  stats[nstats].name = name;
-  stats[nstats].value = value;
-  stats[nstats].get = get;
-  nstats++;
+  stats[nstats++] = (struct counter){ name, value, get };
 }
 
 void stat_register(const char *name, const uint32_t *value) { add(name, value, 0); }
 void stat_register_fn(const char *name, uint32_t (*get)(void)) { add(name, 0, get); }
+
+void stat_register_table(const struct counter *c, uint32_t n)
+{
+  for (uint32_t i = 0; i < n; i++)
+    add(c[i].name, c[i].value, c[i].get);
+}
 
 int stat_format(char *buf, int len)
 {

@@ -10,7 +10,7 @@
 #include "kernel/uapi/signal.h"
 #include "fs/fs.h"
 #include "vm/vm.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 
 int sys_fork(void) { return fork(); }
 int sys_getpid(void) { return myproc()->pid; }

@@ -72,7 +72,7 @@ PRESETS = {
 }
 LEAVE_KB = 1024           # what the paper preset's toucher leaves to the file cache
 SORT_KB = 180             # sort's own memory: its 128 KB budget, code, stack, buffers (ps: 168 KB)
-RESERVE_FRAMES = 64       # the kernel's reserve of free frames (vm/negotiate.c KERNEL_RESERVE)
+RESERVE_FRAMES = 64       # the kernel's reserve of free frames (kernel/negotiate.c KERNEL_RESERVE)
 SAMPLE_MS = 1000          # the cache sampler's period (a sample costs the guest some kstat text)
 
 # The paper's Tables 3 (no penalty) and 4 (120 s), by sleep interval: response min, max, avg
@@ -90,7 +90,7 @@ LINUX = "Linux 6.1 on the scaled mix at S = 5–30: 919–1279 faults, touches o
 DELTA = ["vm.pageins.backing", "vm.pageouts", "vm.pageins", "fs.disk.reads", "fs.disk.writes"]
 COUNTERS = DELTA + ["fs.cache.min_kb", "fs.cache.max_kb", "neg.fs_asks_vm", "neg.fs_asks_vm_satisfied",
                     "neg.vm_asks_fs", "neg.vm_asks_fs_satisfied", "vm.age_lag_ms"]
-# What a negotiation in which nothing was traded cost (vm/negotiate.c): a line of its own after
+# What a negotiation in which nothing was traded cost (kernel/negotiate.c): a line of its own after
 # the others (runs recorded before it have none).
 COST = ["neg.untraded", "neg.untraded_tsc_avg", "neg.untraded_tsc_min"]
 SAMPLED = ["fs.cache.blocks", "vm.pageins.backing", "mem.frames.free"]

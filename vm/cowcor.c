@@ -53,7 +53,7 @@
 #include "kernel/syscall.h"
 #include "fs/fs.h"
 #include "vm/vm.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 #include "vm/fault.h"
 
 uint32_t vm_fork_mode = FORK_COWCOR;

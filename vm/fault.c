@@ -17,7 +17,7 @@
 #include "fs/fs.h"
 #include "vm/vm.h"
 #include "vm/fault.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 
 /* Why the last fault could not be handled, for the kill message. */
 const char *vm_fault_reason;
@@ -151,7 +151,7 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
   pte_t perm = s->type == SEG_CODE ? 0 : (*pte & PTE_COW) ? PTE_COW : PTE_W;
   vm_map_frame(s, va, f, PTE_U | perm);
   release(&vm_lock);
-  if (vm_audit_every_fault && vm_audit(false) != 0)
+  if (vm_audit_every_fault && coremap_audit(false) + vm_audit(false) != 0)
     panic("vm: audit failed after a fault at 0x%x", va);
   return write && perm == PTE_COW ? NEED_COW : 0;
 }

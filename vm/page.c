@@ -1,7 +1,7 @@
 /* Frames for pages: where they come from, how they are cleaned, and how pages age.
  *
  *   vm_getframe     a frame for a page: free, traded from the file cache, or the VM's own
- *                   clean victim (vm/negotiate.c decides which); never written in the
+ *                   clean victim (kernel/negotiate.c decides which); never written in the
  *                   asker's thread: with no clean victim, it waits for the page-out daemon
  *   take_clean      the VM's next clean victim, unmapped: first a page the daemon has just
  *                   cleaned (the ready list), else the replacement policy's choice; dirty
@@ -31,9 +31,9 @@
 #include "kernel/syscall.h"
 #include "fs/fs.h"
 #include "vm/vm.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 #include "vm/policy.h"
-#include "vm/negotiate.h"
+#include "kernel/negotiate.h"
 
 extern pde_t boot_pgdir[];
 
@@ -408,7 +408,7 @@ struct frame *vm_getframe(struct segment *s, uint32_t va)
   return 0;
 }
 
-/* --- what the negotiation asks (vm/negotiate.c) ------------------------------------------- */
+/* --- what the negotiation asks (kernel/negotiate.c) ------------------------------------------- */
 
 /* The VM keeps 1/16 of memory whoever asks (Sprite's minVMPages). */
 static bool at_floor(void)
@@ -488,7 +488,7 @@ static int32_t oldest_victim(int32_t *k)
   return -1;
 }
 
-struct neg_offer vm_offer(bool giving)
+static struct neg_offer vm_offer(bool giving)
 {
   struct neg_offer o = { .refuse = true };
   int32_t k = -1;
@@ -505,7 +505,7 @@ struct neg_offer vm_offer(bool giving)
 /* The oldest page goes, if it is clean. A dirty one goes to the laundry, and so do the dirty
  * ones after it in the batch, up to the first clean one, which goes instead: the next
  * oldest, the page-out daemon cleaning ahead for the next asks. */
-struct frame *vm_surrender(void)
+static struct frame *vm_surrender(void)
 {
   struct frame *f = 0;
   int32_t k = -1;
@@ -749,6 +749,11 @@ static const struct setting set_rate = {
   "vm.clock_rate", "frames the aging clock checks per second (0: a whole pass every 2 s)",
   &clock_rate, 0, 1000000, 0, 0 };
 
+/* The VM's answers to the negotiation (kernel/negotiate.h). */
+static const struct pool_ops vm_pool = {
+  .name = "vm", .offer = vm_offer, .surrender = vm_surrender, .audit = vm_audit,
+};
+
 void vm_init(void)
 {
   initlock(&vm_lock, "vm");
@@ -763,6 +768,7 @@ void vm_init(void)
   setting_register(&set_spt_epoch);
   setting_register(&set_audit);
   setting_register(&set_rate);
+  neg_register_pool(NEG_VM, &vm_pool);
   stat_register("vm.faults", &st_vm_faults);
   stat_register("vm.faults.zero", &st_vm_faults_zero);
   stat_register("vm.faults.code", &st_vm_faults_code);
@@ -800,7 +806,7 @@ void vm_start(void)
 
 int vm_audit(bool quiet)
 {
-  int bad = coremap_audit(quiet);
+  int bad = 0;
   acquire(&vm_lock);
   /* Every VM frame belongs to a live segment whose entry points back at it. */
   uint32_t vmframes = 0;
@@ -915,10 +921,3 @@ int vm_audit(bool quiet)
   return bad;
 }
 
-/* The audit program: the core map, the VM's frames and page tables, and the cache's blocks,
- * each tied to the others. */
-int sys_vmaudit(void)
-{
-  bool quiet = argint(0) != 0;
-  return vm_audit(quiet) + cache_audit(quiet);
-}

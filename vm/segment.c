@@ -9,7 +9,7 @@
 #include "kernel/power.h"
 #include "fs/fs.h"
 #include "vm/vm.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 
 #define NSEGMENT (3 * NPROC)
 struct segment segtab[NSEGMENT];

@@ -31,7 +31,7 @@
 #include "kernel/syscall.h"
 #include "kernel/uapi/vmtrace.h"
 #include "vm/vm.h"
-#include "vm/coremap.h"
+#include "kernel/coremap.h"
 
 #define TRACE_PAGES 256
 #define PER_PAGE (PGSIZE / sizeof(struct vmtrace_rec))

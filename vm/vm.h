@@ -15,7 +15,7 @@
  *                           executable (code, initialised data)
  *   PTE_ONDISK              on the segment's backing file, at block seg_block(s, va)
  *   frame | PTE_INTRANS     its frame is busy under I/O (being paged in or out): wait for
- *                           the frame (frame_wait, vm/coremap.h) and look again
+ *                           the frame (frame_wait, kernel/coremap.h) and look again
  *   master << 12 | PTE_COR  copy-on-reference (vm/cowcor.c): the page is the one the master
  *                           segment (index in segtab) holds copy-on-write at the same address
  * PTE_COW marks a master's copy-on-write page, in a present entry (then read-only) and in an
@@ -87,7 +87,7 @@ struct addrspace {
 /* The VM lock: segment and address-space tables, page-table entries, and the pool-private
  * fields of VM frames (owner, index, pflags, lastref; busy together with coremap_lock). A
  * spinlock held briefly, never across I/O: I/O is done with the frame busy and its
- * page-table entry PTE_INTRANS, so others wait on the frame (vm/coremap.h). */
+ * page-table entry PTE_INTRANS, so others wait on the frame (kernel/coremap.h). */
 extern struct spinlock vm_lock;
 extern struct segment segtab[];
 extern uint32_t nsegtab;
@@ -155,7 +155,8 @@ void vm_putframe(struct frame *f);
 void vm_putframe_locked(struct frame *f);
 /* Pushes every resident page of process pid to backing store; pages written, or -errno. */
 int vm_pageout_pid(int pid);
-/* Checks the accounting; prints each problem; returns how many. */
+/* Checks the VM's accounting (its frames, page tables, COW-COR lists); prints each problem
+ * unless quiet; returns how many. The core map's own audit is apart (kernel/coremap.h). */
 int vm_audit(bool quiet);
 /* The reference trace (vm/trace.c): sampled from the aging clock's tick, vm_lock held. */
 void vm_trace_init(void);

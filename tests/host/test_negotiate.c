@@ -1,7 +1,7 @@
-/* Host unit tests of the negotiation's decision (vm/negotiate_rule.c, compiled unchanged):
+/* Host unit tests of the negotiation's decision (kernel/negotiate_rule.c, compiled unchanged):
  * who gives a frame for each pair of offers, with and without the penalty, in both modes. */
 #include <stdio.h>
-#include "vm/negotiate_rule.h"
+#include "kernel/negotiate_rule.h"
 
 static int failures, checks;
 

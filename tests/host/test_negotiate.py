@@ -1,4 +1,4 @@
-"""The negotiation's decision (vm/negotiate_rule.c), compiled unchanged into
+"""The negotiation's decision (kernel/negotiate_rule.c), compiled unchanged into
 build/tests/test_negotiate and driven through ties, refusals, both penalty modes."""
 import os, subprocess
 

@@ -301,7 +301,7 @@ def test_frames_lru_seg_pt_cowlists_describe_a_fork_family(disk, kernel):
         assert r.of("help " + h).startswith(usage + ":"), r.of("help " + h)
 
 
-NEG_CATCH = "vm/negotiate.c:%d" % next(i + 1 for i, l in enumerate(open(ROOT_DIR / "vm/negotiate.c"))
+NEG_CATCH = "kernel/negotiate.c:%d" % next(i + 1 for i, l in enumerate(open(ROOT_DIR / "kernel/negotiate.c"))
                                        if "copy_to_user(ubuf, out" in l)
 DUMP_NEGS = ("python exec(\"import gdb\\nn = int(gdb.parse_and_eval('n'))\\n"
              "for i in range(n):\\n r = gdb.parse_and_eval('out[%d]' % i)\\n"
@@ -322,7 +322,7 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     # end of the first; the second gives the cache's asks with a penalty)
     guest = [(None, "toucher -m 10 -s 5 -n 100 &\n"), (r"touch 1 \d+", "wc -c /big\nwc -c /big\nnegtrace -n 8\n")]
     steps = ["negbreak fs", "continue", "info breakpoints", "negbreak off", "finish", "negbreak vm", "continue", "negbreak off", "finish",
-             "set var 'vm/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "negbreak off", "finish", 'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
+             "set var 'kernel/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "negbreak off", "finish", 'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
              DUMP_NEGS, "negs 8", "negs 0", "negbreak bogus", "help negs", "help negbreak", "kill"]
     r = session(disk, guest, steps, cmdline="vm.penalty=0", kernel=kernel)
     for c in steps:

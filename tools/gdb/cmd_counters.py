@@ -38,11 +38,11 @@ def _in_use(var, file, member, field):
 
 # (file, function) -> how to compute it from a State
 COMPUTED = {
-    ("vm/coremap.c", "frames_total"): lambda st: sum(st.pool_counts()[p] for p in ("free", "kernel", "cache", "vm")),
-    ("vm/coremap.c", "frames_free"): _pool("free"),
-    ("vm/coremap.c", "frames_kernel"): _pool("kernel"),
-    ("vm/coremap.c", "frames_cache"): _pool("cache"),
-    ("vm/coremap.c", "frames_vm"): _pool("vm"),
+    ("kernel/coremap.c", "frames_total"): lambda st: sum(st.pool_counts()[p] for p in ("free", "kernel", "cache", "vm")),
+    ("kernel/coremap.c", "frames_free"): _pool("free"),
+    ("kernel/coremap.c", "frames_kernel"): _pool("kernel"),
+    ("kernel/coremap.c", "frames_cache"): _pool("cache"),
+    ("kernel/coremap.c", "frames_vm"): _pool("vm"),
     ("vm/page.c", "frames_vm"): _pool("vm"),
     ("vm/page.c", "oldest_age"): _oldest_ms,
     ("fs/cache.c", "min_held_kb"): lambda st: var_u32("st_min_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
@@ -53,9 +53,9 @@ COMPUTED = {
     ("fs/inode.c", "shown_free_descs"): lambda st: (
         int(value("fs_sb")["free_descs"]) + var_u32("st_pending_descs", "fs/inode.c")),
     ("drivers/virtio_blk.c", "disk_inflight"): lambda st: var_u32("inflight", "drivers/virtio_blk.c"),
-    ("vm/negotiate.c", "untraded_tsc_avg"): lambda st: (
-        int(value("untraded_tsc", "vm/negotiate.c")) // var_u32("st_untraded", "vm/negotiate.c")
-        if var_u32("st_untraded", "vm/negotiate.c") else 0),
+    ("kernel/negotiate.c", "untraded_tsc_avg"): lambda st: (
+        int(value("untraded_tsc", "kernel/negotiate.c")) // var_u32("st_untraded", "kernel/negotiate.c")
+        if var_u32("st_untraded", "kernel/negotiate.c") else 0),
     ("kernel/proc.c", "slots_used"): lambda st: len(st.procs),
     ("vm/segment.c", "seg_count_used"): lambda st: sum(1 for s in st.segments if s.used),
     ("fs/file.c", "files_open"): lambda st: _in_use("ftable", "fs/file.c", "file", "ref"),

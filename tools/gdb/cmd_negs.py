@@ -1,7 +1,7 @@
 """negs [N] and negbreak [fs|vm|off]: the negotiations between the file cache and the VM
-(vm/negotiate.c): the last ones from the kernel's trace ring, and a breakpoint on the next.
+(kernel/negotiate.c): the last ones from the kernel's trace ring, and a breakpoint on the next.
 
-negbreak stops in neg_decide (vm/negotiate_rule.c), the pure function every negotiation goes
+negbreak stops in neg_decide (kernel/negotiate_rule.c), the pure function every negotiation goes
 through: its arguments are both pools' offers and the penalty, so the decision can be stepped
 through with next/step and its verdict seen with finish. The pages behind the offers are found
 the way the pools find them (cache_offer, vm_offer: kstate.py) and checked against the times
@@ -22,10 +22,10 @@ WHO = {K.NEGT_FS: "fs", K.NEGT_VM: "vm", K.NEGT_KERNEL: "kernel", K.NEGT_NOBODY:
 def records(n):
     """The last n negotiation records (struct negrecord), oldest first, as sys_negtrace copies
     them."""
-    seq = var_u32("trace_seq", "vm/negotiate.c")
+    seq = var_u32("trace_seq", "kernel/negotiate.c")
     n = min(seq, n, K.NEGTRACE_MAX)
     lay = Layout("struct negrecord")
-    ring = lay.read_array(addr("trace", "vm/negotiate.c"), K.NEGTRACE_MAX)
+    ring = lay.read_array(addr("trace", "kernel/negotiate.c"), K.NEGTRACE_MAX)
     return [ring[(seq - n + i) % K.NEGTRACE_MAX] for i in range(n)]
 
 
@@ -35,7 +35,7 @@ def age_ms(now, t, refused, free=False):
 
 
 def decide(asker_vm, own, other, penalty_ms):
-    """neg_decide (vm/negotiate_rule.c) repeated: 'own', 'other' or 'none'. own and other are
+    """neg_decide (kernel/negotiate_rule.c) repeated: 'own', 'other' or 'none'. own and other are
     (refuse, lastref_ms)."""
     if other[0]:
         return "none" if own[0] else "own"
@@ -52,7 +52,7 @@ def decide(asker_vm, own, other, penalty_ms):
 class Negs(gdb.Command):
     """negs [N]: the last N negotiations (20; 0: all 256 the kernel keeps), oldest first, and the counters.
 
-As the negtrace program prints them, from the kernel's trace ring (vm/negotiate.c): SEQ, TIME
+As the negtrace program prints them, from the kernel's trace ring (kernel/negotiate.c): SEQ, TIME
 (ms since boot), ASKER (fs: a cache miss; vm: a page fault; kernel: refilling its reserve of
 free frames), FS_AGE and VM_AGE (ms since the page each pool offered was last used, or refuse),
 PENALTY (s added to the VM's time), VM_BIASED (the VM's age as compared: its age less the
@@ -81,8 +81,8 @@ recycled its own oldest page; none: it waits). Then the neg.* counters and vm.pe
             gdb.write("no negotiation yet (since boot or neg.reset): free frames were enough\n")
         counters = [(name, v) for name, v, _ in read_counters() if name.startswith("neg.")]
         gdb.write(" ".join("%s=%s" % c for c in counters) + "\n")
-        gdb.write("vm.penalty=%d s (%s)\n" % (var_u32("penalty_s", "vm/negotiate.c"),
-                                           "stepped" if var_u32("penalty_mode", "vm/negotiate.c") else "fixed"))
+        gdb.write("vm.penalty=%d s (%s)\n" % (var_u32("penalty_s", "kernel/negotiate.c"),
+                                           "stepped" if var_u32("penalty_mode", "kernel/negotiate.c") else "fixed"))
 
 
 # --- negbreak ---------------------------------------------------------------------------------
@@ -176,13 +176,13 @@ def on_stop(event):
     else:
         title = "the file cache asks: a cache miss in %s needs a frame and none is free" % who
         cache_giving, vm_giving = False, True
-    seq = var_u32("trace_seq", "vm/negotiate.c") + 1
+    seq = var_u32("trace_seq", "kernel/negotiate.c") + 1
     out = ["negotiation %d: %s" % (seq, title),
            "  cache offers: %s" % describe_cache(st, names, cache_giving, fs_off),
            "  VM offers:    %s" % describe_vm(st, vm_giving, vm_off),
            "  penalty: %d ms added to the VM's time (vm.penalty=%d s, %s)" % (
-               pen, var_u32("penalty_s", "vm/negotiate.c"),
-               "stepped" if var_u32("penalty_mode", "vm/negotiate.c") else "fixed")]
+               pen, var_u32("penalty_s", "kernel/negotiate.c"),
+               "stepped" if var_u32("penalty_mode", "kernel/negotiate.c") else "fixed")]
     if not fs_off[0] and not vm_off[0]:
         vm_biased = min(vm_off[1] + pen, 0xFFFFFFFF)
         out.append("  compared: the cache's page last used at %d ms, the VM's at %d ms + penalty = %d ms: "
@@ -205,7 +205,7 @@ gdb.events.stop.connect(on_stop)
 class NegBreak(gdb.Command):
     """negbreak [fs|vm|fs-asks|vm-asks|off]: stop at the next negotiation between the cache and the VM.
 
-The breakpoint is in neg_decide (vm/negotiate_rule.c), called when a pool needs a frame and
+The breakpoint is in neg_decide (kernel/negotiate_rule.c), called when a pool needs a frame and
 none is free (and when the kernel refills its reserve). At each stop it shows who asked, both
 offers -- the cache's block (file, block) and the VM's page (process, segment, page) with how
 long ago each was last used -- the penalty added to the VM's time, which page is older once

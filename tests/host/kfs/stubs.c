@@ -17,8 +17,8 @@
 #include "kernel/sysctl.h"
 #include "kernel/sleeplock.h"
 #include "kernel/uapi/errno.h"
-#include "vm/coremap.h"
-#include "vm/negotiate.h"
+#include "kernel/coremap.h"
+#include "kernel/negotiate.h"
 #include "drivers/disk.h"
 #include "kfs.h"
 #include "hostio.h"
@@ -238,7 +238,10 @@ uint32_t frame_count(enum frame_pool pool)
   return n;
 }
 
-/* No VM to trade with: free frames while more than a kernel reserve are left. */
+/* No VM to trade with: the cache registers its answers, nobody asks them. */
+void neg_register_pool(enum neg_pool pool, const struct pool_ops *ops) { (void)pool; (void)ops; }
+
+/* Free frames while more than a kernel reserve are left. */
 struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict)
 {
   *verdict = NEG_OWN;

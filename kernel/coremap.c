@@ -5,8 +5,8 @@
 #include "kernel/spinlock.h"
 #include "kernel/proc.h"
 #include "kernel/stats.h"
-#include "vm/coremap.h"
-#include "vm/negotiate.h"
+#include "kernel/coremap.h"
+#include "kernel/negotiate.h"
 
 struct frame *coremap;
 uint32_t nframes;

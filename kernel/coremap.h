@@ -3,7 +3,7 @@
  * One struct frame per 4 KB page of physical memory. Every frame belongs to exactly one
  * pool: free, kernel (page tables, kernel structures), the file cache, or the VM. The cache
  * and the VM take frames from and give them back to this allocator only, and trade them
- * with each other through vm/negotiate.c, which moves a frame from one pool to the other
+ * with each other through kernel/negotiate.c, which moves a frame from one pool to the other
  * with frame_move (never through the free list, where a third party could take it).
  *
  * LOCK ORDER, for the whole memory system. A lock may be taken while holding the ones above
@@ -43,8 +43,8 @@
  * in hand until vm_getframe claims and fills it, and the audit, which skips busy frames, can
  * tell a frame in hand from one that lost its owner.
  */
-#ifndef VM_COREMAP_H
-#define VM_COREMAP_H
+#ifndef KERNEL_COREMAP_H
+#define KERNEL_COREMAP_H
 #include "../kernel/types.h"
 
 enum frame_pool { POOL_NONE = 0 /* not RAM, or the kernel image */, POOL_FREE, POOL_KERNEL, POOL_CACHE, POOL_VM, NPOOL };

@@ -1,4 +1,4 @@
-/* The negotiation's decision (see vm/negotiate_rule.h for the contract, vm/negotiate.c for the
+/* The negotiation's decision (see kernel/negotiate_rule.h for the contract, kernel/negotiate.c for the
  * mechanism around it).
  *
  * Sprite compares the two pools' oldest pages after adding the penalty to the VM's: a VM page
@@ -6,7 +6,7 @@
  * has been idle penalty seconds longer than the cache's own oldest block (WRL 90/4 6.1). The
  * bias is added, never subtracted, and saturates rather than wrapping, so a huge penalty
  * means "never" and not, after an overflow, "always". */
-#include "vm/negotiate_rule.h"
+#include "kernel/negotiate_rule.h"
 
 uint32_t neg_penalty_ms(const struct neg_penalty *p)
 {

@@ -2,7 +2,7 @@
  * WRL 90/4 sections 2 and 6).
  *
  * THE POOLS. Every frame outside the kernel belongs to the free pool, the file cache or the
- * VM, and the core map (vm/coremap.h) says which. Nobody decides how big the cache or the VM
+ * VM, and the core map (kernel/coremap.h) says which. Nobody decides how big the cache or the VM
  * should be: each grows when it needs a frame and gets one, and shrinks when it is asked for
  * one and gives it. A frame travels like this:
  *
@@ -24,7 +24,7 @@
  * miss (fs/cache.c, cache_alloc_block), the VM on a fault (vm/page.c, vm_getframe). The
  * asker calls neg_getframe, which puts the same question to both pools -- "how old is the
  * page you would give up next?" (cache_offer, vm_offer) -- and lets neg_decide
- * (vm/negotiate_rule.c, pure C that the host unit test drives) compare the answers: the
+ * (kernel/negotiate_rule.c, pure C that the host unit test drives) compare the answers: the
  * older page goes. If it is the other pool's, that pool surrenders it (cache_surrender,
  * vm_surrender) and the frame moves straight into the asker's pool, never through the free
  * list, where a third process could take it first; if it is the asker's own, the asker
@@ -41,7 +41,7 @@
  * is to write them -- the block cleaners (fs/cleaner.c) for the cache, the page-out daemon
  * (vm/page.c) for the VM, which writes pages straight to disk at addresses recorded when
  * their blocks were reserved -- and are clean for the next ask. The negotiation takes
- * cache_lock and vm_lock one at a time, never both (the lock order: vm/coremap.h).
+ * cache_lock and vm_lock one at a time, never both (the lock order: kernel/coremap.h).
  *
  * AGES THAT CAN BE COMPARED. Both pools stamp frame->lastref with the same clock, in ms.
  * The cache's times are exact (every read and write goes through it); a VM page's is what
@@ -70,9 +70,8 @@
 #include "kernel/time.h"
 #include "kernel/uapi/negtrace.h"
 #include "kernel/x86.h"
-#include "vm/coremap.h"
-#include "vm/negotiate.h"
-#include "vm/vm.h"
+#include "kernel/coremap.h"
+#include "kernel/negotiate.h"
 
 #define KERNEL_RESERVE 64         /* free frames only the kernel takes (256 KB) */
 
@@ -90,6 +89,24 @@ static uint64_t untraded_tsc;
 static struct spinlock trace_lock;
 static struct negrecord trace[NEGTRACE_MAX];
 static uint32_t trace_seq;        /* negotiations recorded since boot or neg.reset */
+
+/* The pools, as they registered at boot. One not registered yet refuses: nothing of it can go. */
+static const struct pool_ops *pools[2];
+
+void neg_register_pool(enum neg_pool pool, const struct pool_ops *ops)
+{
+  pools[pool] = ops;
+}
+
+static struct neg_offer offer(enum neg_pool pool, bool giving)
+{
+  return pools[pool] ? pools[pool]->offer(giving) : (struct neg_offer){ .refuse = true };
+}
+
+static struct frame *surrender(enum neg_pool pool)
+{
+  return pools[pool] ? pools[pool]->surrender() : 0;
+}
 
 static uint32_t penalty_ms(void)
 {
@@ -122,10 +139,10 @@ static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm
  * gives one. Decided as if the cache asked, so that the VM keeps its advantage. */
 static bool refill_one(void)
 {
-  struct neg_offer fs = cache_offer(true), vm = vm_offer(true);
+  struct neg_offer fs = offer(NEG_FS, true), vm = offer(NEG_VM, true);
   uint32_t pen = penalty_ms();
   enum neg_verdict v = neg_decide(NEG_FS, fs, vm, pen);
-  struct frame *f = v == NEG_OTHER ? vm_surrender() : v == NEG_OWN ? cache_surrender() : 0;
+  struct frame *f = v == NEG_OTHER ? surrender(NEG_VM) : v == NEG_OWN ? surrender(NEG_FS) : 0;
   record(NEGT_KERNEL, !f ? NEGT_NOBODY : v == NEG_OTHER ? NEGT_VM : NEGT_FS, fs, vm, pen);
   if (!f)
     return false;
@@ -171,14 +188,14 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   }
   /* None is free: both pools answer, the asker's own as "what would you recycle", the
    * other's as "what would you give". */
-  struct neg_offer fs = cache_offer(asker != NEG_FS), vm = vm_offer(asker != NEG_VM);
+  struct neg_offer fs = offer(NEG_FS, asker != NEG_FS), vm = offer(NEG_VM, asker != NEG_VM);
   uint32_t pen = penalty_ms();
   *verdict = neg_decide(asker, asker == NEG_FS ? fs : vm, asker == NEG_FS ? vm : fs, pen);
   /* Asked to surrender after refusing (NEG_NONE), a pool that only lacked a clean page
    * hands its dirty ones to whoever writes them, and may have a clean one by now. */
   struct frame *f = 0;
   if (*verdict != NEG_OWN) {
-    f = asker == NEG_FS ? vm_surrender() : cache_surrender();
+    f = surrender(asker == NEG_FS ? NEG_VM : NEG_FS);
     if (f)
       frame_move(f, pool);
   }
@@ -252,7 +269,9 @@ static int reset_set(const char *v)
     acquire(&trace_lock);
     trace_seq = 0;
     release(&trace_lock);
-    cache_minmax_reset();
+    for (int p = 0; p < 2; p++)
+      if (pools[p] && pools[p]->reset)
+        pools[p]->reset();
   }
   return 0;
 }
@@ -275,18 +294,37 @@ static uint32_t untraded_tsc_avg(void)
 /* A variable, not a function, so that gdb's counters command reads it like the others. */
 static const uint32_t reserve_frames = KERNEL_RESERVE;
 
+static const struct counter counters[] = {
+  COUNTER("neg.fs_asks_vm", &st_fs_asks),
+  COUNTER("neg.fs_asks_vm_satisfied", &st_fs_satisfied),
+  COUNTER("neg.vm_asks_fs", &st_vm_asks),
+  COUNTER("neg.vm_asks_fs_satisfied", &st_vm_satisfied),
+  COUNTER("neg.refills", &st_refills),
+  COUNTER("neg.untraded", &st_untraded),
+  COUNTER_FN("neg.untraded_tsc_avg", untraded_tsc_avg),
+  COUNTER("neg.untraded_tsc_min", &st_untraded_tsc_min),
+  COUNTER("neg.kernel_reserve", &reserve_frames),
+};
+
 void neg_init(void)
 {
   initlock(&trace_lock, "negtrace");
   for (uint32_t i = 0; i < NELEM(settings); i++)
     setting_register(&settings[i]);
-  stat_register("neg.fs_asks_vm", &st_fs_asks);
-  stat_register("neg.fs_asks_vm_satisfied", &st_fs_satisfied);
-  stat_register("neg.vm_asks_fs", &st_vm_asks);
-  stat_register("neg.vm_asks_fs_satisfied", &st_vm_satisfied);
-  stat_register("neg.refills", &st_refills);
-  stat_register("neg.untraded", &st_untraded);
-  stat_register_fn("neg.untraded_tsc_avg", untraded_tsc_avg);
-  stat_register("neg.untraded_tsc_min", &st_untraded_tsc_min);
-  stat_register("neg.kernel_reserve", &reserve_frames);
+  stat_register_table(counters, NELEM(counters));
+}
+
+/* The memory audit: the core map first, then each pool's, in the order they were always run. */
+int mem_audit(bool quiet)
+{
+  int bad = coremap_audit(quiet);
+  for (int p = NEG_VM; p >= NEG_FS; p--)
+    if (pools[p] && pools[p]->audit)
+      bad += pools[p]->audit(quiet);
+  return bad;
+}
+
+int sys_vmaudit(void)
+{
+  return mem_audit(argint(0) != 0);
 }

@@ -1,10 +1,10 @@
 /* The negotiation's decision, as pure C: which pool gives up a frame when one of them needs
- * one and none is free. vm/negotiate.c asks the two pools their questions and acts on the
+ * one and none is free. kernel/negotiate.c asks the two pools their questions and acts on the
  * answer; this file only decides, so the host unit test (tests/host/test_negotiate.c) drives
  * the very same code the kernel runs: ties, refusals, both floors, both penalty modes.
  * It includes no kernel header. */
-#ifndef VM_NEGOTIATE_RULE_H
-#define VM_NEGOTIATE_RULE_H
+#ifndef KERNEL_NEGOTIATE_RULE_H
+#define KERNEL_NEGOTIATE_RULE_H
 #include <stdint.h>
 #include <stdbool.h>
 

@@ -1,0 +1,43 @@
+/* The negotiation between the two pools of frames, the file cache and the VM
+ * (kernel/negotiate.c): what each pool answers, and how either asks for a frame. This layer
+ * knows the pools only by the operations each registers at boot; it names neither fs/ nor vm/. */
+#ifndef KERNEL_NEGOTIATE_H
+#define KERNEL_NEGOTIATE_H
+#include "kernel/types.h"
+#include "kernel/negotiate_rule.h"
+
+struct frame;
+
+/* What a pool answers, registered once at boot (fs/cache.c for NEG_FS, vm/page.c for NEG_VM).
+ * offer: the time of last reference of the page it would give up next, or refuse. giving:
+ *   asked by the other pool (refused at the pool's floor), else asked as the asker's own
+ *   ("what would you recycle?"). A pool not registered yet refuses.
+ * surrender: that page's frame, detached (still in the pool's own POOL_*), or 0. It never
+ *   writes: dirty pages met go to the pool's own writers, to be clean for the next ask.
+ * audit: the pool's structures and its frames agree; problems found (printed unless quiet).
+ * reset: the pool's negotiation counters start again (neg.reset=1); may be 0. */
+struct pool_ops {
+  const char *name;
+  struct neg_offer (*offer)(bool giving);
+  struct frame *(*surrender)(void);
+  int (*audit)(bool quiet);
+  void (*reset)(void);
+};
+void neg_register_pool(enum neg_pool pool, const struct pool_ops *ops);
+
+/* getframe: a frame for the asker's pool (free, or the other's surrendered), or 0 and what
+ * to do (NEG_OWN: recycle your own; else wait a little and ask again). Call it holding
+ * neither pool's lock. refill: tops the kernel's reserve of free frames up (the VM's clock,
+ * ten times a second). */
+struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict);
+void neg_refill(void);
+/* For kalloc_page: tops the reserve up at once when it is down to half and the caller may
+ * negotiate: it holds no spinlock (so neither pool's lock, which the pools take; an
+ * interrupt handler may, since the code it interrupted held none either). */
+void neg_refill_for_kernel(void);
+void neg_init(void);
+
+/* The memory audit (SYS_vmaudit, the audit program): the core map, then each registered
+ * pool's own audit; problems found. */
+int mem_audit(bool quiet);
+#endif
