@@ -45,7 +45,7 @@
 #define MAXARGS  64
 #define MAXREDIR 8
 #define MAXCMDS  16
-#define MAXJOBS  64
+#define MAXJOBS  16
 #define CTRL_A   1
 #define CTRL_B   2
 #define CTRL_C   3
@@ -55,7 +55,8 @@
 #define CTRL_K   11
 #define CTRL_U   21
 #define CTRL_W   23
-#define NHIST    32
+#define NHIST    32       /* lines of history, in HISTBYTES */
+#define HISTBYTES 4096
 
 enum { R_IN, R_OUT, R_APPEND, R_DUP };
 
@@ -87,7 +88,7 @@ struct job {
   int pgid;              /* 0: a free slot */
   int pids[MAXCMDS];     /* its processes not yet reaped; 0 once reaped */
   int left;              /* how many of them */
-  char text[64];         /* the command, cut to fit */
+  char text[48];         /* the command, cut to fit */
 };
 
 /* Tokens: words carry their text (quotes already removed); operators carry none. */
@@ -538,10 +539,10 @@ static void add_job(struct pipeline *pl, int *pids, int started)
  * wait for exactly that many. */
 static void reap_background(void)
 {
-  static struct procinfo procs[128];
+  static struct procinfo procs[64];   /* NPROC */
   if (!jobs_running())
     return;
-  int n = ps(procs, 128);
+  int n = ps(procs, 64);
   if (n < 0)
     return;
   int me = getpid(), zombies = 0;
@@ -700,14 +701,20 @@ static void run_line(const char *line)
  * as "$ " + the line that runs + "\n"; a user typing key by key sees each at once. */
 
 static int editing;             /* stdin is the console: lines come from edit_line */
-static char *hist[NHIST];       /* the last lines read, oldest first */
-static int nhist, hpos;         /* hpos: the one shown (nhist: the new line) */
-static char draft[MAXLINE];     /* the new line, while walking the history */
+/* Memory is kept small on purpose: the shell's data and bss (and so every child's, at fork)
+ * stay within ten pages, as they were before the editor; with more, its backing file needs an
+ * indirect block, which is written at once, and a test that counts the disk writes after a
+ * scan of the cleaner (tests/qemu/test_writeback_timing.py) sees it. So there is no copy of the
+ * screen (only how much of it still matches: same), the history is one buffer of NUL-ended
+ * lines, the line is edited in the caller's buffer and the new line waits in the lexer's
+ * arena while the history is walked (the arena is used only while a line runs). */
+static char hbuf[HISTBYTES];    /* the last lines read, oldest first, each ended by a NUL */
+static int hlen, nhist, hpos;   /* bytes used; lines; the one shown (nhist: the new line) */
 
-static char ed[MAXLINE];        /* the line being edited, without its newline */
+static char *ed;                /* the line being edited, without its newline */
 static int edlen, edcur;        /* its length; the cursor */
-static char shown[MAXLINE];     /* what the terminal shows after the prompt */
-static int nshown, shcur;       /* its length; the terminal's cursor in it */
+static int nshown, shcur;       /* the terminal: bytes shown after the prompt; its cursor */
+static int same;                /* ed[0..same) is what the terminal shows there */
 static int overflow;            /* the line is too long: echo the rest and drop it */
 
 static char obuf[512];          /* echo, written before every read */
@@ -736,13 +743,11 @@ static void outn(int c, int n)
     out(&ch, 1);
 }
 
-/* Brings the terminal from shown to ed: back to where they differ, the rest written anew,
- * blanks over what is left of the old line, back to the cursor. */
+/* Brings the terminal up to ed: back to where they differ, the rest written anew, blanks over
+ * what is left of the old line, back to the cursor. */
 static void redraw(void)
 {
-  int p = 0;
-  while (p < nshown && p < edlen && shown[p] == ed[p])
-    p++;
+  int p = same < edlen ? same : edlen;
   if (shcur > p)
     outn('\b', shcur - p);
   else
@@ -751,19 +756,21 @@ static void redraw(void)
   int extra = nshown > edlen ? nshown - edlen : 0;
   outn(' ', extra);
   outn('\b', extra + edlen - edcur);
-  memcpy(shown, ed, edlen);
-  nshown = edlen;
+  nshown = same = edlen;
   shcur = edcur;
 }
 
 static void set_line(const char *s)
 {
   edlen = edcur = strlen(s);
-  memcpy(ed, s, edlen);
+  memmove(ed, s, edlen);
+  same = 0;
 }
 
 static void cut(int from, int to)
 {
+  if (same > from)
+    same = from;
   memmove(ed + from, ed + to, edlen - to);
   edlen -= to - from;
   if (edcur > to)
@@ -781,31 +788,45 @@ static void insert(int c)
     outn(c, 1);
     return;
   }
+  if (same > edcur)
+    same = edcur;
   memmove(ed + edcur + 1, ed + edcur, edlen - edcur);
   ed[edcur++] = c;
   edlen++;
 }
 
+/* History line k (0: the oldest). */
+static char *hist(int k)
+{
+  char *s = hbuf;
+  while (k-- > 0)
+    s += strlen(s) + 1;
+  return s;
+}
+
+/* Adds the line just read to the history (up to a NUL in it), unless it is empty or the
+ * same as the last; the oldest lines go to make room. */
 static void remember(void)
 {
-  if (edlen == 0 || (nhist > 0 && strlen(hist[nhist - 1]) == (size_t)edlen &&
-                     memcmp(hist[nhist - 1], ed, edlen) == 0))
+  int len = strnlen(ed, edlen);
+  if (len == 0 || len + 1 > HISTBYTES ||
+      (nhist > 0 && strlen(hist(nhist - 1)) == (size_t)len && memcmp(hist(nhist - 1), ed, len) == 0))
     return;
-  char *s = malloc(edlen + 1);
-  if (!s)
-    return;
-  memcpy(s, ed, edlen);
-  s[edlen] = 0;
-  if (nhist == NHIST) {
-    free(hist[0]);
-    memmove(hist, hist + 1, (NHIST - 1) * sizeof(hist[0]));
+  while (nhist == NHIST || hlen + len + 1 > HISTBYTES) {
+    int n = strlen(hbuf) + 1;
+    memmove(hbuf, hbuf + n, hlen - n);
+    hlen -= n;
     nhist--;
   }
-  hist[nhist++] = s;
+  memcpy(hbuf + hlen, ed, len);
+  hbuf[hlen + len] = 0;
+  hlen += len + 1;
+  nhist++;
 }
 
 static void history(int step)
 {
+  char *draft = arena;            /* free while a line is edited */
   if (hpos + step < 0 || hpos + step > nhist)
     return;
   if (hpos == nhist) {
@@ -813,7 +834,7 @@ static void history(int step)
     draft[edlen] = 0;
   }
   hpos += step;
-  set_line(hpos == nhist ? draft : hist[hpos]);
+  set_line(hpos == nhist ? draft : hist(hpos));
 }
 
 enum { KEY_UP = 256, KEY_DOWN, KEY_RIGHT, KEY_LEFT, KEY_HOME, KEY_END, KEY_DELETE, KEY_OTHER };
@@ -877,7 +898,7 @@ static int edit_key(int c, const char *prompt)
       redraw();
     out("^C\n", 3);
     out(prompt, strlen(prompt));
-    edlen = edcur = nshown = shcur = overflow = 0;
+    edlen = edcur = nshown = shcur = same = overflow = 0;
     hpos = nhist;
     return ED_MORE;
   }
@@ -957,7 +978,8 @@ static int edit_line(int fd, char *line, const char *prompt)
    * console's discipline (^C there would drop the line unseen). */
   consmode(fd, CONS_RAW);
   fflush(stdout);
-  edlen = edcur = nshown = shcur = overflow = nseq = 0;
+  ed = line;
+  edlen = edcur = nshown = shcur = same = overflow = nseq = 0;
   hpos = nhist;
   int r = ED_MORE, n = 0;
   static char in[256];
@@ -979,7 +1001,6 @@ static int edit_line(int fd, char *line, const char *prompt)
   if (overflow)
     return -2;
   remember();
-  memcpy(line, ed, edlen);
   line[edlen] = '\n';
   line[edlen + 1] = 0;
   return edlen + 1;
