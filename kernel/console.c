@@ -14,7 +14,14 @@
  * "Waits" means for the line being typed. Once a line is committed, the reader it woke may
  * not have run yet; bytes arriving meanwhile belong to its next read, after whatever the
  * command prints, so they are not echoed now. (Echoing them at once put "echo survived" before
- * the output of the command on the line above, and its output after a prompt: "$ survived".) */
+ * the output of the command on the line above, and its output after a prompt: "$ survived".)
+ *
+ * Raw mode (SYS_consmode, for the shell's own line editing at its prompt) turns all of that
+ * off: every byte is input as it comes (^C, ^D, erase and escape sequences too; \r is still
+ * \n), nothing is echoed, and a read returns as soon as there is a byte, ending after a
+ * newline so that lines typed ahead stay for whoever reads next. Back in cooked mode, the
+ * bytes after the last newline are a line being typed again (editable, not yet readable);
+ * bytes not read in raw mode are echoed when read, as ever. */
 #include "kernel/klib.h"
 #include "kernel/console.h"
 #include "kernel/spinlock.h"
@@ -36,6 +43,7 @@ static struct {
   uint32_t x;        /* bytes before this are echoed */
   int readers;       /* processes in console_read (asleep, or woken and not yet run) */
   int fg;            /* foreground process group, killed by ^C; 0: none */
+  bool raw;          /* raw mode: no editing, no echo (see the top) */
 } in;
 
 static void (*space_callback)(void);
@@ -77,16 +85,10 @@ void console_setfg(int pgid)
   release(&in.lock);
 }
 
-bool console_input(int c)
+/* Cooked input: one byte through the line discipline (in.lock held). False: no room. */
+static bool cook(int c)
 {
   bool ok = true;
-  if (c == CTRL('P')) {
-    state_dump();
-    return true;
-  }
-  acquire(&in.lock);
-  if (c == '\r')
-    c = '\n';
   if (c == CTRL('C')) {
     in.e = in.w;
     if (in.x > in.e)
@@ -94,7 +96,6 @@ bool console_input(int c)
     if (in.fg > 0 && group_exists(in.fg, false)) {
       console_putc('^'); console_putc('C'); console_putc('\n');
       kill_group(in.fg, 128 + 2, "interrupted (^C)");
-      release(&in.lock);
       return true;
     }
     /* Nobody to interrupt: an empty line. Shown as ^C only if the echo has caught up, or
@@ -139,6 +140,51 @@ bool console_input(int c)
       wakeup(&in.r);
     }
   }
+  return ok;
+}
+
+bool console_setmode(bool raw)
+{
+  acquire(&in.lock);
+  bool old = in.raw;
+  if (raw && !in.raw) {
+    in.w = in.e;             /* the line being typed is the reader's now, as it is */
+    wakeup(&in.r);
+  } else if (!raw && in.raw) {
+    /* What came in raw and is not read yet goes through the discipline now, as if it came
+     * now (in place: the discipline never stores more than it is given). */
+    uint32_t end = in.e;
+    in.e = in.w = in.r;
+    in.raw = false;
+    for (uint32_t i = in.r; i != end; i++)
+      cook(in.buf[i % INPUT_BUF]);
+    if (in.x > in.e)
+      in.x = in.e;
+  }
+  in.raw = raw;
+  release(&in.lock);
+  return old;
+}
+
+bool console_input(int c)
+{
+  bool ok = true;
+  if (c == CTRL('P')) {
+    state_dump();
+    return true;
+  }
+  acquire(&in.lock);
+  if (c == '\r')
+    c = '\n';
+  if (!in.raw) {
+    ok = cook(c);
+  } else if (!console_input_room()) {
+    ok = false;
+  } else {
+    in.buf[in.e++ % INPUT_BUF] = c;
+    in.w = in.e;
+    wakeup(&in.r);
+  }
   release(&in.lock);
   return ok;
 }
@@ -154,7 +200,7 @@ int console_read(uint32_t udst, uint32_t n)
       return -EINTR;
     }
     /* Echo what is already typed on the line being edited, then wait for the rest. */
-    while (in.x < in.e) {
+    while (!in.raw && in.x < in.e) {
       echo(in.buf[in.x % INPUT_BUF]);
       in.x++;
     }
@@ -164,11 +210,13 @@ int console_read(uint32_t udst, uint32_t n)
   }
   while (done < n && in.r != in.w) {
     char c = in.buf[in.r % INPUT_BUF];
-    if (c == CTRL('D')) {
+    if (c == CTRL('D') && !in.raw) {
       if (done == 0)
         in.r++;              /* end of file: consumed, read returns 0 */
       break;
     }
+    if (in.raw && in.r >= in.x)
+      in.x = in.r + 1;       /* raw: the reader echoes what it takes, if it wants */
     if (in.r >= in.x) {
       echo(c);
       in.x = in.r + 1;

@@ -13,6 +13,8 @@ bool console_input_room(void);   /* would console_input accept a byte now? */
 void console_set_space_callback(void (*fn)(void));
 /* Names the process group ^C kills (0: none; ^C then ends the line being typed, empty). */
 void console_setfg(int pgid);
+/* Raw input (true) or cooked (false), as SYS_consmode sets it; returns the mode before. */
+bool console_setmode(bool raw);
 int console_read(uint32_t udst, uint32_t n);        /* to user memory; 0 at end of file */
 int console_write(uint32_t usrc, uint32_t n);       /* from user memory */
 #endif

@@ -98,6 +98,7 @@ int sys_setpgid(void);
 int sys_setfg(void);
 int sys_vmaudit(void);
 int sys_incore(void);
+int sys_consmode(void);
 int sys_vmcorrupt(void);
 int sys_negtrace(void);
 int sys_vmtrace(void);
@@ -114,7 +115,7 @@ static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_fsync] = sys_fsync,     [SYS_kstat] = sys_kstat,     [SYS_shutdown] = sys_shutdown,
   [SYS_ps] = sys_ps,           [SYS_sync] = sys_sync,       [SYS_getcwd] = sys_getcwd,
   [SYS_dup2] = sys_dup2,       [SYS_sysctl] = sys_sysctl,   [SYS_setpgid] = sys_setpgid,
-  [SYS_setfg] = sys_setfg,     [SYS_incore] = sys_incore,
+  [SYS_setfg] = sys_setfg,     [SYS_incore] = sys_incore,   [SYS_consmode] = sys_consmode,
   [SYS_vmaudit] = sys_vmaudit, [SYS_vmcorrupt] = sys_vmcorrupt,
   [SYS_negtrace] = sys_negtrace, [SYS_vmtrace] = sys_vmtrace,
 };

@@ -9,6 +9,7 @@
 #include "kernel/sysctl.h"
 #include "kernel/uapi/signal.h"
 #include "fs/fs.h"
+#include "fs/file.h"
 #include "vm/vm.h"
 #include "kernel/coremap.h"
 
@@ -38,6 +39,22 @@ int sys_setfg(void)
   console_setfg(pgid);
   return 0;
 }
+
+/* The console's input mode (uapi/syscall.h): by descriptor, so that a shell whose input is
+ * a file or a pipe is told so (ENOTTY) and reads it as it is. */
+int sys_consmode(void)
+{
+  int fd = argint(0), mode = argint(1);
+  struct proc *p = myproc();
+  if (fd < 0 || fd >= NOFILE || !p->ofile[fd])
+    return -EBADF;
+  if (p->ofile[fd]->type != FD_CONSOLE)
+    return -ENOTTY;
+  if (mode != CONS_COOKED && mode != CONS_RAW)
+    return -EINVAL;
+  return console_setmode(mode == CONS_RAW) ? CONS_RAW : CONS_COOKED;
+}
+
 int sys_uptime(void) { return uptime_ms(); }
 
 int sys_exit(void)

@@ -175,8 +175,9 @@ def printed(cmds, line, nth=0):
 
 
 def numbers(text, n, what):
-    """The n values `vmstat NAME...` printed, one a line."""
-    vals = [int(l) for l in text.splitlines() if l.strip().isdigit()]
+    """The n values `vmstat NAME...` printed, one a line: "name value" (or a bare value, as
+    vmstat printed them before it named each)."""
+    vals = [int(m.group(1)) for m in re.finditer(r"^\s*(?:[a-z][\w.]*\s+)?(\d+)\s*$", text, re.M)]
     if len(vals) != n:
         raise ParseError("%s printed %r, not %d values" % (what, text, n))
     return vals

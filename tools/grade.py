@@ -120,7 +120,8 @@ def boot(policy):
 
 
 def numbers(text):
-    return [int(x) for x in re.findall(r"^\s*(\d+)\s*$", text, re.M)]
+    """The values `vmstat NAME...` printed: "name value" lines (or bare values, as before)."""
+    return [int(x) for x in re.findall(r"^\s*(?:[a-z][\w.]*\s+)?(\d+)\s*$", text, re.M)]
 
 
 def kernel_part(name):

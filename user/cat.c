@@ -1,4 +1,5 @@
-/* cat [FILE...]: copies the files (or stdin, also named "-") to stdout. */
+/* cat [FILE...]: copies the files (or stdin, also named "-") to stdout; stops quietly (status
+ * 1) when what it writes to is a pipe nobody reads any more. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,7 +20,10 @@ static int copy(int fd, const char *name)
       return -1;
     }
     if (write_all(1, buf, n) < 0) {
-      fprintf(stderr, "cat: write error: %s\n", strerror(errno));
+      /* EPIPE: the reader has had enough (cat big | head): no error to tell, as a UNIX
+       * cat ends silently by SIGPIPE there. */
+      if (errno != EPIPE)
+        fprintf(stderr, "cat: write error: %s\n", strerror(errno));
       return -1;
     }
   }

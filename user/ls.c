@@ -1,5 +1,7 @@
 /* ls [-l] [-a] [PATH...]: lists directories (a file argument lists itself).
- * -l shows type (d directory, - file, c console), size in bytes, descriptor number, name.
+ * -l shows type (d directory, - file, c console), size in bytes, descriptor number, name,
+ * under a header line naming those columns (T SIZE DESC NAME) at the top of each directory
+ * listed (a file argument's line alone has none, so `ls -l FILE` is one line to read).
  * -a also shows names starting with a dot. */
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +35,8 @@ static int list_dir(const char *path)
   }
   struct dirent de;
   int r, status = 0;
+  if (longfmt)
+    printf("T %9s %5s %s\n", "SIZE", "DESC", "NAME");
   while ((r = readdir(fd, &de)) > 0) {
     if (de.name[0] == 0 || (!all && de.name[0] == '.'))
       continue;

@@ -4,13 +4,13 @@
  *   sh SCRIPT          reads commands from the file SCRIPT
  *   sh -c 'COMMANDS'   runs COMMANDS
  *
- * A line is a list of pipelines separated by ';' or '&' (run in the background: prints
- * [pid]); a pipeline is commands joined by '|'; a command is words and redirections:
+ * A line is a list of pipelines separated by ';' or '&' (run in the background: prints [N],
+ * the job's number); a pipeline is commands joined by '|'; a command is words and redirections:
  * '< file', '> file', '>> file', 'N> file', 'N>> file', 'N< file', 'N>&M' (e.g. 2>&1).
  * Words may be quoted: '...' is literal, "..." keeps spaces and honours \" \\ \$ \`, and a
  * backslash outside quotes takes the next character literally. $? (outside '...') is the
  * status of the last command, as in sh: the tests read each command's status with it. '#' at the start of a word
- * begins a comment. Builtins: cd [DIR], exit [N], help. A command name without '/' is
+ * begins a comment. Builtins: cd [DIR], exit [N], help, jobs. A command name without '/' is
  * looked up in /bin.
  *
  * Exit status: the last command's status for a script or -c; 0 at the end of stdin.
@@ -22,6 +22,14 @@
  * so ^C at the prompt only discards the line being typed. Background jobs keep their own
  * groups and live on. A script or -c runs everything in the shell's group, as it is: ^C
  * then ends the script with its command.
+ *
+ * A background job's number N, printed as [N] when it starts, is its process group: the pid
+ * of its first process. So kill -N, or kill %N, ends the whole job (sleep 100 | cat &, both
+ * processes), and jobs lists "[N] Running|Done COMMAND"; a job listed as Done is forgotten.
+ * (In a script or -c there are no groups: N is then the first process's pid, for kill N.)
+ *
+ * Reading from the console, the shell edits the line itself: arrows, ^A ^E, backspace, ^U,
+ * history (up/down, the last 32 lines); see "the line editor" below.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +45,18 @@
 #define MAXARGS  64
 #define MAXREDIR 8
 #define MAXCMDS  16
-#define MAXBG    64
+#define MAXJOBS  16
+#define CTRL_A   1
+#define CTRL_B   2
+#define CTRL_C   3
+#define CTRL_D   4
+#define CTRL_E   5
+#define CTRL_F   6
+#define CTRL_K   11
+#define CTRL_U   21
+#define CTRL_W   23
+#define NHIST    32       /* lines of history, in HISTBYTES */
+#define HISTBYTES 4096
 
 enum { R_IN, R_OUT, R_APPEND, R_DUP };
 
@@ -59,6 +78,17 @@ struct pipeline {
   struct cmd cmds[MAXCMDS];
   int ncmds;
   int background;
+  const char *text;     /* where it is in the line, for jobs */
+  int textlen;
+};
+
+/* A background job: what jobs lists. Its number is its process group (the pid of its first
+ * process), so that the number the shell prints is the one kill -N (or kill %N) takes. */
+struct job {
+  int pgid;              /* 0: a free slot */
+  int pids[MAXCMDS];     /* its processes not yet reaped; 0 once reaped */
+  int left;              /* how many of them */
+  char text[48];         /* the command, cut to fit */
 };
 
 /* Tokens: words carry their text (quotes already removed); operators carry none. */
@@ -73,8 +103,7 @@ struct token {
 static int last_status;
 static int interactive;         /* job control: see above */
 static int script_fd = -1;      /* the script being read, closed in children */
-static int bg_pids[MAXBG];      /* background processes not yet reaped */
-static int nbg;
+static struct job jobs[MAXJOBS]; /* background jobs, running or done and not yet listed */
 
 /* ---- lexing ---- */
 
@@ -85,6 +114,7 @@ static char arena[2 * MAXLINE + 16];
 static int arena_used;
 
 static const char *lex_pos;
+static const char *lex_tok;     /* where the last token began */
 static const char *lex_error;
 
 static int is_operator_char(char c)
@@ -153,7 +183,7 @@ static int next_token(struct token *t)
   const char *p = lex_pos;
   while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
     p++;
-  lex_pos = p;
+  lex_pos = lex_tok = p;
   if (*p == 0 || *p == '#') {
     t->type = T_END;
     return 0;
@@ -254,6 +284,8 @@ static int parse_pipeline(struct pipeline *pl)
       syntax_error(lex_error);
       return -1;
     }
+    if (!pl->text && t.type != T_SEMI && t.type != T_END)
+      pl->text = lex_tok;
     switch (t.type) {
     case T_WORD:
       if (c->argc == MAXARGS) {
@@ -310,6 +342,9 @@ static int parse_pipeline(struct pipeline *pl)
         continue;   /* a stray ';' */
       }
       pl->background = t.type == T_AMP;
+      pl->textlen = lex_tok - pl->text;
+      while (pl->textlen > 0 && (pl->text[pl->textlen - 1] == ' ' || pl->text[pl->textlen - 1] == '\t'))
+        pl->textlen--;
       return 1;
     }
   }
@@ -351,13 +386,35 @@ static int apply_redirs(struct cmd *c)
 
 static int is_builtin(const char *name)
 {
-  return strcmp(name, "cd") == 0 || strcmp(name, "exit") == 0 || strcmp(name, "help") == 0;
+  return strcmp(name, "cd") == 0 || strcmp(name, "exit") == 0 || strcmp(name, "help") == 0 ||
+         strcmp(name, "jobs") == 0;
+}
+
+static void reap_background(void);
+
+/* jobs: each background job with its number (its process group) and state; a job listed
+ * as Done is then forgotten. */
+static int list_jobs(void)
+{
+  reap_background();
+  for (int j = 0; j < MAXJOBS; j++) {
+    struct job *jb = &jobs[j];
+    if (!jb->pgid)
+      continue;
+    printf("[%d] %-7s %s\n", jb->pgid, jb->left > 0 ? "Running" : "Done", jb->text);
+    if (jb->left == 0)
+      jb->pgid = 0;
+  }
+  return 0;
 }
 
 static void help(void)
 {
-  printf("builtins: cd [DIR], exit [N], help\n");
+  printf("builtins: cd [DIR], exit [N], help, jobs\n");
   printf("syntax: CMD ARGS < in > out >> append 2> err 2>&1 | ; & 'quotes' \"quotes\" \\\n");
+  printf("jobs: CMD & prints [N], N the job's process group: jobs lists them, kill %%N ends one\n");
+  printf("keys: <- -> ^B ^F move, ^A ^E (Home End) start/end, backspace, Delete, ^U ^K ^W cut,\n"
+         "      up/down: the last %d lines, ^C drops the line (or kills the command), ^D ends\n", NHIST);
   printf("programs in /bin:");
   int fd = open("/bin", O_RDONLY);
   if (fd >= 0) {
@@ -407,6 +464,8 @@ static int run_builtin(struct cmd *c)
     }
     exit(status);
   }
+  if (strcmp(name, "jobs") == 0)
+    return list_jobs();
   help();
   return 0;
 }
@@ -436,13 +495,42 @@ static void exec_cmd(struct cmd *c)
   _exit(126);
 }
 
+/* A background process has been reaped: its job has one fewer running. */
 static void forget_bg(int pid)
 {
-  for (int i = 0; i < nbg; i++) {
-    if (bg_pids[i] == pid) {
-      bg_pids[i] = bg_pids[--nbg];
-      return;
-    }
+  for (int j = 0; j < MAXJOBS; j++)
+    for (int i = 0; jobs[j].pgid && i < MAXCMDS; i++)
+      if (jobs[j].pids[i] == pid) {
+        jobs[j].pids[i] = 0;
+        jobs[j].left--;
+        return;
+      }
+}
+
+static int jobs_running(void)
+{
+  for (int j = 0; j < MAXJOBS; j++)
+    if (jobs[j].pgid && jobs[j].left > 0)
+      return 1;
+  return 0;
+}
+
+/* Remembers a background job, in a free slot or else in one whose job is done. */
+static void add_job(struct pipeline *pl, int *pids, int started)
+{
+  for (int pass = 0; pass < 2; pass++)
+  for (int j = 0; j < MAXJOBS; j++) {
+    struct job *jb = &jobs[j];
+    if (jb->pgid && (pass == 0 || jb->left > 0))
+      continue;
+    jb->pgid = pids[0];
+    for (int i = 0; i < started; i++)
+      jb->pids[i] = pids[i];
+    jb->left = started;
+    int n = pl->textlen < (int)sizeof(jb->text) ? pl->textlen : (int)sizeof(jb->text) - 1;
+    memcpy(jb->text, pl->text, n);
+    jb->text[n] = 0;
+    return;
   }
 }
 
@@ -451,10 +539,10 @@ static void forget_bg(int pid)
  * wait for exactly that many. */
 static void reap_background(void)
 {
-  static struct procinfo procs[128];
-  if (nbg == 0)
+  static struct procinfo procs[64];   /* NPROC */
+  if (!jobs_running())
     return;
-  int n = ps(procs, 128);
+  int n = ps(procs, 64);
   if (n < 0)
     return;
   int me = getpid(), zombies = 0;
@@ -548,11 +636,10 @@ static void run_pipeline(struct pipeline *pl)
     close(prev_read);
 
   if (pl->background) {
-    for (int i = 0; i < started; i++)
-      if (nbg < MAXBG)
-        bg_pids[nbg++] = pids[i];
-    if (started > 0)
-      printf("[%d]\n", pids[started - 1]);
+    if (started > 0) {
+      add_job(pl, pids, started);
+      printf("[%d]\n", pids[0]);
+    }
     last_status = started == pl->ncmds ? 0 : 1;
     return;
   }
@@ -595,6 +682,330 @@ static void run_line(const char *line)
   }
 }
 
+/* ---- the line editor ----
+ *
+ * When stdin is the console, the shell reads its command lines in the console's raw mode
+ * (SYS_consmode: every byte as typed, no echo) and edits and echoes them itself; the console
+ * is back in cooked mode before the line runs, so commands read lines as ever and ^C kills
+ * them. Keys: printable (and other) bytes are inserted at the cursor; left/right arrows and
+ * ^B/^F move, ^A/Home and ^E/End go to the start/end, backspace (^H, DEL) and Delete erase,
+ * ^U cuts to the start, ^K to the end, ^W the word before the cursor; up/down walk the last
+ * NHIST lines; ^C drops the line and prompts again; ^D on an empty line ends the input (on
+ * others it ends the line and then the input, as the console's own ^D). The keys a terminal
+ * sends as escape sequences (arrows, Home, End, Delete, F1-F4, PageUp...) never become part
+ * of the line: those not named above are dropped. Any other escape sequence (colours, say)
+ * is text, as the console itself keeps it.
+ *
+ * Echo follows the console's rule for input typed ahead: what arrives together is edited
+ * first and shown after, so a line piped in whole (with or without editing keys in it) shows
+ * as "$ " + the line that runs + "\n"; a user typing key by key sees each at once. */
+
+static int editing;             /* stdin is the console: lines come from edit_line */
+/* Memory is kept small on purpose: the shell's data and bss (and so every child's, at fork)
+ * stay within ten pages, as they were before the editor; with more, its backing file needs an
+ * indirect block, which is written at once, and a test that counts the disk writes after a
+ * scan of the cleaner (tests/qemu/test_writeback_timing.py) sees it. So there is no copy of the
+ * screen (only how much of it still matches: same), the history is one buffer of NUL-ended
+ * lines, the line is edited in the caller's buffer and the new line waits in the lexer's
+ * arena while the history is walked (the arena is used only while a line runs). */
+static char hbuf[HISTBYTES];    /* the last lines read, oldest first, each ended by a NUL */
+static int hlen, nhist, hpos;   /* bytes used; lines; the one shown (nhist: the new line) */
+
+static char *ed;                /* the line being edited, without its newline */
+static int edlen, edcur;        /* its length; the cursor */
+static int nshown, shcur;       /* the terminal: bytes shown after the prompt; its cursor */
+static int same;                /* ed[0..same) is what the terminal shows there */
+static int overflow;            /* the line is too long: echo the rest and drop it */
+
+static char obuf[512];          /* echo, written before every read */
+static int olen;
+
+static void oflush(void)
+{
+  if (olen > 0)
+    write_all(1, obuf, olen);
+  olen = 0;
+}
+
+static void out(const char *s, int n)
+{
+  while (n-- > 0) {
+    if (olen == (int)sizeof(obuf))
+      oflush();
+    obuf[olen++] = *s++;
+  }
+}
+
+static void outn(int c, int n)
+{
+  char ch = c;
+  while (n-- > 0)
+    out(&ch, 1);
+}
+
+/* Brings the terminal up to ed: back to where they differ, the rest written anew, blanks over
+ * what is left of the old line, back to the cursor. */
+static void redraw(void)
+{
+  int p = same < edlen ? same : edlen;
+  if (shcur > p)
+    outn('\b', shcur - p);
+  else
+    out(ed + shcur, p - shcur);
+  out(ed + p, edlen - p);
+  int extra = nshown > edlen ? nshown - edlen : 0;
+  outn(' ', extra);
+  outn('\b', extra + edlen - edcur);
+  nshown = same = edlen;
+  shcur = edcur;
+}
+
+static void set_line(const char *s)
+{
+  edlen = edcur = strlen(s);
+  memmove(ed, s, edlen);
+  same = 0;
+}
+
+static void cut(int from, int to)
+{
+  if (same > from)
+    same = from;
+  memmove(ed + from, ed + to, edlen - to);
+  edlen -= to - from;
+  if (edcur > to)
+    edcur -= to - from;
+  else if (edcur > from)
+    edcur = from;
+}
+
+static void insert(int c)
+{
+  if (edlen == MAXLINE - 2) {   /* no room for it and the newline */
+    edcur = edlen;
+    redraw();
+    overflow = 1;
+    outn(c, 1);
+    return;
+  }
+  if (same > edcur)
+    same = edcur;
+  memmove(ed + edcur + 1, ed + edcur, edlen - edcur);
+  ed[edcur++] = c;
+  edlen++;
+}
+
+/* History line k (0: the oldest). */
+static char *hist(int k)
+{
+  char *s = hbuf;
+  while (k-- > 0)
+    s += strlen(s) + 1;
+  return s;
+}
+
+/* Adds the line just read to the history (up to a NUL in it), unless it is empty or the
+ * same as the last; the oldest lines go to make room. */
+static void remember(void)
+{
+  int len = strnlen(ed, edlen);
+  if (len == 0 || len + 1 > HISTBYTES ||
+      (nhist > 0 && strlen(hist(nhist - 1)) == (size_t)len && memcmp(hist(nhist - 1), ed, len) == 0))
+    return;
+  while (nhist == NHIST || hlen + len + 1 > HISTBYTES) {
+    int n = strlen(hbuf) + 1;
+    memmove(hbuf, hbuf + n, hlen - n);
+    hlen -= n;
+    nhist--;
+  }
+  memcpy(hbuf + hlen, ed, len);
+  hbuf[hlen + len] = 0;
+  hlen += len + 1;
+  nhist++;
+}
+
+static void history(int step)
+{
+  char *draft = arena;            /* free while a line is edited */
+  if (hpos + step < 0 || hpos + step > nhist)
+    return;
+  if (hpos == nhist) {
+    memcpy(draft, ed, edlen);
+    draft[edlen] = 0;
+  }
+  hpos += step;
+  set_line(hpos == nhist ? draft : hist(hpos));
+}
+
+enum { KEY_UP = 256, KEY_DOWN, KEY_RIGHT, KEY_LEFT, KEY_HOME, KEY_END, KEY_DELETE, KEY_OTHER };
+
+/* The key an escape sequence stands for (seq: ESC, '[' or 'O', parameters, final byte), or
+ * 0 if it is no key but text. */
+static int seq_key(const char *seq, int n)
+{
+  int final = seq[n - 1];
+  if (seq[1] == 'O')
+    return final >= 'A' && final <= 'D' ? KEY_UP + (final - 'A')
+         : final == 'H' ? KEY_HOME : final == 'F' ? KEY_END
+         : final >= 'P' && final <= 'S' ? KEY_OTHER : 0;
+  if (final >= 'A' && final <= 'D')
+    return KEY_UP + (final - 'A');
+  if (final == 'H')
+    return KEY_HOME;
+  if (final == 'F')
+    return KEY_END;
+  if (final == '~') {
+    int num = atoi(seq + 2);
+    return num == 1 || num == 7 ? KEY_HOME : num == 4 || num == 8 ? KEY_END
+         : num == 3 ? KEY_DELETE : KEY_OTHER;
+  }
+  return strchr("PQRSZ", final) ? KEY_OTHER : 0;
+}
+
+enum { ED_MORE, ED_LINE, ED_EOF };
+
+static char seq[16];            /* an escape sequence being read */
+static int nseq;
+static int eof_pending;         /* ^D ended a line: the input ends after it */
+
+/* Acts on one byte; says whether a line (or the end of input) is there. */
+static int edit_key(int c, const char *prompt)
+{
+  if (nseq > 0) {
+    /* ESC [ params final, or ESC O final; anything else makes the bytes so far text. */
+    int ok = nseq == 1 ? c == '[' || c == 'O'
+           : seq[1] == '[' ? c >= 0x20 && c <= 0x7e && nseq < (int)sizeof(seq) : c >= 0x40 && c <= 0x7e;
+    if (ok) {
+      seq[nseq++] = c;
+      if (nseq == 2 || (seq[1] == '[' && c < 0x40))
+        return ED_MORE;           /* not complete yet */
+      int key = seq_key(seq, nseq), n = nseq;
+      nseq = 0;
+      if (key)
+        return edit_key(key, prompt);
+      for (int i = 0; i < n && !overflow; i++)
+        insert(seq[i]);
+      return ED_MORE;
+    }
+    int n = nseq;
+    nseq = 0;
+    for (int i = 0; i < n && !overflow; i++)
+      insert(seq[i]);
+  }
+  if (c == CTRL_C) {
+    edcur = edlen;
+    if (!overflow)
+      redraw();
+    out("^C\n", 3);
+    out(prompt, strlen(prompt));
+    edlen = edcur = nshown = shcur = same = overflow = 0;
+    hpos = nhist;
+    return ED_MORE;
+  }
+  if (c == '\n' || c == CTRL_D) {
+    if (c == CTRL_D && edlen == 0 && !overflow)
+      return ED_EOF;
+    edcur = edlen;
+    if (!overflow)
+      redraw();
+    out("\n", 1);
+    eof_pending = c == CTRL_D;
+    return ED_LINE;
+  }
+  if (overflow) {
+    outn(c, 1);
+    return ED_MORE;
+  }
+  switch (c) {
+  case 0x1b:
+    seq[nseq++] = c;
+    break;
+  case '\b': case 0x7f:
+    if (edcur > 0)
+      cut(edcur - 1, edcur);
+    break;
+  case KEY_DELETE:
+    if (edcur < edlen)
+      cut(edcur, edcur + 1);
+    break;
+  case KEY_LEFT: case CTRL_B:
+    if (edcur > 0)
+      edcur--;
+    break;
+  case KEY_RIGHT: case CTRL_F:
+    if (edcur < edlen)
+      edcur++;
+    break;
+  case KEY_HOME: case CTRL_A:
+    edcur = 0;
+    break;
+  case KEY_END: case CTRL_E:
+    edcur = edlen;
+    break;
+  case CTRL_U:
+    cut(0, edcur);
+    break;
+  case CTRL_K:
+    cut(edcur, edlen);
+    break;
+  case CTRL_W: {
+    int from = edcur;
+    while (from > 0 && ed[from - 1] == ' ')
+      from--;
+    while (from > 0 && ed[from - 1] != ' ')
+      from--;
+    cut(from, edcur);
+    break;
+  }
+  case KEY_UP: case KEY_DOWN:
+    history(c == KEY_UP ? -1 : 1);
+    break;
+  case KEY_OTHER:
+    break;
+  default:
+    insert(c);
+  }
+  return ED_MORE;
+}
+
+/* Reads one line from the console fd, edited: stores it with its newline in line and returns
+ * its length; 0 at the end of input, -1 on an error, -2 for a line too long (dropped). */
+static int edit_line(int fd, char *line, const char *prompt)
+{
+  if (eof_pending)
+    return 0;
+  /* Raw before the prompt shows: a key sent on seeing it must find the editor, not the
+   * console's discipline (^C there would drop the line unseen). */
+  consmode(fd, CONS_RAW);
+  fflush(stdout);
+  ed = line;
+  edlen = edcur = nshown = shcur = same = overflow = nseq = 0;
+  hpos = nhist;
+  int r = ED_MORE, n = 0;
+  static char in[256];
+  while (r == ED_MORE) {
+    redraw();                   /* what came so far, before waiting for more */
+    oflush();
+    n = read(fd, in, sizeof(in));
+    if (n <= 0)
+      break;
+    for (int i = 0; i < n && r == ED_MORE; i++)
+      r = edit_key((unsigned char)in[i], prompt);
+  }
+  oflush();
+  consmode(fd, CONS_COOKED);
+  if (r == ED_MORE)
+    return n < 0 ? -1 : 0;
+  if (r == ED_EOF)
+    return 0;
+  if (overflow)
+    return -2;
+  remember();
+  line[edlen] = '\n';
+  line[edlen + 1] = 0;
+  return edlen + 1;
+}
+
 /* Reads and runs lines from fd until the end of input. */
 static void run_stream(int fd, int prompt)
 {
@@ -604,7 +1015,12 @@ static void run_stream(int fd, int prompt)
       reap_background();
       printf("$ ");
     }
-    int n = getline_fd(fd, line, sizeof(line));
+    int n = editing ? edit_line(fd, line, "$ ") : getline_fd(fd, line, sizeof(line));
+    if (n == -2) {
+      fprintf(stderr, "sh: line too long\n");
+      last_status = 2;
+      continue;
+    }
     if (n <= 0)
       return;
     /* A line longer than the buffer: drop the rest rather than run it as a command. */
@@ -627,6 +1043,7 @@ int main(int argc, char **argv)
     interactive = 1;
     setpgid(0, 0);
     setfg(0);
+    editing = consmode(0, CONS_COOKED) >= 0;
     run_stream(0, 1);
     return 0;
   }

@@ -1,5 +1,9 @@
-/* vmstat [NAME...]: prints the kernel counters, one "name value" per line; with names,
- * just the value of each.
+/* vmstat [-n] [NAME...]: prints the kernel counters, one "name value" per line. With names,
+ * just those: a NAME that is a counter prints its line; one that is not but begins the names
+ * of some (vmstat neg, vmstat fs.cache) prints each of theirs, in the kernel's order; a NAME
+ * that begins no counter's name is an error (status 1, the others are still printed). -n
+ * prints the values alone, one a line, in the order asked: for scripts and tests that name
+ * the counters they want (vmstat -n fs.cache.hits fs.cache.misses).
  * vmstat -w NAME VALUE [SECONDS]: waits (default 60 s) until the counter has that value, then
  * prints "NAME VALUE"; exit 1 on timeout. VALUE +N waits until it has grown by at least N since
  * vmstat started (vmstat -w fs.cleaner.scans +2: a whole daemon scan after this moment). Lets a test
@@ -61,6 +65,29 @@ static int lookup(const char *buf, const char *name, long *v)
     line = eol + 1;
   }
   return 0;
+}
+
+/* Prints the lines of buf whose name is name (exact) or begins with it: whole, or (bare)
+ * the value alone. Returns how many. */
+static int print_matching(const char *name, int exact, int bare)
+{
+  int len = strlen(name), found = 0;
+  for (const char *line = buf; *line;) {
+    const char *eol = strchr(line, '\n');
+    int linelen = eol ? eol - line : (int)strlen(line);
+    const char *sp = memchr(line, ' ', linelen);
+    if (len > 0 && sp && strncmp(line, name, len) == 0 && (!exact || sp == line + len)) {
+      if (bare)
+        printf("%.*s\n", linelen - (int)(sp + 1 - line), sp + 1);
+      else
+        printf("%.*s\n", linelen, line);
+      found++;
+    }
+    if (!eol)
+      break;
+    line = eol + 1;
+  }
+  return found;
 }
 
 static int snapshot(void)
@@ -125,36 +152,30 @@ int main(int argc, char **argv)
   if (argc > 1 && strcmp(argv[1], "-i") == 0)
     return sample(argc, argv);
   if (argc > 1 && strcmp(argv[1], "-h") == 0) {
-    printf("usage: vmstat [NAME...] | vmstat -w NAME VALUE|+N [SECONDS] | vmstat -i MS COUNT NAME...\n"
-           "Prints the kernel's counters (\"name value\" lines), or the value of each NAME, one a line.\n"
+    printf("usage: vmstat [-n] [NAME...] | vmstat -w NAME VALUE|+N [SECONDS] | vmstat -i MS COUNT NAME...\n"
+           "Prints the kernel's counters (\"name value\" lines), or those NAMEd: a NAME that is no counter\n"
+           "but begins some counters' names (neg, fs.cache) prints them all. -n: the values alone.\n"
            "-w: waits until counter NAME has VALUE (or has grown by N), at most SECONDS (60).\n"
            "-i: every MS ms, COUNT times (0: until killed), prints \"@UPTIME_MS VALUE...\" for the\n"
            "    NAMEs, after a header \"@ms NAME...\".\n");
     return 0;
   }
+  int first = 1, bare = 0;
+  if (argc > 1 && strcmp(argv[1], "-n") == 0) {
+    bare = 1;
+    first = 2;
+  }
   int n = snapshot();
   if (n < 0)
     return 1;
-  if (argc == 1) {
+  if (argc == first) {
     write_all(1, buf, n);
     return 0;
   }
   int status = 0;
-  for (int i = 1; i < argc; i++) {
-    int len = strlen(argv[i]), found = 0;
-    for (char *line = buf; *line;) {
-      char *eol = strchr(line, '\n');
-      int linelen = eol ? eol - line : (int)strlen(line);
-      if (strncmp(line, argv[i], len) == 0 && line[len] == ' ') {
-        printf("%.*s\n", linelen - len - 1, line + len + 1);
-        found = 1;
-        break;
-      }
-      if (!eol)
-        break;
-      line = eol + 1;
-    }
-    if (!found) {
+  for (int i = first; i < argc; i++) {
+    /* An exact name first ("vm.frames" also begins "vm.frames.x"), else a prefix. */
+    if (print_matching(argv[i], 1, bare) == 0 && print_matching(argv[i], 0, bare) == 0) {
       fprintf(stderr, "vmstat: %s: no such counter\n", argv[i]);
       status = 1;
     }

@@ -41,10 +41,22 @@
 #define SYS_setfg    34   /* (int pgid): the console's foreground group, killed by ^C; 0 = none */
 #define SYS_incore   35   /* (int fd, unsigned char *vec, unsigned n) -> the file's blocks;
                              vec[i] for its first n blocks: INCORE_* bits */
+#define SYS_consmode 36   /* (int fd, int mode) -> the console's mode before: CONS_* below;
+                             -ENOTTY if fd is not the console, -EINVAL for another mode */
 
 /* SYS_incore: block i of the file is in the block cache; and changed there, not yet written. */
 #define INCORE_CACHED 1
 #define INCORE_DIRTY  2
+
+/* SYS_consmode: the console's input discipline. Cooked (the default) edits lines in the
+ * kernel (erase, ^U, ^C kills the foreground group, ^D ends the input), echoes them and hands
+ * over whole lines. Raw hands over every byte as it comes (^C, ^D, erase and escape
+ * sequences too; \r still becomes \n), echoes nothing, and a read returns what is there,
+ * ending after a newline, as soon as there is one byte: the shell edits its own command
+ * line in raw mode (history, arrows) and is back in cooked mode while a command runs.
+ * ^P is never input in either mode. */
+#define CONS_COOKED 0
+#define CONS_RAW    1
 
 /* The VM (issue 5): 50 upward. */
 #define SYS_vmaudit  50   /* (int quiet) -> problems found (printed on the console unless quiet) */

@@ -8,7 +8,7 @@ import os
 
 from conftest import BUILD
 
-COUNTS = "vmstat fs.cache.hits fs.cache.misses fs.disk.reads"
+COUNTS = "vmstat -n fs.cache.hits fs.cache.misses fs.disk.reads"
 FILE = "/bin/usertests"         # the largest program: not read by anything before this test reads it
 
 

@@ -20,9 +20,9 @@ SHORT = "fs.writeback_delay=1 fs.desc_delay=1 fs.scan_interval=1"
 
 
 def values(r, line, nth=0):
-    """The numbers `vmstat NAME...` (typed as line) printed, one per name; it exited 0."""
+    """The numbers `vmstat -n NAME...` (typed as line) printed, one per name; it exited 0."""
     c = r.cmd(line, nth)
-    names = line.split()[1:]
+    names = line.split()[2:]           # after "vmstat -n"
     assert c.status == 0 and len(c.out.splitlines()) == len(names), (c, r)
     return [int(v) for v in c.out.split()]
 
@@ -49,11 +49,11 @@ def host_cksum(data):
 
 
 def test_write_waits_in_memory_until_the_delay(disk):
-    r = killed(boot("echo delayed data > /dw\nvmstat fs.cache.dirty fs.disk.writes.data\n"
+    r = killed(boot("echo delayed data > /dw\nvmstat -n fs.cache.dirty fs.disk.writes.data\n"
                     "echo WRI''TTEN\n", disk=disk, cmdline=LONG, kill_after="WRITTEN",
                     keep_input=True, status=True))
     ran(r, "echo delayed data > /dw")
-    dirty, data_writes = values(r, "vmstat fs.cache.dirty fs.disk.writes.data")
+    dirty, data_writes = values(r, "vmstat -n fs.cache.dirty fs.disk.writes.data")
     assert dirty >= 2 and data_writes == 0, r
     # Nothing of the file reached the disk: not its entry, descriptor or data.
     assert fsck_cat(disk, "/dw") is None
@@ -61,11 +61,11 @@ def test_write_waits_in_memory_until_the_delay(disk):
 
 def test_write_reaches_the_disk_after_the_delay(disk):
     r = killed(boot("echo delayed data > /dw\nvmstat -w fs.cache.dirty 0 60\n"
-                    "vmstat fs.writebacks.delayed\necho WRI''TTEN\n", disk=disk, cmdline=SHORT,
+                    "vmstat -n fs.writebacks.delayed\necho WRI''TTEN\n", disk=disk, cmdline=SHORT,
                     kill_after="WRITTEN", keep_input=True, status=True))
     ran(r, "echo delayed data > /dw", "vmstat -w fs.cache.dirty 0 60")
     assert r.printed("vmstat -w fs.cache.dirty 0 60") == "fs.cache.dirty 0\n", r
-    assert values(r, "vmstat fs.writebacks.delayed")[0] > 0, r        # delayed
+    assert values(r, "vmstat -n fs.writebacks.delayed")[0] > 0, r        # delayed
     assert fsck_cat(disk, "/dw") == b"delayed data\n"
     rc, out = fsck(disk)
     assert rc == 0, out                     # consistent, though not marked clean
@@ -73,10 +73,10 @@ def test_write_reaches_the_disk_after_the_delay(disk):
 
 
 def test_short_lived_file_costs_no_data_write(sh):
-    r = sh("sync\nvmstat fs.disk.writes.data\nmkdata /tmp/short 200000 3\nrm /tmp/short\n"
-           "sync\nvmstat fs.disk.writes.data\n", status=True)
+    r = sh("sync\nvmstat -n fs.disk.writes.data\nmkdata /tmp/short 200000 3\nrm /tmp/short\n"
+           "sync\nvmstat -n fs.disk.writes.data\n", status=True)
     ran(r)
-    (before,), (after,) = values(r, "vmstat fs.disk.writes.data"), values(r, "vmstat fs.disk.writes.data", 1)
+    (before,), (after,) = values(r, "vmstat -n fs.disk.writes.data"), values(r, "vmstat -n fs.disk.writes.data", 1)
     # 49 data blocks were written to the cache and dropped; /tmp's own block may go out, and
     # /swap's, whose entries change as each program's backing files come and go.
     assert after - before <= 2, r
@@ -84,11 +84,11 @@ def test_short_lived_file_costs_no_data_write(sh):
 
 @pytest.mark.parametrize("size,seed", [(5000, 1), (300000, 2), (4300000, 3)])
 def test_fsync_data_survives_a_hard_stop(disk, size, seed):
-    r = killed(boot("vmstat fs.disk.flushes\nmkdata -s /f %d %d\ncksum /f\nvmstat fs.disk.flushes\n"
+    r = killed(boot("vmstat -n fs.disk.flushes\nmkdata -s /f %d %d\ncksum /f\nvmstat -n fs.disk.flushes\n"
                     "echo SY''NCED\n" % (size, seed), disk=disk, cmdline=LONG, kill_after="SYNCED",
                     keep_input=True, status=True))
     ran(r, "mkdata -s /f %d %d" % (size, seed), "cksum /f")
-    (f0,), (f1,) = values(r, "vmstat fs.disk.flushes"), values(r, "vmstat fs.disk.flushes", 1)
+    (f0,), (f1,) = values(r, "vmstat -n fs.disk.flushes"), values(r, "vmstat -n fs.disk.flushes", 1)
     assert f1 > f0, r                       # fsync sent the disk a flush
     data = fsck_cat(disk, "/f")
     assert data is not None and len(data) == size
@@ -174,13 +174,13 @@ def test_many_files_from_several_processes(disk):
 
 
 def test_write_policies(sh):
-    r = sh("sysctl fs.write_policy=through\necho through > /p1\nvmstat fs.cache.dirty\n"
+    r = sh("sysctl fs.write_policy=through\necho through > /p1\nvmstat -n fs.cache.dirty\n"
            "sysctl fs.write_policy=asap\necho asap > /p2\nvmstat -w fs.cache.dirty 0 30\n"
-           "sysctl fs.write_policy=delay\necho delay > /p3\nvmstat fs.cache.dirty\n", status=True)
+           "sysctl fs.write_policy=delay\necho delay > /p3\nvmstat -n fs.cache.dirty\n", status=True)
     ran(r)
     for p in ("through", "asap", "delay"):
         assert r.printed("sysctl fs.write_policy=" + p) == "fs.write_policy = %s\n" % p, r
-    assert values(r, "vmstat fs.cache.dirty") == [0] and values(r, "vmstat fs.cache.dirty", 1)[0] > 0, r
+    assert values(r, "vmstat -n fs.cache.dirty") == [0] and values(r, "vmstat -n fs.cache.dirty", 1)[0] > 0, r
     assert r.printed("vmstat -w fs.cache.dirty 0 30") == "fs.cache.dirty 0\n", r
 
 
@@ -210,12 +210,12 @@ def test_sysctl_program(sh):
 
 
 def test_lowering_cache_size_gives_frames_back(sh):
-    r = sh("cat /bin/sh /bin/usertests /bin/cat > /tmp/junk\nvmstat fs.cache.blocks\n"
-           "sysctl fs.cache_max_kb=64\nsync\nvmstat fs.cache.blocks mem.frames.cache\n"
+    r = sh("cat /bin/sh /bin/usertests /bin/cat > /tmp/junk\nvmstat -n fs.cache.blocks\n"
+           "sysctl fs.cache_max_kb=64\nsync\nvmstat -n fs.cache.blocks mem.frames.cache\n"
            "sysctl fs.cache_max_kb=0\n", status=True)
     ran(r)
     assert r.printed("sysctl fs.cache_max_kb=64") == "fs.cache_max_kb = 64\n", r
-    (before,), (blocks, frames) = values(r, "vmstat fs.cache.blocks"), values(r, "vmstat fs.cache.blocks mem.frames.cache")
+    (before,), (blocks, frames) = values(r, "vmstat -n fs.cache.blocks"), values(r, "vmstat -n fs.cache.blocks mem.frames.cache")
     assert before > 16 and blocks <= 16 and frames <= 16, r
 
 
@@ -230,11 +230,11 @@ def test_counters_are_listed(sh):
 
 
 def test_small_cache_recycles_dirty_blocks(disk):
-    r = boot("mkdata /big 2M 9\ncksum /big\nvmstat fs.writebacks.recycled\n", disk=disk,
+    r = boot("mkdata /big 2M 9\ncksum /big\nvmstat -n fs.writebacks.recycled\n", disk=disk,
              cmdline="fs.cache_max_kb=64 " + LONG, status=True)
     assert r.rc == 0, r
     ran(r)
-    assert values(r, "vmstat fs.writebacks.recycled")[0] > 0, r
+    assert values(r, "vmstat -n fs.writebacks.recycled")[0] > 0, r
     data = fsck_cat(disk, "/big")
     assert data is not None and len(data) == 2 << 20
     want = host_cksum(data)

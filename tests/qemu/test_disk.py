@@ -34,14 +34,14 @@ def test_lost_interrupt_and_lost_notify_are_recovered(disk):
             "sysctl debug.disk_lose_irq=2\n"
             "mkdata -s /tmp/a 40000 1\n"
             "sync\n"
-            "vmstat disk.debug.irqs_to_lose\n"
-            "vmstat disk.stalls\n"
-            "vmstat disk.stalls.polled\n"
+            "vmstat -n disk.debug.irqs_to_lose\n"
+            "vmstat -n disk.stalls\n"
+            "vmstat -n disk.stalls.polled\n"
             "sysctl debug.disk_lose_notify=1\n"
             "mkdata -s /tmp/b 40000 2\n"
-            "vmstat disk.debug.notifies_to_lose\n"
-            "vmstat disk.stalls.kicks\n"
-            "vmstat disk.inflight\n"
+            "vmstat -n disk.debug.notifies_to_lose\n"
+            "vmstat -n disk.stalls.kicks\n"
+            "vmstat -n disk.inflight\n"
             "cksum /tmp/a\n"
             "sysctl debug.corrupt=0\n")
     r = boot(cmds, disk=disk, cmdline="fs.scan_interval=3600", timeout=30, status=True)
@@ -49,17 +49,17 @@ def test_lost_interrupt_and_lost_notify_are_recovered(disk):
     refused = r.cmd("sysctl debug.disk_lose_irq=2", 0)
     assert refused.status != 0 and "not permitted" in refused.out, refused
     assert r.cmd("sysctl debug.disk_lose_irq=2", 1).status == 0, r
-    assert r.printed("vmstat disk.debug.irqs_to_lose") == "0\n", r      # both were lost
-    assert r.printed("vmstat disk.debug.notifies_to_lose") == "0\n", r
+    assert r.printed("vmstat -n disk.debug.irqs_to_lose") == "0\n", r      # both were lost
+    assert r.printed("vmstat -n disk.debug.notifies_to_lose") == "0\n", r
     stalls = [m.groups() for m in STALL.finditer(r.out)]
     polled = [s for s in stalls if int(s[2]) > 0 and not s[3]]
     kicked = [s for s in stalls if int(s[2]) == 0 and s[3]]
     assert polled and kicked, r                             # each kind said on the console
     assert all(s[0] == "1" for s in stalls), stalls         # after about a second, not later
-    assert int(r.printed("vmstat disk.stalls")) >= 1, r
-    assert int(r.printed("vmstat disk.stalls.polled")) >= 1, r
-    assert int(r.printed("vmstat disk.stalls.kicks")) >= 1, r
-    assert r.printed("vmstat disk.inflight") == "0\n", r
+    assert int(r.printed("vmstat -n disk.stalls")) >= 1, r
+    assert int(r.printed("vmstat -n disk.stalls.polled")) >= 1, r
+    assert int(r.printed("vmstat -n disk.stalls.kicks")) >= 1, r
+    assert r.printed("vmstat -n disk.inflight") == "0\n", r
     assert r.cmd("mkdata -s /tmp/a 40000 1").status == 0 and r.cmd("mkdata -s /tmp/b 40000 2").status == 0, r
     assert r.cmd("cksum /tmp/a").status == 0, r
     rc, out = fsck(disk)
@@ -68,8 +68,8 @@ def test_lost_interrupt_and_lost_notify_are_recovered(disk):
 
 def test_no_stall_on_the_normal_path(disk):
     """While requests complete, the watchdog never acts: a busy run counts no stall."""
-    r = boot("mkdata -s /tmp/a 400000 3\ncat /tmp/a > /tmp/b\nsync\nvmstat disk.stalls\nvmstat disk.stalls.kicks\n",
+    r = boot("mkdata -s /tmp/a 400000 3\ncat /tmp/a > /tmp/b\nsync\nvmstat -n disk.stalls\nvmstat -n disk.stalls.kicks\n",
              disk=disk, timeout=60, status=True)
     assert r.rc == 0, r
     assert not STALL.search(r.out), r
-    assert r.printed("vmstat disk.stalls") == "0\n" and r.printed("vmstat disk.stalls.kicks") == "0\n", r
+    assert r.printed("vmstat -n disk.stalls") == "0\n" and r.printed("vmstat -n disk.stalls.kicks") == "0\n", r

@@ -5,7 +5,7 @@ file-only workload grows the cache to most of memory and a VM-only one shrinks i
 floor; a fixed-size cache never changes size. The audit (every cache block, frame and page-
 table entry tied together) runs after each, so a wrong mechanism cannot pass on its counters.
 
-Counters are read from what `vmstat NAME...` printed (one value a line), never from the echo of
+Counters are read from what `vmstat -n NAME...` printed (one value a line), never from the echo of
 a typed line; the toucher's own lines ("touch N MS ms, P page-ins") may fall between them and
 are skipped."""
 import re
@@ -18,7 +18,7 @@ TOUCHER_MB = 12                # all but about 1 MB of what the pools share (the
 
 def values(r, line, nth=0):
     """The counters `line` (a vmstat command) printed, by name, in the order asked."""
-    names = line.split()[1:]
+    names = line.split()[2:]           # after "vmstat -n"
     nums = [int(l) for l in r.printed(line, nth).splitlines() if l.strip().isdigit()]
     assert len(nums) == len(names), (line, r.printed(line, nth), r)
     return dict(zip(names, nums))
@@ -30,10 +30,10 @@ def audited(r):
     assert r.cmd("audit").status == 0, r
 
 
-BEFORE = "vmstat vm.pageins.backing vm.pageouts"
-AFTER = ("vmstat vm.pageins.backing vm.pageouts neg.fs_asks_vm neg.fs_asks_vm_satisfied "
+BEFORE = "vmstat -n vm.pageins.backing vm.pageouts"
+AFTER = ("vmstat -n vm.pageins.backing vm.pageouts neg.fs_asks_vm neg.fs_asks_vm_satisfied "
          "fs.cache.min_kb fs.cache.max_kb vm.age_lag_ms")
-LATER = "vmstat vm.pageins.backing"
+LATER = "vmstat -n vm.pageins.backing"
 
 
 def ifs(disk, penalty, sleep_s):
@@ -88,14 +88,14 @@ def test_without_penalty_the_cache_takes_the_sleepers_pages(disk):
 
 def test_file_workload_grows_the_cache_and_vm_workload_shrinks_it(disk):
     lines = ("sysctl neg.reset=1\nmklines /tmp/big 20M\ncksum /tmp/big\n"
-             "vmstat fs.cache.max_kb mem.frames.total\n"
-             "sync\nsysctl neg.reset=1\nmemhog 14\nvmstat fs.cache.min_kb fs.cache.blocks\naudit\n")
+             "vmstat -n fs.cache.max_kb mem.frames.total\n"
+             "sync\nsysctl neg.reset=1\nmemhog 14\nvmstat -n fs.cache.min_kb fs.cache.blocks\naudit\n")
     r = boot(lines, disk=disk, mem=MEM, status=True, timeout=600)
     assert r.rc == 0, r
-    grown = values(r, "vmstat fs.cache.max_kb mem.frames.total")
+    grown = values(r, "vmstat -n fs.cache.max_kb mem.frames.total")
     assert grown["fs.cache.max_kb"] >= 0.75 * grown["mem.frames.total"] * 4, r
     assert "memhog: 14 MB ok" in r.printed("memhog 14"), r
-    shrunk = values(r, "vmstat fs.cache.min_kb fs.cache.blocks")
+    shrunk = values(r, "vmstat -n fs.cache.min_kb fs.cache.blocks")
     assert 64 <= shrunk["fs.cache.min_kb"] <= 64 + 16, r   # fs.cache_min_kb, and a few held
     audited(r)
 
@@ -103,12 +103,12 @@ def test_file_workload_grows_the_cache_and_vm_workload_shrinks_it(disk):
 def test_fixed_cache_never_changes_size(disk):
     lines = ("sysctl fs.cache_fixed_kb=2048\nmklines /tmp/big 8M\ncksum /tmp/big\n"
              "sysctl neg.reset=1\nmemhog 14\ncksum /tmp/big\n"
-             "vmstat fs.cache.min_kb fs.cache.max_kb neg.vm_asks_fs_satisfied neg.fs_asks_vm_satisfied\n"
+             "vmstat -n fs.cache.min_kb fs.cache.max_kb neg.vm_asks_fs_satisfied neg.fs_asks_vm_satisfied\n"
              "audit\n")
     r = boot(lines, disk=disk, mem=MEM, status=True, timeout=600)
     assert r.rc == 0, r
     assert "memhog: 14 MB ok" in r.printed("memhog 14"), r
-    c = values(r, "vmstat fs.cache.min_kb fs.cache.max_kb neg.vm_asks_fs_satisfied "
+    c = values(r, "vmstat -n fs.cache.min_kb fs.cache.max_kb neg.vm_asks_fs_satisfied "
                   "neg.fs_asks_vm_satisfied")
     assert c["fs.cache.min_kb"] == c["fs.cache.max_kb"] == 2048, r
     assert c["neg.vm_asks_fs_satisfied"] == 0 and c["neg.fs_asks_vm_satisfied"] == 0, r
@@ -139,11 +139,11 @@ def test_the_vm_keeps_its_floor(disk):
     touches its 10 MB once and sleeps; the read starts 6 s later, once the aging clock has
     seen those pages idle."""
     lines = ("sysctl vm.penalty=0\nmklines /tmp/big 20M\nsync\ntoucher -m 10 -s 600 -n 1 &\nsleep 6\n"
-             "sysctl neg.reset=1\ncksum /tmp/big\nvmstat mem.frames.vm mem.frames.total neg.fs_asks_vm_satisfied\n"
+             "sysctl neg.reset=1\ncksum /tmp/big\nvmstat -n mem.frames.vm mem.frames.total neg.fs_asks_vm_satisfied\n"
              "audit\n")
     r = boot(lines, disk=disk, mem=MEM, status=True, timeout=600)
     assert r.rc == 0, r
-    c = values(r, "vmstat mem.frames.vm mem.frames.total neg.fs_asks_vm_satisfied")
+    c = values(r, "vmstat -n mem.frames.vm mem.frames.total neg.fs_asks_vm_satisfied")
     floor = c["mem.frames.total"] // 16
     assert c["neg.fs_asks_vm_satisfied"] > 1000, r     # the toucher's 10 MB went to the cache...
     # ...down to the floor, not past it; cksum's own pages, counted in the floor while it read,

@@ -13,7 +13,7 @@ import re
 
 MB = 1024 * 1024
 BLOCKS = 1 * MB // 4096 + 1         # mkdata's 1 MB file: its data blocks and one indirect block
-COUNTS = "vmstat fs.disk.blocks.pending fs.disk.descriptors.pending fs.disk.blocks.reusable"
+COUNTS = "vmstat -n fs.disk.blocks.pending fs.disk.descriptors.pending fs.disk.blocks.reusable"
 
 
 def counts(text):

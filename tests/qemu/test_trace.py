@@ -17,7 +17,7 @@ from conftest import BUILD, PRISTINE, boot
 TOUCH = "trace -e 100 -w toucher -o /t.trace toucher -m 1 -s 1 -n 3 -q"
 HOG = "trace -e 100 -w memhog -o /m.trace memhog 20"
 KEEP = "trace -e 100 -w keep -o /k.trace memhog -k 64 16"
-LINES = [TOUCH, "vmstat vm.trace.records vm.trace.lost", HOG, KEEP, "audit"]
+LINES = [TOUCH, "vmstat -n vm.trace.records vm.trace.lost", HOG, KEEP, "audit"]
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_toucher_trace_replays(run, tmp_path):
     out, rows = simulate(t, tmp_path)
     mins = {r_["frames"]: int(r_["faults"]) for r_ in rows if r_["policy"] == "MIN"}
     assert all(int(x["faults"]) >= mins[x["frames"]] for x in rows), out
-    assert "toucher" not in r.cmd("vmstat vm.trace.records vm.trace.lost").out
+    assert "toucher" not in r.cmd("vmstat -n vm.trace.records vm.trace.lost").out
 
 
 def test_trace_under_paging_keeps_data_and_audit_clean(run, tmp_path):

@@ -51,18 +51,18 @@ def test_zero_fill_reads_zero_and_audit_after_every_fault(disk):
 
 
 def test_code_is_shared_between_copies_of_a_program(disk):
-    r = boot("vmstat vm.frames\nsleep 20 &\nsleep 1\nvmstat vm.frames\nsleep 20 &\nsleep 1\n"
-             "vmstat vm.frames\naudit\n", disk=disk, mem=MEM, status=True)
+    r = boot("vmstat -n vm.frames\nsleep 20 &\nsleep 1\nvmstat -n vm.frames\nsleep 20 &\nsleep 1\n"
+             "vmstat -n vm.frames\naudit\n", disk=disk, mem=MEM, status=True)
     assert r.rc == 0, r
     ran(r)
-    nums = [int(r.printed("vmstat vm.frames", i)) for i in range(3)]
+    nums = [int(r.printed("vmstat -n vm.frames", i)) for i in range(3)]
     one, two = nums[1] - nums[0], nums[2] - nums[0]
     assert one > 0 and two < 2 * one, (one, two, r)
     audited(r)
 
 
 def test_pageout_sysctl_pushes_pages_out_and_they_come_back(disk):
-    r = boot("memhog 2\nvmstat vm.pageouts\nsysctl vm.pageout=0\nvmstat\necho still here\nmemhog 4\nvmstat\naudit\n",
+    r = boot("memhog 2\nvmstat -n vm.pageouts\nsysctl vm.pageout=0\nvmstat\necho still here\nmemhog 4\nvmstat\naudit\n",
              disk=disk, mem=MEM, status=True)
     assert r.rc == 0, r
     ran(r)
@@ -72,7 +72,7 @@ def test_pageout_sysctl_pushes_pages_out_and_they_come_back(disk):
     (before,), (after,) = vmstat_snapshots(r.printed("vmstat", 0)), vmstat_snapshots(r.printed("vmstat", 1))
     assert after["vm.pageins"] > before["vm.pageins"], r
     # Each page it reports written is a page-out (nothing else pages out: no memory pressure).
-    assert before["vm.pageouts"] == int(r.printed("vmstat vm.pageouts")) + int(m.group(1)), r
+    assert before["vm.pageouts"] == int(r.printed("vmstat -n vm.pageouts")) + int(m.group(1)), r
     audited(r)
 
 

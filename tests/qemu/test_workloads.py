@@ -64,7 +64,7 @@ def test_toucher_counts_its_own_paging(disk):
     # so its 4 MB of dirty pages are what must exceed the frames.) The toucher's own
     # page-ins (per round, from the kernel's count for it) and page-outs are > 0, and the
     # global counters moved at least as much (they count everyone's).
-    cmds = ["vmstat vm.pageins vm.pageouts", "toucher -m 8 -s 0 -n 3", "vmstat vm.pageins vm.pageouts"]
+    cmds = ["vmstat -n vm.pageins vm.pageouts", "toucher -m 8 -s 0 -n 3", "vmstat -n vm.pageins vm.pageouts"]
     r = boot("\n".join(cmds) + "\n", disk=disk, mem=5, status=True)
     assert r.rc == 0 and all(c.status == 0 for c in r.cmds), r
     out = r.printed(cmds[1])

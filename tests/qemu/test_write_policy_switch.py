@@ -16,7 +16,7 @@ BLOCKS = 64                     # a 256 KB file
 
 @pytest.mark.parametrize("policy", ["asap", "through"])
 def test_switching_away_from_delay_writes_what_waits(sh, policy):
-    data = "vmstat fs.disk.writes.data"
+    data = "vmstat -n fs.disk.writes.data"
     lines = ["mkdata /tmp/f %d 1" % (BLOCKS * 4 * KB), data, "sysctl fs.write_policy=" + policy,
              "vmstat -w fs.cache.scheduled 0 60", data]
     r = sh("\n".join(lines) + "\n", status=True)

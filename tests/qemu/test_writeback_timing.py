@@ -20,7 +20,7 @@ BLOCK = 4096
 LONG = "fs.writeback_delay=3600 fs.desc_delay=3600"
 ONE_SCAN = "vmstat -w fs.cleaner.scans +2 30"       # a whole scan begins and ends after now
 SEVERAL_SCANS = "vmstat -w fs.cleaner.scans +4 30"
-COUNTS = "vmstat fs.disk.writes.data fs.disk.writes.meta fs.disk.writes.desc fs.disk.flushes"
+COUNTS = "vmstat -n fs.disk.writes.data fs.disk.writes.meta fs.disk.writes.desc fs.disk.flushes"
 MARK = "#DONE"                  # the kill marker: its echo is the shell reading the next line
 
 
@@ -146,7 +146,7 @@ def test_each_write_policy_has_its_own_pattern(disk):
     through, asap, delay = "mkdata -c /t 32K 5", "mkdata -c /a 32K 6", "mkdata -c /d 32K 7"
     wait = "vmstat -w fs.cache.scheduled 0 30"
     r = hard_stop("\n".join([through, "sysctl fs.write_policy=asap", asap, wait,
-                             "vmstat fs.cleaner.scans", "sysctl fs.write_policy=delay", delay,
+                             "vmstat -n fs.cleaner.scans", "sysctl fs.write_policy=delay", delay,
                              "incore /t /a /d"]) + "\n", disk,
                   LONG + " fs.scan_interval=3600 fs.write_policy=through")
     ok(r, through, "sysctl fs.write_policy=asap", asap, wait, "sysctl fs.write_policy=delay", delay)
@@ -161,7 +161,7 @@ def test_each_write_policy_has_its_own_pattern(disk):
 
     a = steps(r.printed(asap))
     assert len(a) == 10 and all(f == 0 for *_, f in a), r     # asap never flushes by itself
-    assert numbers(r.printed("vmstat fs.cleaner.scans")) == [0], r
+    assert numbers(r.printed("vmstat -n fs.cleaner.scans")) == [0], r
 
     assert steps(r.printed(delay)) == [(s, 0, 0, 0) for s in
                                        ["open"] + ["write %d" % k for k in range(1, 9)] + ["close"]], r

@@ -4,6 +4,7 @@
 #include "uapi/stat.h"   /* struct procinfo */
 #include "uapi/negtrace.h"   /* struct negrecord */
 #include "uapi/vmtrace.h"    /* struct vmtrace_info, vmtrace_rec */
+#include "uapi/syscall.h"    /* CONS_COOKED, CONS_RAW */
 
 /* Copies the kernel counters into buf as "name value\n" lines; returns the byte count. */
 int kstat(char *buf, unsigned len);
@@ -21,6 +22,10 @@ int sysctl(const char *name, const char *value, char *out, unsigned outlen);
 /* Makes group pgid the console's foreground group, the one ^C kills; 0: none (^C then
  * ends the line being typed, empty). */
 int setfg(int pgid);
+/* Sets the input mode of the console open as fd: CONS_COOKED (the kernel edits and echoes
+ * lines) or CONS_RAW (every byte as it comes, no echo: the shell's line editor). Returns the
+ * mode before, or -1 with errno ENOTTY when fd is not the console. */
+int consmode(int fd, int mode);
 /* Which of the first n blocks of open file fd the file cache holds: vec[i] gets INCORE_CACHED,
  * | INCORE_DIRTY when not yet written back (uapi/syscall.h). Returns the file's block count. */
 int incore(int fd, unsigned char *vec, unsigned n);

@@ -27,6 +27,7 @@ static const char *const messages[] = {
   [EINVAL] = "Invalid argument",
   [ENFILE] = "Too many open files in system",
   [EMFILE] = "Too many open files",
+  [ENOTTY] = "Inappropriate ioctl for device",
   [ETXTBSY] = "Text file busy",
   [EFBIG] = "File too large",
   [ENOSPC] = "No space left on device",

@@ -65,6 +65,7 @@ int getpid(void) { return SYS0(SYS_getpid); }
 int kill(int pid) { return SYS1(SYS_kill, pid); }
 int setpgid(int pid, int pgid) { return SYS2(SYS_setpgid, pid, pgid); }
 int setfg(int pgid) { return SYS1(SYS_setfg, pgid); }
+int consmode(int fd, int mode) { return SYS2(SYS_consmode, fd, mode); }
 int incore(int fd, unsigned char *vec, unsigned n) { return SYS3(SYS_incore, fd, vec, n); }
 
 void *sbrk(int increment)
