@@ -165,5 +165,5 @@ def test_a_full_disk_at_boot_ends_in_a_message_not_a_panic(make_disk, tmp_path):
     r = boot("", disk=disk)
     assert r.rc != 0, r
     assert re.search(r"^fs: mounted 8 MB: 3 of \d+ blocks free", r.out, re.M), r
-    assert re.search(r"^init: cannot run /bin/init \(error 12\)$", r.out, re.M), r
+    assert re.search(r"^init: cannot run /bin/init \(error 134\)$", r.out, re.M), r        # ENOSWAP
     assert "panic" not in r.out, r

@@ -4,7 +4,7 @@ policy switching under load. The audit runs after every workload, so a wrong imp
 cannot pass by printing the right output."""
 import re
 import pytest
-from conftest import boot, vmstat_snapshots
+from conftest import BUILD, boot, vmstat_snapshots
 
 MEM = 16
 POLICIES = ["clock", "fifo", "lru", "clusterlru", "random", "spt"]
@@ -93,12 +93,14 @@ def test_policy_switches_under_load(disk):
 
 
 def test_out_of_backing_store_kills_or_fails_only_that_process(make_disk):
-    d = make_disk(size_mb=24)
+    # /bin and about 20 MB: the 18 MB /fill fits, a 6 MB stack after it does not, whatever /bin weighs
+    binmb = (sum(f.stat().st_size for f in (BUILD / "user/bin").iterdir()) >> 20) + 1
+    d = make_disk(size_mb=binmb + 20)
     r = boot("vmstat\nmemhog 40\nmkdata /fill 18M\nmemhog -s 6\necho survived\nrm /fill\n"
              "memhog 8\nvmstat\naudit\n", disk=d, mem=MEM, timeout=400, status=True)
     assert r.rc == 0, r
     big = r.cmd("memhog 40")
-    # 40 MB fits memory and address space, not the 24 MB disk: the message says which ran out
+    # 40 MB fits memory and address space, not the disk: the message says which ran out
     assert big.out == "memhog: cannot get 40 MB: No space left for the backing store (disk full)\n" \
         and big.status != 0, r.cmds
     stack = r.cmd("memhog -s 6")
