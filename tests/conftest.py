@@ -14,7 +14,7 @@ BUILD = ROOT / "build"
 # a student did at `make qemu` (which boots build/fs.img) never reaches a test.
 PRISTINE = BUILD / "fs-pristine.img"
 BOOT_TIMEOUT = float(os.environ.get("BOOT_TIMEOUT", "240"))
-LOGS = Path(os.environ.get("TEST_LOGS") or BUILD / "test-logs")     # tools/repeat_test.py sets it per run
+LOGS = Path(os.environ.get("TEST_LOGS") or BUILD / "test-logs")     # tools/fuzz/repeat_test.py sets it per run
 TAIL_LINES = 40
 
 

@@ -370,7 +370,7 @@ def gdb_port(spec, start=None):
 
 
 def write_gdb_file(a, pid):
-    """What make gdb needs to attach (tools/rungdb.py): the port, QEMU's pid (a file left by a
+    """What make gdb needs to attach (tools/gdb/rungdb.py): the port, QEMU's pid (a file left by a
     QEMU that died is recognised as stale) and the kernel it boots, for the symbols."""
     kernel = os.path.abspath(a.kernel) if a.kernel else os.path.join(ROOT, "build", "kernel.elf")
     tmp = a.gdb_file + ".tmp"

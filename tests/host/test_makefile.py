@@ -193,7 +193,7 @@ def test_the_build_prints_one_short_line_a_step_and_v1_the_commands():
 
 def test_make_qemu_builds_what_the_next_steps_use():
     """After make qemu, the lab's host-only grading needs build/tracesim and the images."""
-    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "-W", "tools/tracesim/main.c",
+    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "-W", "tools/lab/tracesim/main.c",
                         "-W", "mkfs/fsck.c", "qemu"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        env=clean_env(), timeout=120)
     assert p.returncode == 0, p.stdout

@@ -2,7 +2,7 @@
 
 QEMU boots the kernel waiting for gdb (tools/runqemu.py --gdb PORT --gdb-file F) with the
 guest's commands on its standard input (forwarded once the kernel is ready); gdb attaches
-through tools/rungdb.py F, the very launcher of `make gdb`, and runs the test's gdb commands
+through tools/gdb/rungdb.py F, the very launcher of `make gdb`, and runs the test's gdb commands
 one after the other. Each command's output is cut out by a marker echoed before it, so a test
 reads what one command printed. Ports are picked free by the system, so parallel test
 workers never share one.
@@ -82,7 +82,7 @@ def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, time
         time.sleep(0.05)
     feeder = threading.Thread(target=feed, args=(qemu, log, guest), daemon=True)
     feeder.start()
-    args = [sys.executable, str(ROOT / "tools/rungdb.py"), str(portfile), "-batch"]
+    args = [sys.executable, str(ROOT / "tools/gdb/rungdb.py"), str(portfile), "-batch"]
     for i, c in enumerate(steps):
         args += ["-ex", "echo %s%d\\n" % (MARK, i), "-ex", c]
     try:

@@ -90,7 +90,7 @@ def test_make_gdb_without_qemu_says_so_at_once(tmp_path):
         assert p.returncode != 0 and "no QEMU is waiting for gdb" in out and "make qemu-gdb" in out, out
         # what make gdb runs, timed alone (make itself is slow on a loaded machine)
         t = time.time()
-        p = subprocess.run([sys.executable, str(ROOT / "tools/rungdb.py"), str(tmp_path / "gdb.port")],
+        p = subprocess.run([sys.executable, str(ROOT / "tools/gdb/rungdb.py"), str(tmp_path / "gdb.port")],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
         assert p.returncode == 1 and "no QEMU is waiting" in p.stdout.decode()
         assert time.time() - t < 3, time.time() - t

@@ -64,7 +64,7 @@ from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
 OUT = BUILD / "imgfuzz"
 
@@ -734,7 +734,7 @@ def check_image(base, seed, kind, timeout, workdir, kernel=None, keep=None):
         name = "%d-%s" % (seed, kind)
         (keep / (name + ".img")).write_bytes(data)
         shutil.copyfile(log, keep / (name + ".log"))
-        (keep / (name + ".txt")).write_text("%s\nfsck: %s\noutcome: %s (%s)\nrerun: python3 tools/imgfuzz.py --one %d %s\n"
+        (keep / (name + ".txt")).write_text("%s\nfsck: %s\noutcome: %s (%s)\nrerun: python3 tools/fuzz/imgfuzz.py --one %d %s\n"
                                             % (what, verdict, outcome, why, seed, kind))
     for p in (path, log):
         try:

@@ -1,4 +1,4 @@
-"""Crash states from a recorded write log (tools/nbdlog.py), as dm-log-writes and CrashMonkey
+"""Crash states from a recorded write log (tools/crash/nbdlog.py), as dm-log-writes and CrashMonkey
 build them.
 
 A disk with a volatile write cache, at a power cut, keeps every write that came before the

@@ -7,10 +7,10 @@
 #     printf 'poweroff\n' | make qemu
 #     make test
 # Both must succeed: every other host tool has to be installed by the build itself
-# (tools/check-tools.sh, tools/pydeps.py). Not part of `make test`: it downloads a few
+# (tools/setup/check-tools.sh, tools/setup/pydeps.py). Not part of `make test`: it downloads a few
 # hundred MB and takes several minutes.
 #
-# Usage (as root): tools/fresh-debian.sh [--keep] [--qemu-only]
+# Usage (as root): tools/setup/fresh-debian.sh [--keep] [--qemu-only]
 #   --keep       leave the chroot in place (its path is printed)
 #   --qemu-only  skip `make test`
 # MIRROR (default http://deb.debian.org/debian) and TMPDIR (default /var/tmp) pick where from
@@ -26,7 +26,7 @@ for a in "$@"; do
   esac
 done
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 
 if [ "$(id -u)" != 0 ]; then
   echo "fresh-debian: needs root (debootstrap, chroot, mount); run: sudo $0 $*" >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""make crashtest: records a few workloads on a logging disk (tools/crashrec.py), builds
-crash states from each log (tools/crashstates.py) and checks every one (tools/crashcheck.py),
+"""make crashtest: records a few workloads on a logging disk (tools/crash/crashrec.py), builds
+crash states from each log (tools/crash/crashstates.py) and checks every one (tools/crash/crashcheck.py),
 repaired by the kernel's own mount code on the host; a few are also booted in QEMU.
 
 Prints progress and a summary (states checked, violations by kind, acknowledged bytes lost),
@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import crashrec
 from crashcheck import Checker
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "build" / "crash"
 KEEP_PER_KIND = 5
 
@@ -168,7 +168,7 @@ def main():
             Path(r["run"]).name, r["idx"], r["kind"], r["m"], r["blocks"], r["repair"][:60],
             r["violations"][0][0], r["violations"][0][1][:300]))
         print("  image kept (before repair): %s" % os.path.relpath(keep, ROOT))
-        print("  reproduce: python3 tools/crashcheck.py %s --seed %d --per-epoch %d --state %d%s" % (
+        print("  reproduce: python3 tools/crash/crashcheck.py %s --seed %d --per-epoch %d --state %d%s" % (
             os.path.relpath(r["run"], ROOT), [s for d, s, _ in runs if str(d) == r["run"]][0], per_epoch,
             r["idx"], " --qemu" if r["qemu"] else ""))
     return 1 if nfail else 0

@@ -28,11 +28,12 @@ blocks and descriptors back to the baseline (after a sync); no setting changed; 
 image clean to the host's fsck. Progress is one line per round; the summary ends with PASS
 or FAIL and the exit status says the same. The console goes to build/soak.log.
 
-    python3 tools/soak.py [--duration SECONDS] [--mem MB] [--calls N] [--log FILE]
+    python3 tools/fuzz/soak.py [--duration SECONDS] [--mem MB] [--calls N] [--log FILE]
 """
 import argparse, os, re, subprocess, sys, tempfile, time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# benchlib boots a private copy of the image, as the benchmarks do (tools/bench/).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
 import benchlib  # noqa: E402
 
 ROOT = benchlib.ROOT

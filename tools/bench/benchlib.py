@@ -2,11 +2,11 @@
 with commands on the console, one progress line per step, and min/median/max of several runs.
 
 Every benchmark writes its CSV under build/bench, draws its figure beside it as a PNG
-(tools/bench_figures.py), and writes nothing else: the documented tables in docs/ change only
-through `make results` (tools/results.py), which makes them again from these CSVs."""
+(tools/bench/bench_figures.py), and writes nothing else: the documented tables in docs/ change only
+through `make results` (tools/bench/results.py), which makes them again from these CSVs."""
 import os, re, statistics, subprocess, sys, tempfile, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Where the CSVs, figures and logs go: build/bench, or BENCH_DIR (the test that a benchmark
 # leaves the tracked tree alone runs one into a folder of its own).
 BENCH = os.environ.get("BENCH_DIR") or os.path.join(ROOT, "build", "bench")

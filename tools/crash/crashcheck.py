@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The oracle for one crash state of a recorded workload (tools/crashrec.py,
-tools/crashstates.py): what the disk must hold after a power cut at that point.
+"""The oracle for one crash state of a recorded workload (tools/crash/crashrec.py,
+tools/crash/crashstates.py): what the disk must hold after a power cut at that point.
 
 The state's image is repaired by the kernel's own mount code run on the host
 (build/tests/kfs IMAGE: mount, repair when not clean, sync), or by the real kernel booted in
@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from crashstates import BSIZE, Recording, nonzero_blocks
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
 KFS = BUILD / "tests" / "kfs"
 FSCK = BUILD / "fsck"
@@ -391,7 +391,7 @@ class Checker:
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("run", help="a recording directory (tools/crashrec.py --out)")
+    p.add_argument("run", help="a recording directory (tools/crash/crashrec.py --out)")
     p.add_argument("--seed", type=int, default=1, help="the crash-state seed")
     p.add_argument("--per-epoch", type=int, default=8)
     p.add_argument("--state", type=int, required=True, help="state index")

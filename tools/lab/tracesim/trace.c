@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tools/tracesim/trace.h"
+#include "tools/lab/tracesim/trace.h"
 
 /* (segment, page) to dense page numbers: open addressing, doubled at half full. */
 struct key { uint32_t seg, page, id; bool used; };

@@ -22,14 +22,14 @@ with F the faults summed over its memory sizes and "over" = (F - F_MIN) / F_MIN,
 5 % of MIN, as on a trace of nearly only first touches, 5 % stands for clock's distance); the
 score is the mean over the traces, rounded.
 
-    python3 tools/grade.py NAME [--file vm/policy_NAME.c] [--host-only] [--traces T...]
+    python3 tools/lab/grade.py NAME [--file vm/policy_NAME.c] [--host-only] [--traces T...]
 
 --file: a policy file not (yet) in vm/policy.c's table; the simulator is compiled with it
 (build/grade/tracesim), and the kernel part is skipped unless the table has NAME. Exit status
 0 for a correct policy, 1 for an incorrect one, 2 when grading could not run."""
 import argparse, csv, glob, hashlib, os, re, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
 MEM = 16
 KERNEL_LINES = ["vmstat vm.frames", "mklines /in 3M 5", "sort -m 256 -o /out /in", "cksum /out",
@@ -48,7 +48,7 @@ def simulator(name, policy_file):
     file (its struct named policy_NAME)."""
     if not policy_file:
         return os.path.join(BUILD, "tracesim")
-    src = sorted(set(glob.glob(os.path.join(ROOT, "tools/tracesim/*.c")) +
+    src = sorted(set(glob.glob(os.path.join(ROOT, "tools/lab/tracesim/*.c")) +
                      glob.glob(os.path.join(ROOT, "vm/policy*.c"))) - {os.path.abspath(policy_file)})
     tag = hashlib.sha1(os.path.abspath(policy_file).encode()).hexdigest()[:8]
     out = os.path.join(BUILD, "grade", "tracesim-%s-%s" % (name, tag))

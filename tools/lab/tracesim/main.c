@@ -9,9 +9,9 @@
  * faults per policy and, beside each, the percent over MIN (Hagmann's Figure 2; MIN is 0).
  * -e sets spt's epoch (vm.spt_epoch_ms in the kernel, the same default), -k clusterlru's
  * cluster size (vm.cluster, 16). -c appends the same as CSV rows (trace, epoch_ms, references, pages, frames, policy, faults,
- * writes, over_min_pct; a header when the file is new). tools/tracesim.py draws the figures.
+ * writes, over_min_pct; a header when the file is new). tools/lab/tracesim.py draws the figures.
  *
- * Compiled with -DTRACESIM_EXTRA=policy_NAME (tools/grade.py does, for a policy file not yet
+ * Compiled with -DTRACESIM_EXTRA=policy_NAME (tools/lab/grade.py does, for a policy file not yet
  * in vm/policy.c's table), that policy is found by name too.
  *
  * Every run is a child process: a policy's static state (clock's hand, random's seed) starts
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
-#include "tools/tracesim/min.h"
+#include "tools/lab/tracesim/min.h"
 
 #define MAXPOL 32
 

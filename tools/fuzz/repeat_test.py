@@ -2,7 +2,7 @@
 """Runs one pytest test over and over to catch a flaky failure, and keeps each failing run's
 whole console.
 
-    python3 tools/repeat_test.py [-n RUNS] [-j PARALLEL] [--jitter] [--out DIR] TEST [PYTEST ARGS...]
+    python3 tools/fuzz/repeat_test.py [-n RUNS] [-j PARALLEL] [--jitter] [--out DIR] TEST [PYTEST ARGS...]
 
 TEST is a pytest node id, for example
 'tests/qemu/test_faults.py::test_fault_kills_only_the_program[jump-page fault]'.
@@ -20,7 +20,7 @@ bursts at random points of the guest's execution. That is how the fault test's e
 import argparse, os, random, shutil, signal, subprocess, sys, threading, time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "build" / "test-logs" / "repeat"
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plants known bugs one at a time and runs the suite against each: does a test notice?
 
-    python3 tools/mutants.py [-j N] [--only ID,...] [--area AREA,...] [--list]
+    python3 tools/fuzz/mutants.py [-j N] [--only ID,...] [--area AREA,...] [--list]
     make mutants MUTANTS_ARGS='--area cache -j 2'
 
 The bugs are the catalog, tests/mutants/catalog.txt: each entry names a source file, an exact
@@ -37,7 +37,7 @@ import argparse, csv, os, re, shutil, signal, subprocess, sys, tempfile, threadi
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CATALOG = ROOT / "tests" / "mutants" / "catalog.txt"
 OUT_CSV = ROOT / "build" / "mutants.csv"
 OUT_LOGS = ROOT / "build" / "mutants"
@@ -272,7 +272,7 @@ def verdict_of(rc, output):
 
 def run_crashtest(runner, tree, log, budget):
     """make crashtest (or its --quick part) instead of the suite: (verdict, what failed, seconds)."""
-    cmd = [sys.executable, "tools/crashtest.py", "--jobs", str(runner.args.pytest_jobs)]
+    cmd = [sys.executable, "tools/crash/crashtest.py", "--jobs", str(runner.args.pytest_jobs)]
     if runner.args.suite == "crashtest-quick":
         cmd.append("--quick")
     rc, secs, out = runner.run(cmd, tree, log, budget)

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tools/tracesim/min.h"
+#include "tools/lab/tracesim/min.h"
 
 struct ent { uint32_t next, page; };
 static struct ent *heap;

@@ -7,7 +7,7 @@
 # failed trial names the Debian packages that provide the piece. As root with apt-get they are
 # installed non-interactively and every trial runs again; otherwise the exact command is
 # printed. One line per problem. pytest and pytest-xdist are checked the same way by
-# tools/pydeps.py, which makes the tests' Python environment (build/py).
+# tools/setup/pydeps.py, which makes the tests' Python environment (build/py).
 set -u
 HOSTCC=${HOSTCC:-cc}
 CROSS=${CROSS:-i686-linux-gnu-}

@@ -1,7 +1,7 @@
 """The project's own Python for the tests and benchmarks: a virtual environment in build/py
 with pytest, pytest-xdist (boot tests on both cores) and matplotlib (the benchmarks' figures).
 
-    python3 tools/pydeps.py [--dir build/py] [--modules pytest,xdist,matplotlib]
+    python3 tools/setup/pydeps.py [--dir build/py] [--modules pytest,xdist,matplotlib]
 
 Why an environment of our own: the machine's `python3` may be Debian's, whose packages apt
 installs, or another installation (pyenv, a CI image's own build, a user's venv) that apt
@@ -22,7 +22,7 @@ the tests then run with build/py/bin/python3, which has what they need:
 Prints nothing when build/py already has everything; one line per step otherwise."""
 import argparse, os, shutil, subprocess, sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # import name -> (PyPI name, Debian package)
 PACKAGES = {"pytest": ("pytest", "python3-pytest"),
             "xdist": ("pytest-xdist", "python3-pytest-xdist"),

@@ -4,7 +4,7 @@ logs every write (offset, data) and every flush, in the order they arrive.
 
 Why: killing QEMU keeps every write it handed to the host, so a plain image file can never lose
 unflushed writes and a fsync that skips its flush passes every test. With the log, the crash
-states of a real disk can be built afterwards (tools/crashstates.py): after a power cut only
+states of a real disk can be built afterwards (tools/crash/crashstates.py): after a power cut only
 the writes before the last completed flush are certain; the later ones may be lost, or land
 in any order.
 

@@ -1,5 +1,5 @@
 """make traces: records the shipped reference traces (traces/*.trace) in the kernel and copies
-them out of the disk image; then tools/tracesim.py replays them.
+them out of the disk image; then tools/lab/tracesim.py replays them.
 
 One boot of a 64 MB machine (memory to spare: a page that came in and went out within one
 epoch would be missing from its trace, vm/trace.c) on a private copy of build/fs-pristine.img; each
@@ -12,13 +12,14 @@ out of the image with build/fsck --cat. The workloads (small: the traces are shi
   forktree  a build-like fork/exec workload: fork trees whose leaves exec, nine of them
   vmtest    Irlam's: two processes sweeping 2 MB each for 1 s (cyclic)
 
-    python3 tools/record_traces.py [--out DIR] [--only NAME,...]
+    python3 tools/lab/record_traces.py [--out DIR] [--only NAME,...]
 
 The kernel's timing varies with the host, so two recordings differ; the shipped traces are
 one recording, and every figure in the docs comes from them."""
 import argparse, os, re, subprocess, sys, tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# benchlib boots a private copy of the image, as the benchmarks do (tools/bench/).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
 from benchlib import ROOT, private_boot   # noqa: E402
 
 EPOCH_MS = 100

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tools/tracesim/machine.h"
+#include "tools/lab/tracesim/machine.h"
 
 #define TICK_MS 100
 #define AGE_PASS_MS 2000

@@ -1,15 +1,15 @@
-"""Hagmann's figures from reference traces: runs build/tracesim (tools/tracesim/, the kernel's
+"""Hagmann's figures from reference traces: runs build/tracesim (tools/lab/tracesim/, the kernel's
 own policy files on a simulated machine, and MIN) on each trace, prints its table, and writes
 build/traces/sim.csv and one PNG per trace: faults against memory size for every policy and
 MIN (his Figures 1, 4, 7) beside the percent over MIN (Figures 2, 5, 8).
 
-    python3 tools/tracesim.py [--policies clock,lru,...] [--out DIR] [TRACE...]
+    python3 tools/lab/tracesim.py [--policies clock,lru,...] [--out DIR] [TRACE...]
 
 With no trace, the shipped ones (traces/*.trace). The table, CSV and figures come from the
 counts alone: two runs give the same files."""
 import argparse, csv, glob, os, subprocess, sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SIM = os.path.join(ROOT, "build", "tracesim")
 
 

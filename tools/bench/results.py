@@ -6,7 +6,7 @@ change only when someone asks for it with this target.
 
 The documents mark each generated part (in whichever file of docs/ holds it):
 
-    <!-- bench:NAME (generated from build/bench/FILE.csv by tools/results.py) -->
+    <!-- bench:NAME (generated from build/bench/FILE.csv by tools/bench/results.py) -->
     ...replaced on every run...
     <!-- /bench:NAME -->
 
@@ -27,7 +27,7 @@ what it lacks.
 --check changes nothing and exits 1 if the documents differ from what the CSVs give."""
 import argparse, csv, os, re, statistics, sys, textwrap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -2,18 +2,18 @@
 """Makes the transcripts of docs/gdb.md by running them: `make gdb-walkthrough`.
 
 Each scenario boots the -Og kernel (build/debug/kernel.elf) waiting for gdb, feeds the guest's
-shell its workload, and runs gdb in batch mode on the project's commands (tools/rungdb.py, as
+shell its workload, and runs gdb in batch mode on the project's commands (tools/gdb/rungdb.py, as
 `make gdb` does). The output of each gdb command is written into docs/gdb.md under "(gdb)
 COMMAND", between the markers <!-- gdb:NAME --> and <!-- /gdb:NAME --> of the block its step
 names; the prose around the blocks is left alone. Times, frame numbers and pids come from the
 run, so they change from one regeneration to the next; the prose speaks of what every run
 shows.
 
-  python3 tools/gdb_walkthrough.py [--only SCENARIO] [--keep DIR]
+  python3 tools/gdb/gdb_walkthrough.py [--only SCENARIO] [--keep DIR]
 """
 import argparse, os, re, subprocess, sys, tempfile, threading, time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
 DOC = os.path.join(ROOT, "docs", "gdb.md")
 MARK = "@@@walkthrough "
@@ -135,7 +135,7 @@ def run(name, sc, tmp):
     while not os.path.exists(portfile) and time.time() < deadline and qemu.poll() is None:
         time.sleep(0.05)
     threading.Thread(target=feed, args=(qemu, log, sc["guest"]), daemon=True).start()
-    args = [sys.executable, os.path.join(ROOT, "tools", "rungdb.py"), portfile, "-batch"]
+    args = [sys.executable, os.path.join(ROOT, "tools", "gdb", "rungdb.py"), portfile, "-batch"]
     for i, (_, cmd, _) in enumerate(sc["steps"]):
         args += ["-ex", "echo %s%d\\n" % (MARK, i), "-ex", cmd]
     out = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT, timeout=400).stdout

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Records a workload on a disk that logs every write and flush (tools/nbdlog.py), for the
-crash-state checker (tools/crashcheck.py).
+"""Records a workload on a disk that logs every write and flush (tools/crash/nbdlog.py), for the
+crash-state checker (tools/crash/crashcheck.py).
 
 The host drives the guest's shell one command at a time: it sends a command line ending in
 `echo A''CK n` (the quotes keep the console's echo of the typed line from matching), and the
@@ -32,7 +32,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nbdlog import LogServer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
 CMDLINE = "fs.writeback_delay=2 fs.desc_delay=1 fs.scan_interval=1"
 

@@ -6,13 +6,13 @@ make qemu-gdb (tools/runqemu.py --gdb auto --gdb-file FILE) writes "PORT PID KER
 while its QEMU runs. Without that file, or when the QEMU it names has gone, there is nothing to
 attach to, and this says so at once instead of letting gdb retry the port for seconds.
 
-  tools/rungdb.py PORTFILE [GDB ARGUMENTS...]     e.g. -batch -ex 'counters vm.' (the tests)
+  tools/gdb/rungdb.py PORTFILE [GDB ARGUMENTS...]     e.g. -batch -ex 'counters vm.' (the tests)
 
 Exit status: gdb's, or 1 with one line when no QEMU is waiting.
 """
 import os, sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def waiting_qemu(portfile):

@@ -2,7 +2,7 @@
 #ifndef TRACESIM_MACHINE_H
 #define TRACESIM_MACHINE_H
 #include "vm/policy.h"
-#include "tools/tracesim/trace.h"
+#include "tools/lab/tracesim/trace.h"
 
 struct sim_result {
   uint64_t faults;          /* references to a page not in memory (first touches included) */
