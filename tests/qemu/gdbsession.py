@@ -11,7 +11,7 @@ Logs: build/test-logs/TEST.log (the console) and TEST.gdb.log (gdb's whole outpu
 import os, re, subprocess, sys, threading, time
 from pathlib import Path
 
-from conftest import BUILD, ROOT, _new_log
+from conftest import BUILD, ROOT, _new_log, runqemu
 
 DEBUG_KERNEL = BUILD / "debug" / "kernel.elf"
 KERNEL = BUILD / "kernel.elf"
@@ -73,9 +73,8 @@ def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, time
     portfile = Path(str(log)[:-len(".log")] + ".port")
     # --gdb auto: runqemu picks a free port, and another when a QEMU started alongside took it
     qemu = subprocess.Popen(
-        [sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(kernel), "--append", cmdline,
-         "--disk", str(disk), "--mem", str(mem), "--gdb", "auto", "--gdb-file", str(portfile),
-         "--timeout", str(timeout)],
+        runqemu.command(kernel=kernel, append=cmdline, disk=disk, mem=mem, gdb="auto", gdb_file=portfile,
+                        timeout=timeout),
         stdin=subprocess.PIPE, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
     deadline = time.time() + 30
     while not portfile.exists() and qemu.poll() is None and time.time() < deadline:

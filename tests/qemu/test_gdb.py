@@ -99,13 +99,12 @@ def test_make_gdb_without_qemu_says_so_at_once(tmp_path):
 def test_two_qemus_waiting_for_gdb_get_two_ports(tmp_path):
     """Two `make qemu-gdb` on one machine (runqemu --gdb auto): each its own port, printed."""
     import os, signal, subprocess, sys, time
-    from conftest import ROOT
+    from conftest import runqemu
     from gdbsession import DEBUG_KERNEL
     runs = []
     for name in ("a", "b"):
         f = tmp_path / (name + ".port")
-        p = subprocess.Popen([sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(DEBUG_KERNEL),
-                              "--gdb", "auto", "--gdb-file", str(f), "--timeout", "60"],
+        p = subprocess.Popen(runqemu.command(kernel=DEBUG_KERNEL, gdb="auto", gdb_file=f, timeout=60),
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                              stderr=open(tmp_path / (name + ".err"), "w"))
         runs.append((p, f))

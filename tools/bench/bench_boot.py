@@ -5,7 +5,7 @@ and build/bench/boot.png."""
 import csv, os, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ROOT, Progress, bench_path, spread   # noqa: E402
+from benchlib import ROOT, Progress, bench_path, runqemu, spread   # noqa: E402
 import bench_figures                                       # noqa: E402
 
 RUNS = int(os.environ.get("RUNS", "5"))
@@ -13,9 +13,9 @@ progress = Progress("bench-boot", 2 * RUNS + 1)
 
 
 def once(mode):
-    args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--disk", os.path.join(ROOT, "build/fs-pristine.img"),
-            "--timeout", "60"]
-    args += ["--iso", os.path.join(ROOT, "build/os.iso")] if mode == "grub" else ["--kernel", os.path.join(ROOT, "build/kernel.elf")]
+    args = runqemu.command(disk=os.path.join(ROOT, "build/fs-pristine.img"), timeout=60,
+                           iso=os.path.join(ROOT, "build/os.iso") if mode == "grub" else None,
+                           kernel=os.path.join(ROOT, "build/kernel.elf"))
     t0 = time.monotonic()
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     seen, first_byte, prompt = b"", None, None

@@ -7,6 +7,9 @@ through `make results` (tools/bench/results.py), which makes them again from the
 import os, re, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Every boot goes through the one launcher of QEMU (tools/runqemu.py), as the tests' do.
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import runqemu  # noqa: E402
 # Where the CSVs, figures and logs go: build/bench, or BENCH_DIR (the test that a benchmark
 # leaves the tracked tree alone runs one into a folder of its own).
 BENCH = os.environ.get("BENCH_DIR") or os.path.join(ROOT, "build", "bench")
@@ -24,13 +27,13 @@ class Progress:
                                                  time.monotonic() - self.t0), flush=True)
 
 
-def private_boot(d, mem, timeout, image=None):
+def private_boot(d, mem, timeout, image=None, **options):
     """A private copy of image (build/fs-pristine.img) in folder d, and the runqemu command line that
-    boots build/kernel.elf on it: (the copy's path, the arguments)."""
+    boots build/kernel.elf on it (options: more of runqemu.command's): (the copy's path, the arguments)."""
     img = os.path.join(d, "fs.img")
     subprocess.run(["cp", "--sparse=always", image or os.path.join(ROOT, "build/fs-pristine.img"), img], check=True)
-    return img, [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
-                 os.path.join(ROOT, "build/kernel.elf"), "--disk", img, "--mem", str(mem), "--timeout", str(timeout)]
+    return img, runqemu.command(kernel=os.path.join(ROOT, "build/kernel.elf"), disk=img, mem=mem, timeout=timeout,
+                                **options)
 
 
 def boot(name, commands, mem=64, icount=False, append="", timeout=1800, check=None):
@@ -38,11 +41,7 @@ def boot(name, commands, mem=64, icount=False, append="", timeout=1800, check=No
     what the console printed. Exits naming the benchmark if the guest failed or check (a
     string) is missing from the output."""
     with tempfile.TemporaryDirectory() as d:
-        _, args = private_boot(d, mem, timeout)
-        if icount:
-            args.append("--icount")
-        if append:
-            args += ["--append", append]
+        _, args = private_boot(d, mem, timeout, icount=True if icount else None, append=append or None)
         p = subprocess.run(args, input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     out = p.stdout.decode("utf-8", "replace")
     if p.returncode != 0 or (check and check not in out):
@@ -61,13 +60,9 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
     log: a file that gets the console as it arrives. Steps run in the guest's order, never on
     host timers. keep: a path that gets the copy as the run left it (a prepared image)."""
     with tempfile.TemporaryDirectory() as d:
-        img, args = private_boot(d, mem, timeout, image)
-        if icount is not None:
-            args += ["--icount", str(icount)] + (["--icount-align"] if align else [])
-        if throttle_bps:
-            args += ["--throttle-bps", str(throttle_bps)]
-        if throttle_iops:
-            args += ["--throttle-iops", str(throttle_iops)]
+        img, args = private_boot(d, mem, timeout, image, icount=None if icount is None else str(icount),
+                                 icount_align=align and icount is not None,
+                                 throttle_bps=throttle_bps or None, throttle_iops=throttle_iops or None)
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         steps, typed, out, mark, arrivals = list(steps), [], bytearray(), 0, []
         f = open(log, "wb") if log else None

@@ -35,6 +35,9 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from crashstates import BSIZE, Recording, nonzero_blocks
+# The one launcher of QEMU (tools/runqemu.py), as the tests and the benchmarks boot through.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import runqemu  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
@@ -222,8 +225,8 @@ class Checker:
         return r.returncode == 0 and "kernel panic" not in out and "POWEROFF" not in out, out
 
     def repair_qemu(self, img):
-        r = subprocess.run([sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(BUILD / "kernel.elf"),
-                            "--append", self.man["cmdline"], "--disk", str(img), "--timeout", "120"],
+        r = subprocess.run(runqemu.command(kernel=BUILD / "kernel.elf", append=self.man["cmdline"], disk=img,
+                                           timeout=120),
                            input=b"", capture_output=True, timeout=300)
         out = r.stdout.decode(errors="replace")
         return r.returncode == 0 and "kernel panic" not in out, out

@@ -31,6 +31,9 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nbdlog import LogServer
+# The one launcher of QEMU (tools/runqemu.py), as the tests and the benchmarks boot through.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import runqemu  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
@@ -136,9 +139,8 @@ def record(workload, rounds, seed, out, size_mb=32, kill_after_acks=None, timeou
         return [w, f, time.time()]
 
     drive = "file=nbd+unix:///?socket=%s,if=virtio,format=raw,cache=writeback" % sock
-    q = subprocess.Popen([sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(BUILD / "kernel.elf"),
-                          "--append", CMDLINE, "--drive", drive, "--timeout", str(timeout),
-                          "--kill-on", "POWER-CUT"],
+    q = subprocess.Popen(runqemu.command(kernel=BUILD / "kernel.elf", append=CMDLINE, drive=drive, timeout=timeout,
+                                         kill_on="POWER-CUT"),
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
                          # A background job inherits SIGINT ignored; runqemu must see it to cut the power.
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

@@ -67,6 +67,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
 OUT = BUILD / "imgfuzz"
+# The one launcher of QEMU (tools/runqemu.py), as the tests and the benchmarks boot through.
+sys.path.insert(0, str(ROOT / "tools"))
+import runqemu  # noqa: E402
 
 
 # --- the on-disk format (fs/layout.h) ----------------------------------------------------------
@@ -696,8 +699,7 @@ def commands_for(path):
 
 def boot_image(path, timeout, kernel=None, log=None):
     """Boots the image with commands_for(path); (console output, runqemu status)."""
-    args = [sys.executable, str(ROOT / "tools" / "runqemu.py"), "--kernel", str(kernel or BUILD / "kernel.elf"),
-            "--disk", str(path), "--timeout", str(timeout)]
+    args = runqemu.command(kernel=kernel or BUILD / "kernel.elf", disk=path, timeout=timeout)
     p = subprocess.run(args, input="".join(c + "\n" for c in commands_for(path)).encode(), stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT)
     out = p.stdout.decode("utf-8", "replace")

@@ -16,6 +16,9 @@ import argparse, os, re, subprocess, sys, tempfile, threading, time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
 DOC = os.path.join(ROOT, "docs", "gdb.md")
+# The one launcher of QEMU (tools/runqemu.py), as the tests and the benchmarks boot through.
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import runqemu  # noqa: E402
 MARK = "@@@walkthrough "
 
 # (block, gdb command, lines kept: 0 for all; (head, tail) to cut the middle)
@@ -126,10 +129,8 @@ def run(name, sc, tmp):
     disk = make_disk(tmp, sc["big"])
     log = os.path.join(tmp, name + ".console")
     portfile = os.path.join(tmp, name + ".port")
-    qemu = subprocess.Popen([sys.executable, os.path.join(ROOT, "tools", "runqemu.py"),
-                             "--kernel", os.path.join(BUILD, "debug", "kernel.elf"), "--append", sc["cmdline"],
-                             "--disk", disk, "--mem", str(sc["mem"]), "--gdb", "auto",
-                             "--gdb-file", portfile, "--timeout", "300"],
+    qemu = subprocess.Popen(runqemu.command(kernel=os.path.join(BUILD, "debug", "kernel.elf"), append=sc["cmdline"],
+                                            disk=disk, mem=sc["mem"], gdb="auto", gdb_file=portfile, timeout=300),
                             stdin=subprocess.PIPE, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
     deadline = time.time() + 30
     while not os.path.exists(portfile) and time.time() < deadline and qemu.poll() is None:
@@ -175,9 +176,8 @@ def fill(doc, results):
 def panic_transcript(tmp):
     """What `corrupt panic fault` prints on the console of the optimised kernel (no gdb)."""
     disk = make_disk(tmp, 0)
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "runqemu.py"), "--kernel",
-                          os.path.join(BUILD, "kernel.elf"), "--append", "debug.corrupt=1", "--disk", disk,
-                          "--mem", "16", "--timeout", "60"], input=b"corrupt panic fault\n",
+    out = subprocess.run(runqemu.command(kernel=os.path.join(BUILD, "kernel.elf"), append="debug.corrupt=1", disk=disk,
+                                         mem=16, timeout=60), input=b"corrupt panic fault\n",
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode("utf-8", "replace")
     start = out.index("$ corrupt panic fault")
     end = out.index("runqemu:", start) if "runqemu:" in out[start:] else len(out)

@@ -31,6 +31,9 @@ import argparse, csv, glob, hashlib, os, re, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
+# The one launcher of QEMU (tools/runqemu.py), as the tests and the benchmarks boot through.
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import runqemu  # noqa: E402
 MEM = 16
 KERNEL_LINES = ["vmstat vm.frames", "mklines /in 3M 5", "sort -m 256 -o /out /in", "cksum /out",
                 "memhog 24", "forktree -e", "vmtest 20 2", "audit",
@@ -94,9 +97,8 @@ def boot(policy):
     with tempfile.TemporaryDirectory() as d:
         img = os.path.join(d, "fs.img")
         subprocess.run(["cp", "--sparse=always", os.path.join(BUILD, "fs-pristine.img"), img], check=True)
-        args = [sys.executable, os.path.join(ROOT, "tools/runqemu.py"), "--kernel",
-                os.path.join(BUILD, "kernel.elf"), "--disk", img, "--mem", str(MEM), "--timeout", "900",
-                "--append", "vm.policy=" + policy]
+        args = runqemu.command(kernel=os.path.join(BUILD, "kernel.elf"), disk=img, mem=MEM, timeout=900,
+                               append="vm.policy=" + policy)
         text = "".join('%s\necho "?=$?"\n' % l for l in KERNEL_LINES)
         p = subprocess.run(args, input=text.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         out = p.stdout.decode("utf-8", "replace")
