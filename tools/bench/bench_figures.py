@@ -124,7 +124,7 @@ def _ifs_label(p, m):
 
 def ifs(csv_path, series_path, preset, png_time, png_tables):
     """Two figures of one preset: over time (run 1 of each row), and the tables by interval."""
-    from bench_ifs import PAPER, aggregate
+    from ifs_tables import PAPER, aggregate
     series = [r for r in rows(series_path) if r["preset"] == preset and r["run"] == "1" and r["interval_s"]]
     intervals = sorted({float(r["interval_s"]) for r in series}) or [0]
     configs = sorted({(r["penalty_s"], r["mode"]) for r in series}, key=lambda c: (int(c[0]), c[1]))

@@ -319,7 +319,8 @@ def ifs_reading(agg, untraded_avg, untraded_min):
 
 def ifs_part(preset):
     def part(bench):
-        from bench_ifs import PAPER, LINUX, aggregate, config_label
+        from bench_ifs import LINUX, config_label
+        from ifs_tables import PAPER, aggregate
         rows = [r for r in load(bench, "ifs.csv") if r["preset"] == preset]
         if not rows:
             raise Missing("ifs.csv: %s" % preset)
