@@ -7,8 +7,8 @@
 # made with (build/cmdline.txt keeps that one); a FILES image is made afresh on every run; MEM
 # and FSIMG go straight to QEMU. Nothing given means the defaults, never an earlier run's value.
 #
-# Host tools are installed when missing (tools/check-tools.sh); the tests and benchmarks run on
-# a Python environment of the project's own, build/py (tools/pydeps.py).
+# Host tools are installed when missing (tools/setup/check-tools.sh); the tests and benchmarks run on
+# a Python environment of the project's own, build/py (tools/setup/pydeps.py).
 
 MEM     ?= 64
 CMDLINE ?=
@@ -70,7 +70,7 @@ UBINS := $(addprefix $(B)/user/bin/,$(UPROGS))
 HOSTTESTS := $(patsubst tests/host/%.c,$(B)/tests/%,$(wildcard tests/host/test_*.c))
 
 TOOLS_OK := $(B)/.tools-ok
-# The project's own Python for the tests and benchmarks (tools/pydeps.py): a virtual environment
+# The project's own Python for the tests and benchmarks (tools/setup/pydeps.py): a virtual environment
 # in build/py with pytest, pytest-xdist and matplotlib, whatever python3 the machine has.
 PY := $(B)/py/bin/python3
 PY_OK := $(B)/py/.ok
@@ -84,12 +84,12 @@ export CMDLINE
 .PHONY: all tracesim traces grade qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(PRISTINE) $(B)/mkfs $(B)/fsck $(B)/tracesim compile_commands.json
 
-# --- host tools: installed if missing (see tools/check-tools.sh) ----------------------------
-$(TOOLS_OK): tools/check-tools.sh
-	@bash tools/check-tools.sh
+# --- host tools: installed if missing (see tools/setup/check-tools.sh) -------------------
+$(TOOLS_OK): tools/setup/check-tools.sh
+	@bash tools/setup/check-tools.sh
 	@mkdir -p $(B) && touch $@
 tools:
-	@bash tools/check-tools.sh
+	@bash tools/setup/check-tools.sh
 	@mkdir -p $(B) && touch $(TOOLS_OK)
 
 # --- kernel ------------------------------------------------------------------------------
@@ -104,10 +104,10 @@ $(B)/k/%.S.o: %.S | $(TOOLS_OK)
 
 LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
 # Linked twice: the first link (kernel0.elf, an empty symbol table) gives the addresses from
-# which tools/ksyms.py makes the table a panic names its backtrace with (kernel/ksyms.c); the
+# which tools/setup/ksyms.py makes the table a panic names its backtrace with (kernel/ksyms.c); the
 # second links that in, after the code, which therefore does not move (ksyms.py --check).
-KSYMS = CROSS=$(CROSS) $(PYTHON) tools/ksyms.py
-$(B)/ksyms0.o: tools/ksyms.py | $(TOOLS_OK)
+KSYMS = CROSS=$(CROSS) $(PYTHON) tools/setup/ksyms.py
+$(B)/ksyms0.o: tools/setup/ksyms.py | $(TOOLS_OK)
 	@mkdir -p $(@D)
 	$(msg) KSYMS $@
 	$(Q)$(KSYMS) --stub $(@:.o=.S)
@@ -115,7 +115,7 @@ $(B)/ksyms0.o: tools/ksyms.py | $(TOOLS_OK)
 $(B)/kernel0.elf: $(KOBJ) $(B)/ksyms0.o linker.ld
 	$(msg) LD $@
 	$(Q)$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(KOBJ) $(B)/ksyms0.o $(LIBGCC)
-$(B)/ksyms.o: $(B)/kernel0.elf tools/ksyms.py
+$(B)/ksyms.o: $(B)/kernel0.elf tools/setup/ksyms.py
 	$(msg) KSYMS $@
 	$(Q)$(KSYMS) $< $(@:.o=.S)
 	$(Q)$(CC) $(KCFLAGS) -c $(@:.o=.S) -o $@
@@ -140,7 +140,7 @@ $(DB)/k/%.S.o: %.S | $(TOOLS_OK)
 	@mkdir -p $(dir $@)
 	$(msg) CC-Og $<
 	$(Q)$(CC) $(DKCFLAGS) -c $< -o $@
-$(DB)/ksyms0.o: tools/ksyms.py | $(TOOLS_OK)
+$(DB)/ksyms0.o: tools/setup/ksyms.py | $(TOOLS_OK)
 	@mkdir -p $(@D)
 	$(msg) KSYMS $@
 	$(Q)$(KSYMS) --stub $(@:.o=.S)
@@ -148,7 +148,7 @@ $(DB)/ksyms0.o: tools/ksyms.py | $(TOOLS_OK)
 $(DB)/kernel0.elf: $(DKOBJ) $(DB)/ksyms0.o linker.ld
 	$(msg) LD $@
 	$(Q)$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(DKOBJ) $(DB)/ksyms0.o $(LIBGCC)
-$(DB)/ksyms.o: $(DB)/kernel0.elf tools/ksyms.py
+$(DB)/ksyms.o: $(DB)/kernel0.elf tools/setup/ksyms.py
 	$(msg) KSYMS $@
 	$(Q)$(KSYMS) $< $(@:.o=.S)
 	$(Q)$(CC) $(DKCFLAGS) -c $(@:.o=.S) -o $@
@@ -165,12 +165,12 @@ debug-kernel: $(DB)/kernel.elf
 # (FORCE must stay phony: .SECONDARY below would otherwise let make skip a missing FORCE.)
 $(BOOTDIR)/cmdline.txt: FORCE
 	@mkdir -p $(@D); printf '%s\n' "$$CMDLINE" | cmp -s - $@ || printf '%s\n' "$$CMDLINE" > $@
-$(ISO): $(B)/kernel.elf $(BOOTDIR)/cmdline.txt tools/grub.cfg.in
+$(ISO): $(B)/kernel.elf $(BOOTDIR)/cmdline.txt tools/setup/grub.cfg.in
 	@rm -rf $(BOOTDIR)/iso && mkdir -p $(BOOTDIR)/iso/boot/grub
 	$(msg) STRIP $(BOOTDIR)/iso/boot/kernel.elf
 	$(Q)$(STRIP) -o $(BOOTDIR)/iso/boot/kernel.elf $(B)/kernel.elf
 	@$(PYTHON) -c 'import sys; sys.stdout.write(open(sys.argv[1]).read().replace("@CMDLINE@", open(sys.argv[2]).read().strip()))' \
-	  tools/grub.cfg.in $(BOOTDIR)/cmdline.txt > $(BOOTDIR)/iso/boot/grub/grub.cfg
+	  tools/setup/grub.cfg.in $(BOOTDIR)/cmdline.txt > $(BOOTDIR)/iso/boot/grub/grub.cfg
 	$(msg) GRUB $@
 	$(Q)grub-mkrescue -o $@ $(BOOTDIR)/iso 2> $(BOOTDIR)/grub-mkrescue.log || { cat $(BOOTDIR)/grub-mkrescue.log; exit 1; }
 iso: $(ISO)
@@ -215,25 +215,25 @@ $(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/pol
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_policy.c $(wildcard vm/policy*.c)
 
-# The trace simulator (tools/tracesim/) runs the same policy files on recorded traces.
-TRACESIM_SRC := $(wildcard tools/tracesim/*.c) $(wildcard vm/policy*.c)
-$(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/tracesim/*.h) vm/policy.h | $(TOOLS_OK)
+# The trace simulator (tools/lab/tracesim/) runs the same policy files on recorded traces.
+TRACESIM_SRC := $(wildcard tools/lab/tracesim/*.c) $(wildcard vm/policy*.c)
+$(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/lab/tracesim/*.h) vm/policy.h | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(TRACESIM_SRC)
 tracesim: $(B)/tracesim $(PY_OK)
-	$(PY) tools/tracesim.py
-# Records traces/*.trace again in the kernel (tools/record_traces.py), then replays them.
+	$(PY) tools/lab/tracesim.py
+# Records traces/*.trace again in the kernel (tools/lab/record_traces.py), then replays them.
 traces: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
-	$(PY) tools/record_traces.py
-	$(PY) tools/tracesim.py
+	$(PY) tools/lab/record_traces.py
+	$(PY) tools/lab/tracesim.py
 
 # The replacement lab (docs/lab-replacement.md): make grade POLICY=NAME [POLICYFILE=vm/policy_NAME.c]
 POLICY ?=
 POLICYFILE ?=
 grade: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
 	@test -n "$(POLICY)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=aging)'; exit 2; }
-	$(PY) tools/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE))
+	$(PY) tools/lab/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE))
 
 # The negotiation's decision is pure C too (kernel/negotiate_rule.c).
 $(B)/tests/test_negotiate: tests/host/test_negotiate.c kernel/negotiate_rule.c kernel/negotiate_rule.h | $(TOOLS_OK)
@@ -314,10 +314,10 @@ qemu: all $(ISO) $(RUNIMG)
 qemu-gdb: $(DB)/kernel.elf $(RUNIMG)
 	@$(RUNQEMU) --kernel $(DB)/kernel.elf --append "$$CMDLINE" --gdb auto --gdb-file $(DB)/gdb.port
 gdb: | $(TOOLS_OK)
-	@$(PYTHON) tools/rungdb.py $(DB)/gdb.port
+	@$(PYTHON) tools/gdb/rungdb.py $(DB)/gdb.port
 # docs/gdb.md's transcripts, made again by running them (a minute or so)
 gdb-walkthrough: $(DB)/kernel.elf $(B)/mkfs $(UBINS) $(PY_OK)
-	$(PY) tools/gdb_walkthrough.py
+	$(PY) tools/gdb/gdb_walkthrough.py
 
 # --- tests --------------------------------------------------------------------------------
 # make test TESTS='tests/qemu/test_gdb.py -k frames' runs some of them, after the same build.
@@ -329,54 +329,54 @@ test: test-build
 .PHONY: test-build mutants results
 test-build: all $(UBINS) $(HOSTTESTS) $(PY_OK) $(DB)/kernel.elf
 
-# Planted bugs, one at a time, each against the whole suite (tools/mutants.py, issue 11):
+# Planted bugs, one at a time, each against the whole suite (tools/fuzz/mutants.py, issue 11):
 # make mutants MUTANTS_ARGS='--area cache -j 2'. Results in build/mutants.csv.
 MUTANTS_ARGS ?=
 mutants: $(PY_OK)
-	$(PY) tools/mutants.py $(MUTANTS_ARGS)
+	$(PY) tools/fuzz/mutants.py $(MUTANTS_ARGS)
 
-# Power cuts on a logging disk: thousands of crash states checked (tools/crashtest.py, issue 10).
+# Power cuts on a logging disk: thousands of crash states checked (tools/crash/crashtest.py, issue 10).
 crashtest: all $(UBINS) $(B)/tests/kfs $(PY_OK)
-	$(PY) tools/crashtest.py --jobs $(JOBS)
+	$(PY) tools/crash/crashtest.py --jobs $(JOBS)
 
-# A long run of every workload at once, then the checks (tools/soak.py, issue 15):
+# A long run of every workload at once, then the checks (tools/fuzz/soak.py, issue 15):
 # make soak DURATION=SECONDS (default 600). The console goes to build/soak.log.
 DURATION ?= 600
 .PHONY: soak
 soak: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(PY_OK)
-	$(PY) tools/soak.py --duration $(DURATION)
+	$(PY) tools/fuzz/soak.py --duration $(DURATION)
 
-# Corrupted images: N damaged images booted and checked against fsck (tools/imgfuzz.py, issue 15).
+# Corrupted images: N damaged images booted and checked against fsck (tools/fuzz/imgfuzz.py, issue 15).
 N ?= 300
 SEED ?= 1
 .PHONY: imgfuzz
 imgfuzz: all $(UBINS) $(PY_OK)
-	$(PY) tools/imgfuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
+	$(PY) tools/fuzz/imgfuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
 
 # --- benchmarks: figures printed, written under build/bench (CSV and PNG) and nowhere else.
-# The documented tables change only through `make results` (tools/results.py), which makes them
+# The documented tables change only through `make results` (tools/bench/results.py), which makes them
 # again from those CSVs and refuses a run shorter than a table's full one (RESULTS_ARGS=--partial
 # takes it, and the table then says what it lacks). ---------------------------------------------
 .PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs
-$(PY_OK): tools/pydeps.py
-	@$(PYTHON) tools/pydeps.py --dir $(B)/py
+$(PY_OK): tools/setup/pydeps.py
+	@$(PYTHON) tools/setup/pydeps.py --dir $(B)/py
 	@touch $@
 bench: bench-boot bench-fs bench-vm bench-fork bench-ifs
 bench-boot: $(ISO) $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench_boot.py
+	$(PY) tools/bench/bench_boot.py
 bench-fork: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench_fork.py
+	$(PY) tools/bench/bench_fork.py
 bench-vm: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench_vm.py
+	$(PY) tools/bench/bench_vm.py
 bench-fs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench_fs.py
-# WRL 90/4's IFS benchmark (tools/bench_ifs.py -h): IFS_ARGS='--preset paper --runs 1 --intervals 1,30 -j 2'.
+	$(PY) tools/bench/bench_fs.py
+# WRL 90/4's IFS benchmark (tools/bench/bench_ifs.py -h): IFS_ARGS='--preset paper --runs 1 --intervals 1,30 -j 2'.
 IFS_ARGS ?=
 bench-ifs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench_ifs.py $(IFS_ARGS)
+	$(PY) tools/bench/bench_ifs.py $(IFS_ARGS)
 RESULTS_ARGS ?=
 results: $(PY_OK)
-	$(PY) tools/results.py $(RESULTS_ARGS)
+	$(PY) tools/bench/results.py $(RESULTS_ARGS)
 
 help:
 	@echo 'make                 build everything (kernel, ISO, disk image, programs, host tools)'
@@ -423,7 +423,7 @@ help:
 	@echo '  e.g. make qemu MEM=16 CMDLINE=vm.policy=fifo FILES=notes.txt'
 
 compile_commands.json: $(TOOLS_OK)
-	@$(PYTHON) tools/compile_commands.py "$(CC) $(KCFLAGS)" "$(CC) $(UCFLAGS)" "$(HOSTCC) $(HOSTCFLAGS)" > $@
+	@$(PYTHON) tools/setup/compile_commands.py "$(CC) $(KCFLAGS)" "$(CC) $(UCFLAGS)" "$(HOSTCC) $(HOSTCFLAGS)" > $@
 
 clean:
 	rm -rf $(B) compile_commands.json

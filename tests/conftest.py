@@ -10,11 +10,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build"
+# The one launcher of QEMU (make qemu's), which the benchmarks and tools boot through too.
+sys.path.insert(0, str(ROOT / "tools"))
+import runqemu  # noqa: E402
 # The image every test copies: made by mkfs for the tests and never booted itself, so that what
 # a student did at `make qemu` (which boots build/fs.img) never reaches a test.
 PRISTINE = BUILD / "fs-pristine.img"
 BOOT_TIMEOUT = float(os.environ.get("BOOT_TIMEOUT", "240"))
-LOGS = Path(os.environ.get("TEST_LOGS") or BUILD / "test-logs")     # tools/repeat_test.py sets it per run
+LOGS = Path(os.environ.get("TEST_LOGS") or BUILD / "test-logs")     # tools/fuzz/repeat_test.py sets it per run
 TAIL_LINES = 40
 
 
@@ -164,19 +167,10 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
         commands = _with_status(commands)
         if wait_for is not None and not isinstance(wait_for, str):
             wait_for = [(rx, _with_status(text)) for rx, text in wait_for]
-    args = [sys.executable, str(ROOT / "tools/runqemu.py"), "--mem", str(mem), "--timeout", str(timeout)]
-    if disk:
-        args += ["--disk", str(disk)]
-    if drive:
-        args += ["--drive", drive]
-    if iso:
-        args += ["--iso", str(BUILD / "os.iso")]
-    else:
-        args += ["--kernel", str(kernel or BUILD / "kernel.elf"), "--append", cmdline]
-    if icount:
-        args += ["--icount"]
-    if kill_after:
-        args += ["--kill-on", kill_after]
+    args = runqemu.command(mem=mem, timeout=timeout, disk=disk or None, drive=drive or None,
+                           iso=BUILD / "os.iso" if iso else None,
+                           kernel=None if iso else kernel or BUILD / "kernel.elf", append=None if iso else cmdline,
+                           icount=True if icount else None, kill_on=kill_after or None)
     log = _new_log()
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # wait_for: one regex before the commands, or a list of (regex, text) steps after them.

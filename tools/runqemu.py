@@ -22,6 +22,10 @@ The kernel powers off through QEMU's isa-debug-exit device, which makes QEMU exi
 (value << 1) | 1: 33 for a clean power-off and 35 for a failure (kernel/power.h). QEMU's own
 statuses (0, 1) never mean either, so a QEMU that fails to start is never taken for a clean
 power-off.
+
+From Python (the tests, the benchmarks, the tools that boot the kernel): command(...) gives the
+command line that runs this launcher with the options named, so that every boot goes through
+here and only this file knows the options' spelling.
 """
 import argparse, os, re, select, shutil, signal, subprocess, sys, termios, threading, time
 
@@ -65,6 +69,38 @@ def qemu_command(a):
     if a.gdb:
         cmd += ["-S", "-gdb", "tcp:127.0.0.1:%d" % a.gdb_port]
     return cmd + a.extra
+
+
+def command(kernel=None, iso=None, append=None, disk=None, drive=None, mem=None, timeout=None,
+            icount=None, icount_align=False, throttle_bps=None, throttle_iops=None, gdb=None,
+            gdb_file=None, kill_on=None, accel=None, no_mem_check=False, extra=()):
+    """The argument list that runs this launcher, for subprocess: [python, runqemu.py, OPTIONS].
+    Each keyword is the option of the same name (kill_on is --kill-on, and so on); None (or
+    False) leaves the option out, so runqemu's own default holds. Without iso, kernel defaults
+    to build/kernel.elf. icount=True is --icount alone (shift 0); any other value is its SHIFT.
+    extra: QEMU's own arguments, after --."""
+    args = [sys.executable, os.path.abspath(__file__)]
+    if iso is not None:
+        args += ["--iso", str(iso)]
+    else:
+        args += ["--kernel", str(kernel if kernel is not None else os.path.join(ROOT, "build", "kernel.elf"))]
+    for opt, val in (("--append", append), ("--disk", disk), ("--drive", drive), ("--mem", mem),
+                     ("--accel", accel), ("--timeout", timeout), ("--throttle-bps", throttle_bps),
+                     ("--throttle-iops", throttle_iops), ("--gdb", gdb), ("--gdb-file", gdb_file),
+                     ("--kill-on", kill_on)):
+        if val is not None:
+            args += [opt, str(val)]
+    if icount is True:
+        args += ["--icount"]
+    elif icount is not None and icount is not False:
+        args += ["--icount", str(icount)]
+    if icount_align:
+        args += ["--icount-align"]
+    if no_mem_check:
+        args += ["--no-mem-check"]
+    if extra:
+        args += ["--"] + [str(e) for e in extra]
+    return args
 
 
 def icount_shift(text):
@@ -370,7 +406,7 @@ def gdb_port(spec, start=None):
 
 
 def write_gdb_file(a, pid):
-    """What make gdb needs to attach (tools/rungdb.py): the port, QEMU's pid (a file left by a
+    """What make gdb needs to attach (tools/gdb/rungdb.py): the port, QEMU's pid (a file left by a
     QEMU that died is recognised as stale) and the kernel it boots, for the symbols."""
     kernel = os.path.abspath(a.kernel) if a.kernel else os.path.join(ROOT, "build", "kernel.elf")
     tmp = a.gdb_file + ".tmp"

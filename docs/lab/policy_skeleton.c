@@ -1,7 +1,7 @@
 /* The lab's starting point (docs/lab-replacement.md): copy this file to vm/policy_NAME.c,
  * rename "mine" and policy_mine to your policy's name, and fill in the four hooks.
  *
- *   python3 tools/grade.py NAME --file vm/policy_NAME.c --host-only
+ *   python3 tools/lab/grade.py NAME --file vm/policy_NAME.c --host-only
  *                                    the shipped traces, before the kernel knows your policy
  *   then add `extern const struct vm_policy policy_NAME;` to vm/policy.h and `&policy_NAME,`
  *   to the table in vm/policy.c, and

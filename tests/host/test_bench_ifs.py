@@ -1,4 +1,4 @@
-"""make bench-ifs's reading of the guest (tools/bench_ifs.py), held against a recorded console:
+"""make bench-ifs's reading of the guest (tools/bench/bench_ifs.py), held against a recorded console:
 one run of the paper preset (S = 30 s, no penalty) whose figures were checked by hand. The
 toucher and the cache sampler print in the background, so their lines land anywhere, even
 between a prompt and the echo of the next typed line (as in this recording) or inside that
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
 import bench_ifs  # noqa: E402
 
 LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ifs-paper-s30-p0.log")

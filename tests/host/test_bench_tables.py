@@ -1,7 +1,7 @@
 """The benchmarks' tables and figures, from small CSVs in the formats the bench scripts write:
-tools/results.py (make results) regenerates exactly the marked parts of the docs (and refuses
+tools/bench/results.py (make results) regenerates exactly the marked parts of the docs (and refuses
 what it cannot do, and a run shorter than a table's full one, in one line), and
-tools/bench_figures.py draws every figure. A benchmark is not a test, but the code that turns
+tools/bench/bench_figures.py draws every figure. A benchmark is not a test, but the code that turns
 its figures into the docs and PNGs must not break silently."""
 import os
 import subprocess
@@ -10,8 +10,8 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TOOL = os.path.join(ROOT, "tools", "results.py")
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+TOOL = os.path.join(ROOT, "tools", "bench", "results.py")
+sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
 
 CSVS = {
     "boot.csv": """mode,min_s,median_s,max_s,runs,clock,host_load
@@ -263,7 +263,7 @@ def test_every_figure_is_drawn(setup, tmp_path):
     try:
         import bench_figures
     except ImportError as e:
-        pytest.fail("%s: make test installs matplotlib (tools/pydeps.py)" % e)
+        pytest.fail("%s: make test installs matplotlib (tools/setup/pydeps.py)" % e)
     _, bench = setup
     for fn, name in ((bench_figures.vm, "vm-irlam"), (bench_figures.fork, "fork"), (bench_figures.fs, "fs"),
                      (bench_figures.boot, "boot")):

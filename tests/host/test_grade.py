@@ -1,4 +1,4 @@
-"""The replacement lab's grader (tools/grade.py), its simulator half (--host-only): wrong
+"""The replacement lab's grader (tools/lab/grade.py), its simulator half (--host-only): wrong
 policies are failed whatever their fault counts, the skeleton and the model solution are
 correct and scored by the rule the handout states, and the solution beats the skeleton."""
 import os, re, subprocess, sys
@@ -10,7 +10,7 @@ BAD = os.path.join(ROOT, "tests", "host", "data", "bad_policies.c")
 
 
 def grade(*args):
-    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "grade.py"), "--host-only"] + list(args),
+    return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "lab", "grade.py"), "--host-only"] + list(args),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
 
 

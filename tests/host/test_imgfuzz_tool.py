@@ -1,4 +1,4 @@
-"""tools/imgfuzz.py's own parts, shown to work without booting: its reader of the on-disk format
+"""tools/fuzz/imgfuzz.py's own parts, shown to work without booting: its reader of the on-disk format
 agrees with build/fsck, a (seed, kind) names one image, every kind changes the image, and the
 judge of a boot fails what it must: a write outside the file system, a panic, a hang, a clean
 power-off without a shell, and fsck's disagreements."""
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
 import imgfuzz as f  # noqa: E402
 from conftest import BUILD  # noqa: E402
 

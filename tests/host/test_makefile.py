@@ -5,7 +5,7 @@ Each test gives make a private BOOTDIR (the ISO and the FILES image) and a priva
 never touches build/os.iso or build/fs.img, which other tests boot at the same time."""
 import fcntl, os, re, subprocess, sys
 import pytest
-from conftest import ROOT, BUILD
+from conftest import ROOT, BUILD, runqemu
 
 MEM_MIN = int(re.search(r"#define\s+MEM_MIN_MB\s+(\d+)", (ROOT / "kernel/memlayout.h").read_text()).group(1))
 
@@ -124,8 +124,7 @@ def test_too_little_memory_is_refused_before_booting(tmp_path, disk, mem):
 
 def test_second_qemu_on_the_same_image_fails_with_one_line(tmp_path, disk):
     """QEMU's own failure (the image locked by the first QEMU) must not pass for a power-off."""
-    first = subprocess.Popen([sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(BUILD / "kernel.elf"),
-                              "--disk", str(disk), "--timeout", "120"],
+    first = subprocess.Popen(runqemu.command(kernel=BUILD / "kernel.elf", disk=disk, timeout=120),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         seen = b""
@@ -193,7 +192,7 @@ def test_the_build_prints_one_short_line_a_step_and_v1_the_commands():
 
 def test_make_qemu_builds_what_the_next_steps_use():
     """After make qemu, the lab's host-only grading needs build/tracesim and the images."""
-    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "-W", "tools/tracesim/main.c",
+    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "-W", "tools/lab/tracesim/main.c",
                         "-W", "mkfs/fsck.c", "qemu"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        env=clean_env(), timeout=120)
     assert p.returncode == 0, p.stdout

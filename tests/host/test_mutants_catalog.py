@@ -1,13 +1,13 @@
 """The catalog of planted bugs (tests/mutants/catalog.txt) still fits the sources: every
 entry's text occurs exactly once in its file, so `make mutants` plants what each entry says.
 A change to the code that moves such text fails here, at once, instead of hours into a run.
-(tools/mutants.py leaves this file out of the suite it runs on a mutant: there the text is
+(tools/fuzz/mutants.py leaves this file out of the suite it runs on a mutant: there the text is
 gone on purpose.)"""
 import sys
 import pytest
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
 import mutants  # noqa: E402
 
 

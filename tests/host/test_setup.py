@@ -1,8 +1,8 @@
 """The set-up of `make test` on a machine whose python3 has none of what the tests need (CI's
-kind: its python3 is not Debian's, and apt cannot install into it). tools/pydeps.py, run by a
+kind: its python3 is not Debian's, and apt cannot install into it). tools/setup/pydeps.py, run by a
 fresh `python3 -m venv` (no pytest, no pytest-xdist, no matplotlib), must make an environment
 of the project's own that has them all, without writing into the Python that ran it; a second
-run must do nothing. Debian's own python3 with apt is covered by tools/fresh-debian.sh (a
+run must do nothing. Debian's own python3 with apt is covered by tools/setup/fresh-debian.sh (a
 whole minimal Debian; not run here: a few hundred MB of packages).
 
 Needs PyPI, as CI and a student's machine have; where the machine has no route to it the test
@@ -14,7 +14,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TOOL = os.path.join(ROOT, "tools", "pydeps.py")
+TOOL = os.path.join(ROOT, "tools", "setup", "pydeps.py")
 
 
 def imports(py, *modules):

@@ -1,4 +1,4 @@
-"""The trace simulator (build/tracesim, tools/tracesim/): the kernel's policy files and MIN on
+"""The trace simulator (build/tracesim, tools/lab/tracesim/): the kernel's policy files and MIN on
 reference traces. MIN is a lower bound, so any policy beating it means the simulator (or MIN)
 is wrong; two runs must print the same counts; a bad trace is one line and status 2."""
 import csv, glob, os, random, subprocess

@@ -2,7 +2,7 @@
 
 QEMU boots the kernel waiting for gdb (tools/runqemu.py --gdb PORT --gdb-file F) with the
 guest's commands on its standard input (forwarded once the kernel is ready); gdb attaches
-through tools/rungdb.py F, the very launcher of `make gdb`, and runs the test's gdb commands
+through tools/gdb/rungdb.py F, the very launcher of `make gdb`, and runs the test's gdb commands
 one after the other. Each command's output is cut out by a marker echoed before it, so a test
 reads what one command printed. Ports are picked free by the system, so parallel test
 workers never share one.
@@ -11,7 +11,7 @@ Logs: build/test-logs/TEST.log (the console) and TEST.gdb.log (gdb's whole outpu
 import os, re, subprocess, sys, threading, time
 from pathlib import Path
 
-from conftest import BUILD, ROOT, _new_log
+from conftest import BUILD, ROOT, _new_log, runqemu
 
 DEBUG_KERNEL = BUILD / "debug" / "kernel.elf"
 KERNEL = BUILD / "kernel.elf"
@@ -73,16 +73,15 @@ def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, time
     portfile = Path(str(log)[:-len(".log")] + ".port")
     # --gdb auto: runqemu picks a free port, and another when a QEMU started alongside took it
     qemu = subprocess.Popen(
-        [sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(kernel), "--append", cmdline,
-         "--disk", str(disk), "--mem", str(mem), "--gdb", "auto", "--gdb-file", str(portfile),
-         "--timeout", str(timeout)],
+        runqemu.command(kernel=kernel, append=cmdline, disk=disk, mem=mem, gdb="auto", gdb_file=portfile,
+                        timeout=timeout),
         stdin=subprocess.PIPE, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
     deadline = time.time() + 30
     while not portfile.exists() and qemu.poll() is None and time.time() < deadline:
         time.sleep(0.05)
     feeder = threading.Thread(target=feed, args=(qemu, log, guest), daemon=True)
     feeder.start()
-    args = [sys.executable, str(ROOT / "tools/rungdb.py"), str(portfile), "-batch"]
+    args = [sys.executable, str(ROOT / "tools/gdb/rungdb.py"), str(portfile), "-batch"]
     for i, c in enumerate(steps):
         args += ["-ex", "echo %s%d\\n" % (MARK, i), "-ex", c]
     try:

@@ -52,11 +52,10 @@ over the damage; the VM daemon stands still while anything is damaged."""
 import os
 import re
 import subprocess
-import sys
 import threading
 import time
 
-from conftest import BUILD, ROOT, _new_log
+from conftest import BUILD, _new_log, runqemu
 
 MEM = 64
 P, W, U, COR, ONDISK, INTRANS, COW = 0x1, 0x2, 0x4, 0x100, 0x200, 0x400, 0x800
@@ -70,8 +69,7 @@ class Guest:
 
     def __init__(self, disk, cmdline=""):
         self.log = open(_new_log(), "wb")
-        args = [sys.executable, str(ROOT / "tools/runqemu.py"), "--mem", str(MEM), "--timeout", "300",
-                "--kernel", str(BUILD / "kernel.elf"), "--disk", str(disk), "--append", cmdline]
+        args = runqemu.command(mem=MEM, timeout=300, kernel=BUILD / "kernel.elf", disk=disk, append=cmdline)
         self.log.write(("# %s\n" % " ".join(args)).encode())
         self.p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT)

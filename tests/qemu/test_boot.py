@@ -1,7 +1,8 @@
 """Booting: through GRUB's ISO and QEMU -kernel, the ready line, power-off and exit codes."""
-import re, subprocess, sys
+import re, subprocess
 import pytest
 from conftest import boot, fsck, BUILD, ROOT
+from conftest import runqemu as runqemu_launcher
 
 
 def test_grub_iso_boots_to_shell_and_powers_off(disk):
@@ -72,8 +73,7 @@ MEM_MIN = int(re.search(r"#define\s+MEM_MIN_MB\s+(\d+)", (ROOT / "kernel/memlayo
 
 
 def runqemu(*args, commands=""):
-    p = subprocess.run([sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(BUILD / "kernel.elf"),
-                        "--timeout", "120"] + [str(a) for a in args],
+    p = subprocess.run(runqemu_launcher.command(kernel=BUILD / "kernel.elf", timeout=120) + [str(a) for a in args],
                        input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
 

@@ -2,7 +2,7 @@
 time misses on every block and reads each from the disk; read again, it hits on every block
 and reads nothing. (The benchmarks and the negotiation between the pools go by these counts.)
 
-Planted bugs this catches (tools/mutants.py): cache.hit-not-counted, cache.miss-counted-as-hit.
+Planted bugs this catches (tools/fuzz/mutants.py): cache.hit-not-counted, cache.miss-counted-as-hit.
 """
 import os
 

@@ -1,5 +1,5 @@
-"""Power cuts on a disk that logs every write and flush (issue 10): tools/nbdlog.py,
-tools/crashrec.py, tools/crashstates.py, tools/crashcheck.py, tools/crashtest.py.
+"""Power cuts on a disk that logs every write and flush (issue 10): tools/crash/nbdlog.py,
+tools/crash/crashrec.py, tools/crash/crashstates.py, tools/crash/crashcheck.py, tools/crash/crashtest.py.
 
 test_crash_states is the short version of `make crashtest`: it fails while the kernel loses
 or mixes data at a power cut, naming the violation, the kept image and how to reproduce it.
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "crash"))
 import crashcheck, crashrec, crashstates  # noqa: E402
 from nbdlog import REC, LogServer, read_log  # noqa: E402
 from conftest import BUILD, boot  # noqa: E402
@@ -110,7 +110,7 @@ def test_oracle_fails_on_planted_damage(recording):
 
 def test_crash_states(tmp_path):
     """A few hundred crash states of two short workloads (make crashtest runs thousands)."""
-    r = subprocess.run([sys.executable, str(ROOT / "tools/crashtest.py"), "--quick", "--jobs", "2",
+    r = subprocess.run([sys.executable, str(ROOT / "tools/crash/crashtest.py"), "--quick", "--jobs", "2",
                         "--out", str(BUILD / "crash-quick")], capture_output=True, timeout=900)
     out = r.stdout.decode(errors="replace")
     summary = out[out.find("crashtest:"):] if "crashtest:" in out else out[-3000:]

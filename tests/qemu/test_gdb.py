@@ -90,7 +90,7 @@ def test_make_gdb_without_qemu_says_so_at_once(tmp_path):
         assert p.returncode != 0 and "no QEMU is waiting for gdb" in out and "make qemu-gdb" in out, out
         # what make gdb runs, timed alone (make itself is slow on a loaded machine)
         t = time.time()
-        p = subprocess.run([sys.executable, str(ROOT / "tools/rungdb.py"), str(tmp_path / "gdb.port")],
+        p = subprocess.run([sys.executable, str(ROOT / "tools/gdb/rungdb.py"), str(tmp_path / "gdb.port")],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
         assert p.returncode == 1 and "no QEMU is waiting" in p.stdout.decode()
         assert time.time() - t < 3, time.time() - t
@@ -99,13 +99,12 @@ def test_make_gdb_without_qemu_says_so_at_once(tmp_path):
 def test_two_qemus_waiting_for_gdb_get_two_ports(tmp_path):
     """Two `make qemu-gdb` on one machine (runqemu --gdb auto): each its own port, printed."""
     import os, signal, subprocess, sys, time
-    from conftest import ROOT
+    from conftest import runqemu
     from gdbsession import DEBUG_KERNEL
     runs = []
     for name in ("a", "b"):
         f = tmp_path / (name + ".port")
-        p = subprocess.Popen([sys.executable, str(ROOT / "tools/runqemu.py"), "--kernel", str(DEBUG_KERNEL),
-                              "--gdb", "auto", "--gdb-file", str(f), "--timeout", "60"],
+        p = subprocess.Popen(runqemu.command(kernel=DEBUG_KERNEL, gdb="auto", gdb_file=f, timeout=60),
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                              stderr=open(tmp_path / (name + ".err"), "w"))
         runs.append((p, f))

@@ -1,4 +1,4 @@
-"""Corrupted images (issue 15): the short version of `make imgfuzz` (tools/imgfuzz.py), and the
+"""Corrupted images (issue 15): the short version of `make imgfuzz` (tools/fuzz/imgfuzz.py), and the
 damage that once hung the machine or powered it off without saying why, each on its own.
 
 test_damaged_image boots SEEDS images of every kind of damage; each must end in the shell or a
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "fuzz"))
 import imgfuzz  # noqa: E402
 from conftest import boot  # noqa: E402
 

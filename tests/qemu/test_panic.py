@@ -1,5 +1,5 @@
 """A kernel panic names where it came from: its backtrace gives each return address's function,
-file and line (kernel/ksyms.c, the table tools/ksyms.py makes from the kernel itself), and a
+file and line (kernel/ksyms.c, the table tools/setup/ksyms.py makes from the kernel itself), and a
 kernel trap on the way says in which function it struck. `corrupt panic` panics on purpose
 (debug.corrupt=1, vm/corrupt.c), `corrupt panic fault` by a page fault in the kernel. Every
 named line is held against the host's addr2line on the same kernel."""
@@ -13,7 +13,7 @@ import pytest
 
 from conftest import BUILD, ROOT, boot
 
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "setup"))
 import ksyms  # noqa: E402
 
 KERNELS = {"optimised": BUILD / "kernel.elf", "debug": BUILD / "debug" / "kernel.elf"}

@@ -5,7 +5,7 @@ fs.disk.blocks.reusable; the write-back daemon's scans then release them, with n
 
 The crash tests (test_crash.py) show what goes wrong when a block is reused too early, but only
 when a recorded workload happens to reuse one before a power cut; these counters show the rule
-itself on every run. Planted bugs this catches (tools/mutants.py): pending.file-blocks-freed-at-once,
+itself on every run. Planted bugs this catches (tools/fuzz/mutants.py): pending.file-blocks-freed-at-once,
 pending.descriptor-freed-at-once, pending.ialloc-takes-pending, cleaner.no-pending-cut,
 cleaner.no-pending-release.
 """

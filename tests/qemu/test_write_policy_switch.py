@@ -6,7 +6,7 @@ The test counts data-block writes around the switch: after it, `vmstat -w fs.cac
 waits until the cleaners are idle, so every block the switch scheduled has been written. Under
 delay nothing of the file would be written for 30 s, far longer than the test takes.
 
-Planted bug this catches (tools/mutants.py): cache.policy-switch-keeps-waiting.
+Planted bug this catches (tools/fuzz/mutants.py): cache.policy-switch-keeps-waiting.
 """
 import pytest
 

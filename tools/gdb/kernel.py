@@ -1,4 +1,4 @@
-"""The kernel's gdb commands, loaded by `make gdb` (tools/rungdb.py sources this file).
+"""The kernel's gdb commands, loaded by `make gdb` (tools/gdb/rungdb.py sources this file).
 
 Each command is one module, cmd_NAME.py, written in gdb's Python API; `help NAME` prints its
 documentation. They read the kernel's memory while the machine is stopped (kmem.py, kstate.py)

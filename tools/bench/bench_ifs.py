@@ -1,0 +1,511 @@
+#!/usr/bin/env python3
+"""make bench-ifs: the IFS benchmark of WRL 90/4 (sections 3, 5.2 and 6.3; Tables 3 and 4).
+
+An interactive program, the toucher, holds most of memory and every S seconds touches all of
+it, dirtying half; `sort`, an external merge sort with many temporary files, runs beside it
+and wants memory for the file cache. Without a penalty the cache takes the sleeping toucher's
+pages, and each touch waits for them to come back from backing store; with a 120 s penalty
+the cache may take a VM page only if it has been idle 120 s longer than the cache's own oldest
+block, so the toucher keeps its memory and sort lives in a small cache.
+
+ONE RUN is one fresh boot on a private copy of an image that holds sort's input (/in, made once
+a preset by mklines: on disk, not in the cache, when a run begins): set the policy and the
+penalty, start a sampler of the cache's size (`vmstat -i`) and the toucher in the background;
+once the toucher has touched everything once (it prints "touch 1"), reset the negotiation's
+counters, take a time stamp, run sort, take another, sleep until the toucher has woken once
+more after sort ended, read every counter and `ps`, kill both background jobs. The standalone
+case is the same boot without the toucher. Each row (preset, penalty, S) runs --runs times.
+
+WHAT A ROW REPORTS. The toucher's responses (min, max, avg of its rounds that began while sort
+ran and of the first round after it: the damage sort did is seen when the toucher next
+wakes); sort's time (between the two time stamps: exec and exit included) and its degradation
+against the median standalone sort of the same preset; page-ins from backing store and
+page-outs of the whole machine and of the toucher alone; the cache's least and greatest size
+since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters. The CSV has one line a
+run; the documented (docs/negotiation.md) and the printed tables average the runs, as the paper does (min/max/avg of the
+runs are in the CSV).
+
+PRESETS.
+  paper         an 8 MB machine; the toucher takes all that the kernel, the shell and sort
+                leave but 1 MB (the paper's 5.7 of 6.7 MB: computed in the guest from its free
+                frames before the toucher starts); sort of a 1 MB file. A 1990-class machine:
+                the disk throttled to 1 MB/s and 50 requests a second (a random access of about
+                20 ms, as Sprite's page-ins over the network: Table 3's 13.3 s for at most 730
+                8 KB pages), and the CPU slowed by -icount shift=8 (256 ns of guest time an
+                instruction, 3.9 MIPS; a Sun-3/75 did about 2), without which sort alone takes
+                0.3 s and no disk throttle can make it take the paper's 60 s: its 1 MB fits in
+                the cache and it waits for the disk 15 times. QEMU holds the guest's clock to
+                the host's (align=on): a disk transfer that overlaps the CPU's work then takes
+                its real share of it. (Without align a busy guest's clock runs as fast as the
+                host executes, 25 times real time, and every transfer overlapping computation
+                looked 25 times slower: sort with the toucher took 100-110 s instead of 50.)
+                Times are the guest's, equal to real time.
+  linux-scaled  the mix Linux 6.1 was measured on: 96 MB, a 15 MB toucher, sort of an 8 MB
+                file, the disk throttled to 512 KB/s and 100 requests a second; a CPU of 62.5
+                MIPS (-icount shift=4, align=on). Not full speed: plain TCG delivers the
+                kernel's 1000 Hz tick late or not at all on a busy host, and its clock lost
+                time (a guest `sleep 10` took 17.8-27.7 s of host time at a load of 8-11),
+                while the throttled disk keeps the host's; with the guest's clock held to the
+                host's, a guest second is a second of the disk's. The host's time of each sort
+                is kept beside the guest's (sort_host_ms) to show it.
+
+    bench_ifs.py [--preset paper|linux-scaled] [--intervals 1,5,10,30] [--penalties 0,120,120:stepped]
+                 [--runs 3] [-j 2] [--mem MB] [--toucher-mb MB] [--sort-input SIZE]
+                 [--throttle-bps N] [--throttle-iops N] [--icount SHIFT|none] [--no-standalone]
+
+Writes build/bench/ifs.csv (one line a run; a preset's lines replace that preset's earlier
+ones), build/bench/ifs-series.csv (the cache's size and the toucher's responses over time),
+the console of each run under build/bench/ifs-logs, and the figures ifs-PRESET-time.png and
+ifs-PRESET-tables.png. The parsing below is pure (console text in, numbers out) and
+tests/host/test_bench_ifs.py holds it against recorded consoles."""
+import argparse, concurrent.futures, csv, os, re, statistics, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import ROOT, boot_steps, bench_path   # noqa: E402
+from ifs_tables import aggregate   # noqa: E402
+
+NAME = "bench-ifs"
+PRESETS = {
+    "paper": dict(mem=8, toucher_mb=None, sort_input="1M", throttle_bps=1 << 20, throttle_iops=50, icount=8,
+                  policy="clock", align=True),
+    "linux-scaled": dict(mem=96, toucher_mb=15.0, sort_input="8M", throttle_bps=512 << 10, throttle_iops=100,
+                         icount=4, policy="clock", align=True),
+}
+LEAVE_KB = 1024           # what the paper preset's toucher leaves to the file cache
+SORT_KB = 180             # sort's own memory: its 128 KB budget, code, stack, buffers (ps: 168 KB)
+RESERVE_FRAMES = 64       # the kernel's reserve of free frames (kernel/negotiate.c KERNEL_RESERVE)
+SAMPLE_MS = 1000          # the cache sampler's period (a sample costs the guest some kstat text)
+
+LINUX = "Linux 6.1 on the scaled mix at S = 5–30: 919–1279 faults, touches of 38–81 s, sort +87–124 %"
+
+# Counted from just before sort: DELTA (their values then are subtracted), then the rest.
+DELTA = ["vm.pageins.backing", "vm.pageouts", "vm.pageins", "fs.disk.reads", "fs.disk.writes"]
+COUNTERS = DELTA + ["fs.cache.min_kb", "fs.cache.max_kb", "neg.fs_asks_vm", "neg.fs_asks_vm_satisfied",
+                    "neg.vm_asks_fs", "neg.vm_asks_fs_satisfied", "vm.age_lag_ms"]
+# What a negotiation in which nothing was traded cost (kernel/negotiate.c): a line of its own after
+# the others (runs recorded before it have none).
+COST = ["neg.untraded", "neg.untraded_tsc_avg", "neg.untraded_tsc_min"]
+SAMPLED = ["fs.cache.blocks", "vm.pageins.backing", "mem.frames.free"]
+STAMP = "vmstat -i 1 1 fs.cache.blocks"          # one time-stamped sample: "@UPTIME BLOCKS"
+
+COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "run", "policy", "mem_mb", "toucher_kb", "sort_input",
+           "throttle_bps", "throttle_iops", "icount_shift", "rounds", "resp_min_ms", "resp_max_ms", "resp_avg_ms",
+           "sort_ms", "sort_internal_ms", "pageins", "pageouts", "toucher_pageins", "toucher_pageouts",
+           "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
+           "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
+           "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min"]
+
+
+# --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
+TOUCH = re.compile(r"touch (\d+) (\d+) ms, (\d+) page-ins, at (\d+) ms\n")
+# The sampler's lines have a value of each of SAMPLED; a time stamp (STAMP) has one and stays.
+SAMPLE = re.compile(r"@(\d+)((?: \d+){2,})\n")
+SAMPLE_HEAD = re.compile(r"@ms((?: [\w.]+){2,})\n")
+QEMU_LATE = re.compile(r"Warning: The guest is now late by [\d.]+ to [\d.]+ seconds\n")   # align=on, stderr
+
+
+def background(out):
+    """Takes the lines the background jobs printed out of the console text, wherever they fell
+    (between a prompt and the echo of the line typed after it, even inside that echo: the
+    console echoes a typed line a byte at a time as the shell reads it). Returns the text
+    without them, the toucher's rounds [(round, ms, page-ins, start uptime ms)] and the
+    samples [(uptime ms, [values])] in order, and the sampled counters' names."""
+    out = QEMU_LATE.sub("", out)
+    rounds = [tuple(map(int, m.groups())) for m in TOUCH.finditer(out)]
+    out = TOUCH.sub("", out)
+    head = SAMPLE_HEAD.search(out)
+    names = head.group(1).split() if head else []
+    out = SAMPLE_HEAD.sub("", out)
+    samples = [(int(m.group(1)), [int(x) for x in m.group(2).split()]) for m in SAMPLE.finditer(out)]
+    return SAMPLE.sub("", out), rounds, samples, names
+
+
+def split_commands(out, lines):
+    """{typed line: [what it printed, each time it ran]}: the text between the echo of a line
+    ("$ LINE\\n", as the shell read it) and the echo of the next typed line found after it. The
+    echo itself is never part of a command's output, so a command that names a counter cannot
+    be read as its value."""
+    found, pos = [], 0
+    for line in lines:
+        i = out.find("$ " + line + "\n", pos)
+        if i < 0:
+            found.append(None)
+            continue
+        found.append((i, i + len(line) + 3))
+        pos = i + len(line) + 3
+    res = {}
+    for k, line in enumerate(lines):
+        if found[k] is None:
+            continue
+        nxt = next((f[0] for f in found[k + 1:] if f), None)
+        if nxt is None:
+            j = out.find("\n$ ", found[k][1] - 1)
+            nxt = j + 1 if j >= 0 else len(out)
+        res.setdefault(line, []).append(out[found[k][1]:nxt])
+    return res
+
+
+TYPED = "\n#--- lines typed ---\n"    # ends a run's log; the lines typed follow
+
+
+def read_log(path):
+    """(console text, lines typed) of a run's log."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        out, _, typed = f.read().partition(TYPED)
+    return out, typed.splitlines()
+
+
+class ParseError(Exception):
+    pass
+
+
+def printed(cmds, line, nth=0):
+    got = cmds.get(line, [])
+    if len(got) <= nth:
+        raise ParseError("no output of %r" % line)
+    return got[nth]
+
+
+def numbers(text, n, what):
+    """The n values `vmstat NAME...` printed, one a line: "name value" (or a bare value, as
+    vmstat printed them before it named each)."""
+    vals = [int(m.group(1)) for m in re.finditer(r"^\s*(?:[a-z][\w.]*\s+)?(\d+)\s*$", text, re.M)]
+    if len(vals) != n:
+        raise ParseError("%s printed %r, not %d values" % (what, text, n))
+    return vals
+
+
+def stamp(cmds, nth):
+    """The uptime of the nth time stamp (STAMP's one sample)."""
+    m = re.search(r"@(\d+) \d+", printed(cmds, STAMP, nth))
+    if not m:
+        raise ParseError("time stamp %d missing" % nth)
+    return int(m.group(1))
+
+
+def ps_row(text, name):
+    """(PAGEIN, PAGEOUT) of the process called name in ps's output, or None."""
+    for l in text.splitlines():
+        f = l.split()
+        if len(f) == 8 and f[-1] == name and f[0].isdigit():
+            return int(f[5]), int(f[6])
+    return None
+
+
+def parse_run(out, typed, toucher):
+    """The numbers of one run from its console text and the lines typed (see the module's
+    docstring for what is measured). toucher: False for the standalone case."""
+    clean, rounds, samples, names = background(out)
+    cmds = split_commands(clean, typed)
+    t0, t1 = stamp(cmds, 0), stamp(cmds, 1)
+    m = re.search(r"sort: \d+ lines, \d+ runs in (\d+) ms, \d+ merge passes and the last merge in (\d+) ms",
+                  printed(cmds, next(l for l in typed if l.startswith("sort "))))
+    if not m:
+        raise ParseError("sort did not finish")
+    line = "vmstat " + " ".join(COUNTERS)
+    c = dict(zip(COUNTERS, numbers(printed(cmds, line), len(COUNTERS), line)))
+    r = {"sort_ms": t1 - t0, "sort_internal_ms": int(m.group(1)) + int(m.group(2)),
+         "pageins": c["vm.pageins.backing"], "pageouts": c["vm.pageouts"],
+         "cache_min_kb": c["fs.cache.min_kb"], "cache_max_kb": c["fs.cache.max_kb"],
+         "fs_asks_vm": c["neg.fs_asks_vm"], "fs_asks_vm_satisfied": c["neg.fs_asks_vm_satisfied"],
+         "vm_asks_fs": c["neg.vm_asks_fs"], "vm_asks_fs_satisfied": c["neg.vm_asks_fs_satisfied"],
+         "age_lag_ms": c["vm.age_lag_ms"], "t0": t0, "t1": t1, "rounds_all": rounds,
+
+         "samples": samples, "sampled": names}
+    line = "vmstat " + " ".join(COST)
+    if line in cmds:
+        r["untraded"], r["untraded_tsc_avg"], r["untraded_tsc_min"] = numbers(printed(cmds, line), len(COST), line)
+    line = "vmstat " + " ".join(DELTA)
+    before = dict(zip(DELTA, numbers(printed(cmds, line), len(DELTA), line)))
+    r["pageins"] -= before["vm.pageins.backing"]
+    r["pageouts"] -= before["vm.pageouts"]
+    r["pageins_all"] = c["vm.pageins"] - before["vm.pageins"]
+    r["disk_reads"] = c["fs.disk.reads"] - before["fs.disk.reads"]
+    r["disk_writes"] = c["fs.disk.writes"] - before["fs.disk.writes"]
+    if not toucher:
+        return r
+    # Every round that began while sort ran, and the first one after it.
+    during = [x for x in rounds if x[0] >= 2 and x[3] < t1 and x[3] + x[1] >= t0]
+    after = [x for x in rounds if x[3] >= t1][:1]
+    counted = during + after
+    if not counted:
+        raise ParseError("no round of the toucher during or after sort")
+    ms = [x[1] for x in counted]
+    r.update(rounds=len(counted), resp_min_ms=min(ms), resp_max_ms=max(ms),
+             resp_avg_ms=round(statistics.mean(ms), 1), toucher_pageins=sum(x[2] for x in counted))
+    p0, p1 = ps_row(printed(cmds, "ps", 0), "toucher"), ps_row(printed(cmds, "ps", 1), "toucher")
+    if p0 is None or p1 is None:
+        raise ParseError("ps did not list the toucher")
+    r["toucher_pageouts"] = p1[1] - p0[1]
+    return r
+
+
+def toucher_kb(out, mem_free_line):
+    """The paper preset's toucher: all that the kernel's reserve, sort and LEAVE_KB leave of the
+    frames free (and in the cache) before it starts."""
+    free, cached = numbers(mem_free_line, 2, "free frames")
+    return max(64, (free + cached - RESERVE_FRAMES) * 4 - SORT_KB - LEAVE_KB)
+
+
+# --- one run in the guest ---------------------------------------------------------------------
+def config_label(penalty, mode):
+    return "none" if penalty is None else "%d s%s" % (penalty, " stepped" if mode == "stepped" else "")
+
+
+def one_run(cfg, interval, penalty, mode, run, log):
+    """Boots once and returns the parsed run (a dict), or raises ParseError with the log's name."""
+    toucher = interval is not None
+    setup = "sysctl vm.policy=%s\n" % cfg["policy"]
+    if penalty is not None:
+        setup += "sysctl vm.penalty=%d\nsysctl vm.penalty_mode=%s\n" % (penalty, mode)
+    free_line = "vmstat mem.frames.free fs.cache.blocks"
+    setup += free_line + "\nvmstat -i %d 0 %s &\n" % (SAMPLE_MS, " ".join(SAMPLED))
+    chosen = {}
+
+    def start_toucher(out):
+        cmds = split_commands(background(out)[0], [free_line])
+        kb = toucher_kb(out, printed(cmds, free_line)) if cfg["toucher_mb"] is None else int(cfg["toucher_mb"] * 1024)
+        chosen["kb"] = kb
+        return "toucher -t -m %.3f -s %g -n 100000 &\n" % (kb / 1024, interval)
+
+    measure = ("sysctl neg.reset=1\nps\nvmstat %s\n%s\nsort -v -o /tmp/out /in\n%s\n"
+               % (" ".join(DELTA), STAMP, STAMP))
+    if toucher:
+        # After sort, wait until the toucher has begun a round after sort's end and finished it.
+        measure += "sleep %g\n" % (interval + 2)
+
+    def finish(out):
+        jobs = re.findall(r"^\[(\d+)\]$", background(out)[0], re.M)
+        return "vmstat %s\nvmstat %s\nps\nkill %s\n" % (" ".join(COUNTERS), " ".join(COST),
+                                                      " ".join("-" + j for j in jobs))
+
+    if toucher:
+        steps = [(None, setup), (r"\[\d+\]\n", start_toucher), (r"touch 1 \d+ ms", measure),
+                 (r"(?s)sort: \d+ lines.*@\d+ \d+\n.*\$ ", finish)]
+    else:
+        steps = [(None, setup), (r"\[\d+\]\n", measure), (r"(?s)sort: \d+ lines.*@\d+ \d+\n.*\$ ", finish)]
+    timeout = 3600
+    rc, out, typed, arrivals = boot_steps(steps, image=cfg["image"], mem=cfg["mem"], icount=cfg["icount"], throttle_bps=cfg["throttle_bps"],
+                                throttle_iops=cfg["throttle_iops"], timeout=timeout, log=log, align=cfg["align"])
+    with open(log, "a") as f:          # what was typed, for reading the log again (tests/host)
+        f.write(TYPED + "\n".join(typed) + "\n")
+    if rc != 0:
+        raise ParseError("the guest failed (exit %d): see %s" % (rc, os.path.relpath(log)))
+    try:
+        r = parse_run(out, typed, toucher)
+    except ParseError as e:
+        raise ParseError("%s: see %s" % (e, os.path.relpath(log)))
+    r["toucher_kb"] = chosen.get("kb", "")
+    r["sort_host_ms"] = host_span(out, arrivals)
+    return r
+
+
+def host_span(out, arrivals):
+    """The host's milliseconds from the echo of sort's line to that of the time stamp after it,
+    from when their bytes arrived: a check that the guest's clock kept the host's time."""
+    a = out.find("$ sort -v")
+    b = out.find("$ " + STAMP, a)
+    if a < 0 or b < 0:
+        return ""
+    when = lambda off: next((t for o, t in reversed(arrivals) if o <= off), None)
+    ta, tb = when(a), when(b)
+    return int((tb - ta) * 1000) if ta is not None and tb is not None else ""
+
+
+def prepare_image(preset, size, logs):
+    """build/bench/ifs-PRESET.img: the default image with sort's input, /in, made once by mklines
+    in a full-speed guest and synced. Every run boots a copy, so the input is on disk and not
+    in the cache when a run begins, and no run spends its time (minutes, on a throttled disk)
+    making it."""
+    img = bench_path("ifs-%s.img" % preset)
+    log = os.path.join(logs, "%s-prepare.log" % preset)
+    rc, out, _, _ = boot_steps([(None, "mklines /in %s\nsync\nls -l /in\n" % size)], mem=64, log=log, keep=img,
+                            timeout=600)
+    if rc != 0 or "No such" in out.split("$ ls -l /in", 1)[-1]:
+        sys.exit("%s: could not make sort's input: see %s" % (NAME, os.path.relpath(log)))
+    return img
+
+
+# --- the whole benchmark ----------------------------------------------------------------------
+def parse_penalties(text):
+    """"0,120,120:stepped" -> [(0, 'fixed'), (120, 'fixed'), (120, 'stepped')]."""
+    out = []
+    for item in text.split(","):
+        p, _, mode = item.strip().partition(":")
+        mode = mode or "fixed"
+        if mode not in ("fixed", "stepped") or not p.isdigit():
+            raise ValueError("penalty %r: give SECONDS or SECONDS:stepped" % item)
+        out.append((int(p), mode))
+    return out
+
+
+def host_load():
+    try:
+        return "%.1f" % os.getloadavg()[0]
+    except OSError:
+        return ""
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--preset", choices=sorted(PRESETS) + ["both"], default="both",
+                    help="both (the default): paper, then linux-scaled")
+    ap.add_argument("--intervals", default="1,5,10,30", help="the toucher's sleep intervals, seconds")
+    ap.add_argument("--penalties", default="0,120,120:stepped", help="vm.penalty values, :stepped for that mode")
+    ap.add_argument("--runs", type=int, default=3, help="boots a row (3)")
+    ap.add_argument("-j", type=int, default=2, dest="jobs", help="QEMUs at once (2; the clocks are held to the "
+                    "host's, and 4 at once on a busy 2-core host moved sort by 1 %%)")
+    ap.add_argument("--mem", type=int, help="MB of the machine")
+    ap.add_argument("--toucher-mb", type=float, help="the toucher's MB (paper: all but 1 MB for the cache)")
+    ap.add_argument("--sort-input", help="the size of sort's input (mklines: 1M, 512K)")
+    ap.add_argument("--throttle-bps", type=int, help="the disk's bytes a second, reads and writes together")
+    ap.add_argument("--throttle-iops", type=int, help="the disk's requests a second")
+    ap.add_argument("--icount", help="-icount shift for the CPU's speed (2^SHIFT ns an instruction), auto, "
+                    "or none (full speed, wall clock)")
+    ap.add_argument("--policy", help="vm.policy (clock, the kernel's default; the VM's offer to the "
+                    "negotiation is its oldest page whatever the policy, the policy chooses among its own)")
+    ap.add_argument("--no-align", action="store_true", help="with --icount, let the guest's clock run ahead of "
+                    "the host's while its CPU is busy (QEMU's align=off): disk transfers overlapping the CPU's work "
+                    "then look that much slower")
+    ap.add_argument("--no-standalone", action="store_true", help="skip sort alone (degradation then unknown)")
+    ap.add_argument("--no-figures", action="store_true")
+    a = ap.parse_args(argv)
+    failed = 0
+    for preset in (["paper", "linux-scaled"] if a.preset == "both" else [a.preset]):
+        a.preset = preset
+        failed += run_preset(a)
+    if failed:
+        sys.exit("%s: %d runs failed (above); the others are written" % (NAME, failed))
+
+
+def run_preset(a):
+    """Every run of one preset; writes its CSV lines and figures. Returns how many runs failed."""
+    cfg = dict(PRESETS[a.preset])
+    for k in ("mem", "toucher_mb", "sort_input", "throttle_bps", "throttle_iops", "policy"):
+        if getattr(a, k) is not None:
+            cfg[k] = getattr(a, k)
+    if a.icount is not None:
+        cfg["icount"] = None if a.icount == "none" else a.icount
+    cfg["align"] = cfg["align"] and not a.no_align and cfg["icount"] is not None
+    try:
+        intervals = [float(x) if "." in x else int(x) for x in a.intervals.split(",")]
+        penalties = parse_penalties(a.penalties)
+    except ValueError as e:
+        sys.exit("%s: %s" % (NAME, e))
+
+    jobs = [(None, None, "fixed", k) for k in range(1, a.runs + 1)] if not a.no_standalone else []
+    jobs += [(s, p, m, k) for p, m in penalties for s in intervals for k in range(1, a.runs + 1)]
+    logs = bench_path("ifs-logs")
+    os.makedirs(logs, exist_ok=True)
+    print("%s: preset %s: %d MB, vm.policy=%s, toucher %s, sort of %s, disk %s B/s and %s requests/s, CPU %s; "
+          "%d boots, %d at once" % (NAME, a.preset, cfg["mem"], cfg["policy"], "all but %d KB" % LEAVE_KB if cfg["toucher_mb"] is None else
+             "%g MB" % cfg["toucher_mb"], cfg["sort_input"], cfg["throttle_bps"] or "any",
+             cfg["throttle_iops"] or "any", "full speed" if cfg["icount"] is None else
+             "-icount shift=%s%s" % (cfg["icount"], ",align=on" if cfg["align"] else ""), len(jobs), a.jobs), flush=True)
+    t_start, done, results = time.monotonic(), [0], []
+    cfg["image"] = prepare_image(a.preset, cfg["sort_input"], logs)
+
+    def job(j):
+        s, p, m, k = j
+        tag = "%s-%s-%s-run%d" % (a.preset, "alone" if s is None else "s%g" % s,
+                                  "" if p is None else "p%d%s" % (p, "s" if m == "stepped" else ""), k)
+        load = host_load()
+        r = one_run(cfg, s, p, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))
+        r.update(preset=a.preset, kind="standalone" if s is None else "ifs", interval_s="" if s is None else s,
+                 penalty_s="" if p is None else p, mode="" if p is None else m, run=k, policy=cfg["policy"],
+                 mem_mb=cfg["mem"],
+                 sort_input=cfg["sort_input"], throttle_bps=cfg["throttle_bps"] or "",
+                 throttle_iops=cfg["throttle_iops"] or "", icount_shift="" if cfg["icount"] is None else cfg["icount"],
+                 host_load=load)
+        done[0] += 1
+        what = "sort alone" if s is None else "S=%g penalty %s" % (s, config_label(p, m))
+        tail = "" if s is None else ", toucher %d page-ins, touches %d-%d ms" % (
+            r["toucher_pageins"], r["resp_min_ms"], r["resp_max_ms"])
+        print("%s [%d/%d] %s run %d: sort %.1f s, %d page-ins, cache %d-%d KB%s (%.0f s so far)"
+              % (NAME, done[0], len(jobs), what, k, r["sort_ms"] / 1000, r["pageins"], r["cache_min_kb"],
+                 r["cache_max_kb"], tail, time.monotonic() - t_start), flush=True)
+        return r
+
+    failures = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        for fut in [ex.submit(job, j) for j in jobs]:
+            try:
+                results.append(fut.result())
+            except ParseError as e:
+                failures.append(str(e))
+                print("%s: a run failed: %s" % (NAME, e), flush=True)
+    if not results:
+        sys.exit("%s: every run failed" % NAME)
+    write_csv(bench_path("ifs.csv"), results, a.preset)
+    write_series(bench_path("ifs-series.csv"), results, a.preset)
+    print()
+    print(table_text(read_rows(bench_path("ifs.csv")), a.preset))
+    if not a.no_figures:
+        import bench_figures
+        pngs = bench_figures.ifs(bench_path("ifs.csv"), bench_path("ifs-series.csv"), a.preset,
+                                 bench_path("ifs-%s-time.png" % a.preset), bench_path("ifs-%s-tables.png" % a.preset))
+        print("written: build/bench/ifs.csv, build/bench/ifs-series.csv, %s" % ", ".join(os.path.relpath(p) for p in pngs))
+    return len(failures)
+
+
+# --- CSVs and the printed table -----------------------------------------------------------------
+def read_rows(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_csv(path, results, preset):
+    """This preset's runs replace its earlier ones; other presets' stay."""
+    keep = [r for r in read_rows(path) if r["preset"] != preset]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(keep)
+        for r in sorted(results, key=lambda r: (r["kind"] != "standalone", str(r["penalty_s"]), r["mode"],
+                                                float(r["interval_s"] or 0), r["run"])):
+            w.writerow({k: r.get(k, "") for k in COLUMNS})
+
+
+SERIES = ["preset", "interval_s", "penalty_s", "mode", "run", "what", "t_s", "value", "pageins"]
+
+
+def write_series(path, results, preset):
+    """The cache's size (KB) and the toucher's responses (ms) against seconds since sort began."""
+    keep = [r for r in read_rows(path) if r["preset"] != preset]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=SERIES)
+        w.writeheader()
+        w.writerows(keep)
+        for r in results:
+            base = dict(preset=preset, interval_s=r["interval_s"], penalty_s=r["penalty_s"], mode=r["mode"], run=r["run"])
+            col = r["sampled"].index("fs.cache.blocks") if "fs.cache.blocks" in r["sampled"] else 0
+            for t, vals in r["samples"]:
+                w.writerow(dict(base, what="cache_kb", t_s="%.2f" % ((t - r["t0"]) / 1000), value=vals[col] * 4,
+                                pageins=""))
+            w.writerow(dict(base, what="sort_end", t_s="%.2f" % ((r["t1"] - r["t0"]) / 1000), value="", pageins=""))
+            for n, ms, ins, start in r["rounds_all"]:
+                if n >= 2:
+                    w.writerow(dict(base, what="touch_ms", t_s="%.2f" % ((start - r["t0"]) / 1000), value=ms,
+                                    pageins=ins))
+
+
+def table_text(rows, preset):
+    agg, base = aggregate(rows, preset)
+    lines = ["IFS benchmark, preset %s (averages of the runs; sort alone %s)" % (
+        preset, "%.1f s" % (base / 1000) if base else "not run")]
+    lines.append("%-12s %4s %21s %16s %7s %6s %12s %11s %17s" % (
+        "penalty", "S", "response min/max/avg", "sort s (deg)", "pg-ins", "outs", "toucher i/o",
+        "cache KB", "fs>vm  vm>fs"))
+    for (p, m, s), a in sorted(agg.items()):
+        lines.append("%-12s %4g %6.2f %6.2f %6.2f %8.1f (%4s) %7.0f %6.0f %6.0f/%-5.0f %5.0f-%-5.0f %4.0f/%-4.0f %4.0f/%-4.0f" % (
+            config_label(p, m), s, a["resp_min_ms"] / 1000, a["resp_max_ms"] / 1000, a["resp_avg_ms"] / 1000,
+            a["sort_ms"] / 1000, "%.0f%%" % a["deg"] if a["deg"] is not None else "?", a["pageins"], a["pageouts"],
+            a["toucher_pageins"], a["toucher_pageouts"], a["cache_min_kb"], a["cache_max_kb"],
+            a["fs_asks_vm_satisfied"], a["fs_asks_vm"], a["vm_asks_fs_satisfied"], a["vm_asks_fs"]))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""What the benchmark scripts (tools/bench_*.py) share: booting a private copy of the image
+with commands on the console, one progress line per step, and min/median/max of several runs.
+
+Every benchmark writes its CSV under build/bench, draws its figure beside it as a PNG
+(tools/bench/bench_figures.py), and writes nothing else: the documented tables in docs/ change only
+through `make results` (tools/bench/results.py), which makes them again from these CSVs."""
+import os, re, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Every boot goes through the one launcher of QEMU (tools/runqemu.py), as the tests' do.
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import runqemu  # noqa: E402
+# Where the CSVs, figures and logs go: build/bench, or BENCH_DIR (the test that a benchmark
+# leaves the tracked tree alone runs one into a folder of its own).
+BENCH = os.environ.get("BENCH_DIR") or os.path.join(ROOT, "build", "bench")
+
+
+class Progress:
+    """Prints "bench-NAME [i/n] what (elapsed)" before each step, so a long run shows it lives."""
+
+    def __init__(self, name, steps):
+        self.name, self.steps, self.i, self.t0 = name, steps, 0, time.monotonic()
+
+    def step(self, what):
+        self.i += 1
+        print("%s [%d/%d] %s (%.0f s so far)" % (self.name, self.i, self.steps, what,
+                                                 time.monotonic() - self.t0), flush=True)
+
+
+def private_boot(d, mem, timeout, image=None, **options):
+    """A private copy of image (build/fs-pristine.img) in folder d, and the runqemu command line that
+    boots build/kernel.elf on it (options: more of runqemu.command's): (the copy's path, the arguments)."""
+    img = os.path.join(d, "fs.img")
+    subprocess.run(["cp", "--sparse=always", image or os.path.join(ROOT, "build/fs-pristine.img"), img], check=True)
+    return img, runqemu.command(kernel=os.path.join(ROOT, "build/kernel.elf"), disk=img, mem=mem, timeout=timeout,
+                                **options)
+
+
+def boot(name, commands, mem=64, icount=False, append="", timeout=1800, check=None):
+    """Boots build/kernel.elf on a private copy of build/fs-pristine.img, types commands, and returns
+    what the console printed. Exits naming the benchmark if the guest failed or check (a
+    string) is missing from the output."""
+    with tempfile.TemporaryDirectory() as d:
+        _, args = private_boot(d, mem, timeout, icount=True if icount else None, append=append or None)
+        p = subprocess.run(args, input=commands.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.decode("utf-8", "replace")
+    if p.returncode != 0 or (check and check not in out):
+        sys.exit("%s: the guest failed (exit %d); its console:\n%s" % (name, p.returncode, out[-4000:]))
+    return out
+
+
+def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None, timeout=1800, log=None,
+               align=False, image=None, keep=None):
+    """Boots build/kernel.elf on a private copy of image (build/fs-pristine.img) and types each step's text once
+    the console, since the step before was typed, matches the step's regex (None: at once).
+    A step's text may be a function of the whole console so far, for commands that depend on
+    what the guest printed (a background job's pid). After the last step, end of input: the
+    shell exits and the machine powers off. Returns (exit status, console text, the lines typed,
+    arrivals), arrivals being (offset in the text, host's monotonic time) of each chunk read.
+    log: a file that gets the console as it arrives. Steps run in the guest's order, never on
+    host timers. keep: a path that gets the copy as the run left it (a prepared image)."""
+    with tempfile.TemporaryDirectory() as d:
+        img, args = private_boot(d, mem, timeout, image, icount=None if icount is None else str(icount),
+                                 icount_align=align and icount is not None,
+                                 throttle_bps=throttle_bps or None, throttle_iops=throttle_iops or None)
+        p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        steps, typed, out, mark, arrivals = list(steps), [], bytearray(), 0, []
+        f = open(log, "wb") if log else None
+
+        def send(text):
+            typed.extend(text.splitlines())
+            try:
+                p.stdin.write(text.encode())
+                p.stdin.flush()
+            except OSError:
+                pass
+        try:
+            while True:
+                while steps and (steps[0][0] is None or re.search(steps[0][0], out[mark:].decode("utf-8", "replace"))):
+                    rx, text = steps.pop(0)
+                    send(text(out.decode("utf-8", "replace")) if callable(text) else text)
+                    mark = len(out)
+                    if not steps:
+                        p.stdin.close()
+                b = p.stdout.read1(65536)
+                if not b:
+                    break
+                arrivals.append((len(out.decode("utf-8", "replace")), time.monotonic()))
+                out += b
+                if f:
+                    f.write(b)
+                    f.flush()
+            p.wait()
+        finally:
+            if f:
+                f.close()
+            try:
+                p.stdin.close()
+            except OSError:
+                pass
+        if keep and p.returncode == 0:
+            subprocess.run(["cp", "--sparse=always", img, keep], check=True)
+    return p.returncode, out.decode("utf-8", "replace"), typed, arrivals
+
+
+def spread(values):
+    """(min, median, max) of a list of numbers."""
+    return min(values), statistics.median(values), max(values)
+
+
+def bench_path(name):
+    os.makedirs(BENCH, exist_ok=True)
+    return os.path.join(BENCH, name)

@@ -1,0 +1,496 @@
+#!/usr/bin/env python3
+"""make results: the documented figures (the book in docs/) made again from the CSVs the
+benchmarks wrote under build/bench, so that every figure there is one the current code
+measured. Benchmarks never run it: they write under build/ only, and the tracked documents
+change only when someone asks for it with this target.
+
+The documents mark each generated part (in whichever file of docs/ holds it):
+
+    <!-- bench:NAME (generated from build/bench/FILE.csv by tools/bench/results.py) -->
+    ...replaced on every run...
+    <!-- /bench:NAME -->
+
+A part whose CSV is missing (that benchmark not run yet) is left as it is; a marker pair
+missing from the documents is an error, as is a CSV without the rows its part needs, so a
+renamed column cannot quietly leave stale figures behind. Sprite's and xv6's figures, which
+no benchmark here measures, are constants below, quoted beside ours. Prose that cites a figure
+of a table is generated with it (the notes under each table), never written by hand beside it.
+
+A table has a full run (the boot times: 5 runs a route; IFS: every S of 1, 5, 10, 30 with
+penalties 0, 120 and 120 stepped, 3 runs each and 3 of sort alone, at the preset's own sizes).
+A shorter run (IFS_ARGS='--runs 1 --intervals 1,30', RUNS=2) is refused for that table, with
+what it lacks, and nothing is written; --partial takes it, and the table then begins by saying
+what it lacks.
+
+    results.py [--docs FILE_OR_DIR ...] [--bench build/bench] [--check] [--partial]
+
+--check changes nothing and exits 1 if the documents differ from what the CSVs give."""
+import argparse, csv, os, re, statistics, sys, textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+class Missing(Exception):
+    pass
+
+
+def load(bench, name):
+    path = os.path.join(bench, name)
+    if not os.path.exists(path):
+        raise Missing(name)
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(x):
+    """1234567 -> '1,234,567'."""
+    return "{:,}".format(int(round(float(x))))
+
+
+def para(text):
+    """A generated sentence wrapped as the docs' own prose is (tables are left alone)."""
+    return textwrap.fill(text, width=96, break_long_words=False, break_on_hyphens=False)
+
+
+def need(rows, what, name):
+    if not rows:
+        raise ValueError("%s has no %s" % (name, what))
+    return rows
+
+
+# --- boot ----------------------------------------------------------------------------------
+BOOT_ROUTES = [("grub", "GRUB ISO (menu timeout 0)", "0.8 s (a bare Multiboot kernel prints its first "
+                "byte at 0.5 s; xv6 reaches its prompt at 0.65 s)"),
+               ("kernel", "QEMU `-kernel`", "0.25 s (first byte at 0.1 s)")]
+
+
+BOOT_FULL_RUNS = 5
+
+
+def boot_short(bench):
+    return ["%s runs of the %s route, not %d" % (r["runs"], r["mode"], BOOT_FULL_RUNS)
+            for r in load(bench, "boot.csv") if int(r["runs"]) < BOOT_FULL_RUNS]
+
+
+def boot(bench):
+    rows = {r["mode"]: r for r in load(bench, "boot.csv")}
+    out = ["| route | median | min | max | target |", "|---|---|---|---|---|"]
+    for mode, label, target in BOOT_ROUTES:
+        r = rows.get(mode)
+        if r is None:
+            raise ValueError("boot.csv has no %s row" % mode)
+        out.append("| %s | %.2f s | %.2f s | %.2f s | %s |" % (label, float(r["median_s"]), float(r["min_s"]),
+                                                           float(r["max_s"]), target))
+    first = next(iter(rows.values()))
+    hostload = " (host load average %s while measuring)" % first["host_load"] if first.get("host_load") else ""
+    return para("Wall clock from QEMU's start to the shell's first prompt, plain TCG, %s runs%s:"
+                % (first["runs"], hostload)) + \
+        "\n\n" + "\n".join(out)
+
+
+# --- vm --------------------------------------------------------------------------------------
+def vm_faults(bench):
+    v = {r["figure"]: r["value"] for r in load(bench, "vm.csv")}
+    for k in ("copy", "zero", "zerofault", "zerofault_overhead", "zerofault_overhead_pct", "pagein"):
+        if k not in v:
+            raise ValueError("vm.csv has no %s row" % k)
+    pct = float(v["zerofault_overhead_pct"])
+    return "\n".join([
+        "| figure | guest instructions (ns) |", "|---|---|",
+        "| 4 KB page copy by the guest (word loop, `user/lib/bench.c`), the reference | %s |" % num(v["copy"]),
+        "| 4 KB page zeroing by the guest | %s |" % num(v["zero"]),
+        "| zero-fill fault (trap, frame, zeroing, mapping, return) | %s |" % num(v["zerofault"]),
+        "| its overhead beyond zeroing | %s = %.0f %% of a page copy (target <= 25 %%%s; Sprite 44 %%) |"
+        % (num(v["zerofault_overhead"]), pct, "" if pct <= 25 else ": NOT MET"),
+        "| page-in from backing store (waits for the disk: not exact under icount) | %s |" % num(v["pagein"]),
+    ])
+
+
+def vm_irlam(bench):
+    rows = need(load(bench, "vm-irlam.csv"), "rows", "vm-irlam.csv")
+    by = {}
+    for r in rows:
+        by.setdefault(int(r["active_mb"]), []).append(r)
+    runs = len({r["run"] for r in rows})
+    frames = next((r["frames_mb"] for r in rows if r.get("frames_mb")), "?")
+    ms = re.search(r"(\d+) ms a row", rows[0]["mode"])
+    base = min(by)
+    fmt = lambda x: "%.2f" % x if x >= 0.01 else "%.1g" % x
+    out = ["| active MB | processes | relative speed (median) | min | max | page-ins (median) |",
+           "|---|---|---|---|---|---|"]
+    for mb in sorted(by):
+        rel = [float(r["relative_speed"]) for r in by[mb]]
+        ins = [int(r["pageins"]) for r in by[mb]]
+        out.append("| %d | %s | %s | %s | %s | %s |" % (mb, by[mb][0]["procs"], fmt(statistics.median(rel)),
+                                                      fmt(min(rel)), fmt(max(rel)), num(statistics.median(ins))))
+    return para("`vmtest -t %s MB` at MEM=16 (%s MB of frames): MB/2 processes, each sweeping its own 2 MB "
+                "(a byte a page) for %s ms of guest time once all have touched their memory; page "
+                "touches per second against the %d MB row of the same run; %d runs (min, median, max):"
+                % (ms.group(1) if ms else "?", frames, ms.group(1) if ms else "?", base, runs)) + \
+        "\n\n" + "\n".join(out)
+
+
+# --- fs --------------------------------------------------------------------------------------
+def fs_cached(bench):
+    rows = load(bench, "fs.csv")
+    copy = need([r for r in rows if r["kind"] == "copy"], "copy row", "fs.csv")[0]
+    cached = need(sorted((r for r in rows if r["kind"] == "cached"), key=lambda r: int(r["bytes"])),
+                  "cached rows", "fs.csv")
+    cmbps = float(copy["read_MBps"])
+    size = lambda b: "%d K" % (b // 1024) if b >= 1024 else str(b)
+    out = ["| bytes/call | " + " | ".join(size(int(r["bytes"])) for r in cached) + " |",
+           "|---|" + "---|" * len(cached)]
+    for key, label in (("write_MBps_or_data_writes", "write, new file"),
+                       ("overwrite_MBps_or_meta_writes", "overwrite"), ("read_MBps", "read")):
+        out.append("| %s | %s |" % (label, " | ".join(num(r[key]) for r in cached)))
+    out.append("| read / page copy | %s |" % " | ".join("%.0f %%" % (100 * float(r["read_MBps"]) / cmbps)
+                                                     for r in cached))
+    return para("CPU-bound figures under `-icount shift=0` (guest time, exact): the guest copies a 4 KB page in "
+                "%s ns (%s MB/s) in the same run. A 2 MB file, cache-resident, by transfer size (MB/s of guest "
+                "time):" % (num(copy["ns_or_ms"]), num(cmbps))) + "\n\n" + "\n".join(out)
+
+
+def fs_summary(bench):
+    rows = load(bench, "fs.csv")
+    copy = float(need([r for r in rows if r["kind"] == "copy"], "copy row", "fs.csv")[0]["read_MBps"])
+    cached = {int(r["bytes"]): r for r in rows if r["kind"] == "cached"}
+    big = [100 * float(r["read_MBps"]) / copy for b, r in cached.items() if b >= 8192]
+    if not big or 4096 not in cached:
+        raise ValueError("fs.csv lacks the 4 KB and >= 8 KB cached rows")
+    w4, r4 = float(cached[4096]["write_MBps_or_data_writes"]), float(cached[4096]["read_MBps"])
+    l1 = need([r for r in rows if r["kind"] == "lookup_1MB"], "lookup_1MB row", "fs.csv")[0]
+    l16 = need([r for r in rows if r["kind"] == "lookup_16MB"], "lookup_16MB row", "fs.csv")[0]
+    blocks = re.search(r"blocks=(\d+)", l16["note"])
+    met = lambda ok: "met" if ok else "NOT MET"
+    return para("Cached reads of 8 KB or more run at %.0f–%.0f %% of the copy bandwidth (target 50 %%: %s); "
+            "a new 2 MB file is written at %s MB/s in 4 KB calls (target 100: %s; xv6 2.3) and read at "
+            "%s MB/s (target 300: %s; xv6 17). One cached 4 KB read costs %s ns with a 1 MB cache and "
+            "%s ns with a 16 MB cache%s."
+            % (min(big), max(big), met(min(big) >= 50), num(w4), met(w4 >= 100), num(r4), met(r4 >= 300),
+               num(l1["ns_or_ms"]), num(l16["ns_or_ms"]),
+               " holding %s blocks" % num(blocks.group(1)) if blocks else ""))
+
+
+def fs_disk(bench):
+    rows = need([r for r in load(bench, "fs.csv") if r["kind"] == "disk"], "disk rows", "fs.csv")
+    ws = [float(r["write_MBps_or_data_writes"]) for r in rows]
+    rs = [float(r["read_MBps"]) for r in rows]
+    every = [int(x) for r in rows for x in re.findall(r"\d+", r["note"])]   # each run's min and max
+    sizes = [int(r["bytes"]) for r in rows]
+    return para("Not in the cache (wall clock, plain TCG, median of the runs by transfer size %s–%s bytes): "
+            "reads %s–%s MB/s, overwrites + fsync %s–%s MB/s; single runs ranged over %s–%s MB/s "
+            "(QEMU's disk and the host's load)." % (num(min(sizes)), num(max(sizes)), num(min(rs)), num(max(rs)),
+                                                   num(min(ws)), num(max(ws)), min(every), max(every)))
+
+
+THESIS_POLICY = {"through": ("718", "1489", "2207"), "asap": ("(Table 5-7)", "", ""),
+                 "delay": ("484", "173", "657")}
+
+
+def fs_policy(bench):
+    rows = {r["kind"][len("policy_"):]: r for r in load(bench, "fs.csv") if r["kind"].startswith("policy_")}
+    if not rows:
+        raise ValueError("fs.csv has no policy rows")
+    out = ["| policy | data | desc/ind/bitmap | total | thesis Andrew: data | ind/desc | total |",
+           "|---|---|---|---|---|---|---|"]
+    for pol in ("through", "asap", "delay"):
+        r = rows.get(pol)
+        if r is None:
+            continue
+        d, m = int(float(r["write_MBps_or_data_writes"])), int(float(r["overwrite_MBps_or_meta_writes"]))
+        out.append("| %s | %d | %d | %d | %s |" % ("delay (30 s / 5 s)" if pol == "delay" else pol, d, m, d + m,
+                                                   " | ".join(THESIS_POLICY[pol])))
+    return "\n".join(out)
+
+
+# --- fork ------------------------------------------------------------------------------------
+SPRITE_71 = {0: ("22.8 / 22.8 ms", "22.5 / 22.4 ms"), 64: ("24.7 / 24.0", "59.7 / 171.7"),
+             256: ("28.0 / 24.6", "119.4 / 457.6"), 1024: ("41.1 / 26.8", "358.6 / 1635.1"),
+             2048: ("58.7 / 29.7", "677.2 / 3209.0")}
+
+
+def fork71(bench):
+    rows = need(load(bench, "fork.csv"), "rows", "fork.csv")
+    ms = {(int(r["resident_kb"]), r["fork_mode"], r["pages"]): int(r["ns_per_fork"]) / 1e6 for r in rows}
+    cell = lambda kb, m, w, unit="": ("%.3f%s" % (ms[(kb, m, w)], unit)) if (kb, m, w) in ms else "–"
+    out = ["| KB | COW-COR resident | COW-COR backing | copy resident | copy backing | Sprite COW-COR res / back "
+           "| Sprite copy res / back |", "|---|---|---|---|---|---|---|"]
+    for kb in sorted(SPRITE_71):
+        unit = " ms" if kb == 0 else ""
+        out.append("| %d | %s | %s | %s | %s | %s | %s |" % (
+            kb, cell(kb, "cowcor", "resident", unit), cell(kb, "cowcor", "backing", unit),
+            cell(kb, "copy", "resident", unit), cell(kb, "copy", "backing", unit), *SPRITE_71[kb]))
+    text = "\n".join(out)
+    ratio = lambda w: ms[(2048, "copy", w)] / ms[(2048, "cowcor", w)] if (2048, "copy", w) in ms and \
+        (2048, "cowcor", w) in ms else None
+    rr, rb = ratio("resident"), ratio("backing")
+    if rr and rb and (0, "cowcor", "resident") in ms:
+        text += "\n\n" + para("At 2048 KB copy-on-fork / COW-COR is %.1f resident (target >= 10: %s; Sprite 11.5) and "
+                 "%.0f on backing store (target >= 50: %s; Sprite 108); a COW-COR fork takes %.3f ms at 0 KB "
+                 "and %.3f ms at 2 MB (targets 0.2 and 0.6; xv6 1.97 and 9.58 ms). The guest's reference "
+                 "4 KB page copy in these runs: %s ns."
+                 % (rr, "met" if rr >= 10 else "NOT MET", rb, "met" if rb >= 50 else "NOT MET",
+                    ms[(0, "cowcor", "resident")], ms[(2048, "cowcor", "resident")], num(rows[0]["copy4k_ns"])))
+    return text
+
+
+def fork73(bench):
+    r = need(load(bench, "fork-workload.csv"), "row", "fork-workload.csv")[0]
+    return "\n".join([
+        "| | COW marked | COR marked | COW faulted | COR faulted | % of all faults | copies saved |",
+        "|---|---|---|---|---|---|---|",
+        "| here | %s | %s | %.0f %% | %.0f %% | %.0f %% | %.0f %% (%s vs %s copied by copy-on-fork) |" % (
+            r["cow_marked"], r["cor_marked"], float(r["cow_faulted_pct"]), float(r["cor_faulted_pct"]),
+            float(r["cowcor_pct_of_faults"]), float(r["saved_pct"]), r["copies_cowcor"], r["copies_copy_on_fork"]),
+        "| Sprite (Andrew ... User-B) | 1430–109965 | 1448–112257 | 1–8 % | 63–72 % | 15–30 % | 22–28 % |",
+    ]) + "\n\nThe longest COW-COR list in the workload: %s segments." % r["list_max"]
+
+
+# --- ifs ---------------------------------------------------------------------------------------
+IFS_FULL = dict(intervals=(1, 5, 10, 30), configs=((0, "fixed"), (120, "fixed"), (120, "stepped")), runs=3)
+
+
+def ifs_short(preset):
+    """What the preset's rows of ifs.csv lack against a full run (empty: a full run)."""
+    def short(bench):
+        from bench_ifs import PRESETS, config_label
+        rows = [r for r in load(bench, "ifs.csv") if r["preset"] == preset]
+        lack = []
+        runs = {}
+        for r in rows:
+            if r["kind"] == "ifs":
+                key = (int(r["penalty_s"]), r["mode"], float(r["interval_s"]))
+                runs[key] = runs.get(key, 0) + 1
+        for p, m in IFS_FULL["configs"]:
+            for s in IFS_FULL["intervals"]:
+                n = runs.get((p, m, float(s)), 0)
+                if n < IFS_FULL["runs"]:
+                    lack.append("%s at S = %d: %d run%s of %d" % (config_label(p, m), s, n, "" if n == 1 else "s",
+                                                                 IFS_FULL["runs"]))
+        alone = sum(1 for r in rows if r["kind"] == "standalone")
+        if alone < IFS_FULL["runs"]:
+            lack.append("sort alone: %d run%s of %d" % (alone, "" if alone == 1 else "s", IFS_FULL["runs"]))
+        want = PRESETS[preset]
+        for col, key, fmt in (("mem_mb", "mem", str), ("sort_input", "sort_input", str),
+                              ("throttle_bps", "throttle_bps", str), ("throttle_iops", "throttle_iops", str),
+                              ("icount_shift", "icount", str), ("policy", "policy", str)):
+            seen = sorted({r[col] for r in rows})
+            if seen != [fmt(want[key])]:
+                lack.append("%s %s, not the preset's %s" % (col, "/".join(seen), want[key]))
+        return lack
+    return short
+
+
+FASTEST_MISS_NS = 35000     # the fastest cache miss under -icount shift=0, disk unthrottled (docs/negotiation.md)
+
+
+def ifs_reading(agg, untraded_avg, untraded_min):
+    """The sentences that read the table: every figure they cite comes from it."""
+    out = []
+    asks = lambda rows: (sum(a["fs_asks_vm_satisfied"] for a in rows), sum(a["fs_asks_vm"] for a in rows))
+    for mode in ("fixed", "stepped"):
+        pen = [a for (p, m, s), a in agg.items() if p > 0 and m == mode]
+        if pen:
+            given, asked = asks(pen)
+            out.append("With a %s penalty the toucher paged in %s page%s in all, over %d row%s; the cache's "
+                       "asks of the VM were granted %.0f times of %.0f, and sort's cache held at most %.0f KB." % (
+                           mode, "%.0f" % sum(a["toucher_pageins"] for a in pen),
+                           "" if sum(a["toucher_pageins"] for a in pen) == 1 else "s", len(pen),
+                           "" if len(pen) == 1 else "s", given, asked, max(a["cache_max_kb"] for a in pen)))
+    none = {s: a for (p, m, s), a in agg.items() if p == 0}
+    if none:
+        order = sorted(none)
+        out.append("Without a penalty the toucher's page-ins at S = %s were %s, its slowest touches %s s, and "
+                   "the cache grew to %.0f–%.0f KB (Sprite's 1.2–2.5 MB)." % (
+                       ", ".join("%g" % s for s in order), ", ".join("%.0f" % none[s]["toucher_pageins"] for s in order),
+                       ", ".join("%.2f" % (none[s]["resp_max_ms"] / 1000) for s in order),
+                       min(a["cache_max_kb"] for a in none.values()), max(a["cache_max_kb"] for a in none.values())))
+    if agg and all(a["fs_asks_vm"] == 0 and a["vm_asks_fs"] == 0 for a in agg.values()):
+        out.append("No negotiation took place in any row (0 asks either way): the pools never ran short, so "
+                   "neither the penalty nor S can change anything here.")
+    if untraded_avg:
+        out.append("Against the fastest cache miss measured under -icount shift=0 with the disk unthrottled (%s "
+                   "ns), a negotiation with nothing traded costs %.1f %% at least and %.1f %% on average." % (
+                       num(FASTEST_MISS_NS), 100 * untraded_min / FASTEST_MISS_NS,
+                       100 * untraded_avg / FASTEST_MISS_NS))
+    return out
+
+
+def ifs_part(preset):
+    def part(bench):
+        from bench_ifs import LINUX, config_label
+        from ifs_tables import PAPER, aggregate
+        rows = [r for r in load(bench, "ifs.csv") if r["preset"] == preset]
+        if not rows:
+            raise Missing("ifs.csv: %s" % preset)
+        agg, base = aggregate(rows, preset)
+        if not agg:
+            raise ValueError("ifs.csv has no %s runs with the toucher" % preset)
+        alone = [float(r["sort_ms"]) / 1000 for r in rows if r["kind"] == "standalone"]
+        first = rows[0]
+        s1 = lambda ms: "%.2f" % (ms / 1000)
+        out = ["| penalty | S | response min / max / avg (s) | sort (s) | deg | page-ins / outs | toucher's ins / outs "
+               "| cache KB | fs asks vm: given / asked | vm asks fs: given / asked | Sprite (Tables 3, 4): response, sort, "
+               "deg, ins / outs, cache |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for (p, m, s), a in sorted(agg.items()):
+            sp = PAPER.get(p, {}).get(int(s)) if m == "fixed" and s == int(s) else None
+            sprite = ("{} / {} / {} s, {} s, {} %, {} / {}, {}–{}".format(*sp)) if sp else "–"
+            out.append("| %s | %g | %s / %s / %s | %.1f | %s | %.0f / %.0f | %.0f / %.0f | %.0f–%.0f | %.0f / %.0f | "
+                       "%.0f / %.0f | %s |" % (
+                           config_label(p, m), s, s1(a["resp_min_ms"]), s1(a["resp_max_ms"]), s1(a["resp_avg_ms"]),
+                           a["sort_ms"] / 1000, "%+.0f %%" % a["deg"] if a["deg"] is not None else "?",
+                           a["pageins"], a["pageouts"], a["toucher_pageins"], a["toucher_pageouts"],
+                           a["cache_min_kb"], a["cache_max_kb"], a["fs_asks_vm_satisfied"], a["fs_asks_vm"],
+                           a["vm_asks_fs_satisfied"], a["vm_asks_fs"], sprite))
+        runs = sorted({int(a["runs"]) for a in agg.values()})
+        shift = first["icount_shift"]
+        cpu = "full speed, wall clock" if not shift else "-icount shift=auto" if shift == "auto" else \
+            "%.1f MIPS (-icount shift=%s, the guest's clock held to the host's)" % (1e3 / 2 ** int(shift), shift)
+        tkb = [r["toucher_kb"] for r in rows if r["toucher_kb"]]
+        loads = sorted(float(r["host_load"]) for r in rows if r.get("host_load"))
+        head = para("%s MB, vm.policy=%s, a toucher of %s, sort of a %s file, the disk throttled to %s KB/s and %s "
+                    "requests/s, CPU %s; %s run%s a row (averages, as the paper's), sort alone %s (%d run%s: %s)%s:" % (
+                        first["mem_mb"], first["policy"], "%.2f MB" % (float(tkb[0]) / 1024) if tkb else "?", first["sort_input"], num(float(first["throttle_bps"]) / 1024),
+                        first["throttle_iops"], cpu, "–".join(map(str, runs)), "" if runs == [1] else "s",
+                        "%.1f s" % (base / 1000) if base else "not run", len(alone), "" if len(alone) == 1 else "s",
+                        "–".join("%.1f" % x for x in (min(alone), max(alone))) if alone else "–",
+                        "; host load %.1f–%.1f on 2 cores" % (loads[0], loads[-1]) if loads else ""))
+        # The targets (issue 13), on the worst run of each row.
+        pen = {s: a for (p, m, s), a in agg.items() if p == 120 and m == "fixed"}
+        none = {s: a for (p, m, s), a in agg.items() if p == 0}
+        notes = []
+        if pen:
+            long_s = [s for s in pen if s >= 5]
+            ins_long = max((pen[s]["worst_toucher_pageins"] for s in long_s), default=None)
+            ins_1 = pen[1]["worst_toucher_pageins"] if 1 in pen else None
+            slow = max(a["worst_resp_max_ms"] for a in pen.values())
+            deg = [a["worst_deg"] for a in pen.values() if a["worst_deg"] is not None]
+            met = lambda ok: "met" if ok else "NOT MET"
+            notes.append("Targets with a 120 s penalty (worst run of each row): the toucher's page-ins at S >= 5 %s "
+                         "(0: %s), at S = 1 %s (at most 2: %s); its slowest touch %.2f s (0.1: %s); sort's "
+                         "degradation at most %s (20 %%: %s)." % (
+                             ins_long if ins_long is not None else "not run",
+                             met(ins_long == 0) if ins_long is not None else "–",
+                             ins_1 if ins_1 is not None else "not run",
+                             met(ins_1 <= 2) if ins_1 is not None else "–", slow / 1000, met(slow <= 100),
+                             "%+.0f %%" % max(deg) if deg else "?", met(deg and max(deg) <= 20) if deg else "–"))
+        if none:
+            order = sorted(none)
+            ins = [none[s]["toucher_pageins"] for s in order]
+            grows = all(b >= a for a, b in zip(ins, ins[1:])) and ins[-1] > ins[0]
+            notes.append("Without a penalty the toucher's page-ins by S (%s): %s, %s (Sprite's Table 3: 173, 437, "
+                         "1605, 1250 at S = 1, 5, 10, 30)." % (", ".join("%g" % s for s in order),
+                                                             ", ".join("%.0f" % x for x in ins),
+                                                             "growing with S" if grows else "NOT growing with S"))
+        ratio = [float(r["sort_ms"]) / float(r["sort_host_ms"]) for r in rows if r.get("sort_host_ms")]
+        if ratio and shift:
+            notes.append("The host ran the guest at %.2f–%.2f of its nominal speed (sort's guest time over its host "
+                         "time; QEMU says the guest is late): in guest time the CPU is exact, a wait for the disk "
+                         "is real, but a transfer that overlaps the CPU's work takes less guest time than the disk's "
+                         "rate gives, so the degradations and responses here are lower bounds." % (min(ratio), max(ratio)))
+        cost = [r for r in rows if r.get("untraded") and int(r["untraded"]) > 0 and shift and shift != "auto"]
+        avg = least = None
+        if cost:
+            unit = 2 ** int(shift)          # under -icount the counter's ns are 2^shift an instruction
+            n = sum(int(r["untraded"]) for r in cost)
+            avg = sum(int(r["untraded"]) * float(r["untraded_tsc_avg"]) for r in cost) / n / unit
+            least = min(int(r["untraded_tsc_min"]) for r in cost) / unit
+            notes.append("A negotiation in which nothing was traded (the asker recycled its own page) took %s guest "
+                         "instructions on average, %s at least, over %s of them (neg.untraded_tsc_avg and _min, "
+                         "the guest's time-stamp counter over 2^shift)." % (num(round(avg)), num(round(least)), num(n)))
+        notes += ifs_reading(agg, avg, least)
+        if preset == "linux-scaled":
+            notes.append(LINUX + ".")
+        return head + "\n\n" + "\n".join(out) + ("\n\n" + para(" ".join(notes)) if notes else "")
+    return part
+
+
+full = lambda bench: []
+# (name, CSV, the part's text, what a run lacks against a full one)
+PARTS = [("boot", "boot.csv", boot, boot_short), ("vm-faults", "vm.csv", vm_faults, full),
+         ("vm-irlam", "vm-irlam.csv", vm_irlam, full), ("fs-cached", "fs.csv", fs_cached, full),
+         ("fs-summary", "fs.csv", fs_summary, full), ("fs-disk", "fs.csv", fs_disk, full),
+         ("fs-policy", "fs.csv", fs_policy, full), ("fork-7-1", "fork.csv", fork71, full),
+         ("fork-7-3", "fork-workload.csv", fork73, full),
+         ("ifs-paper", "ifs.csv", ifs_part("paper"), ifs_short("paper")),
+         ("ifs-linux-scaled", "ifs.csv", ifs_part("linux-scaled"), ifs_short("linux-scaled"))]
+
+
+class Short(Exception):
+    pass
+
+
+def marker(name):
+    return re.compile(r"(<!-- bench:%s\b[^>]*-->\n)(.*?)(<!-- /bench:%s -->)" % (re.escape(name), re.escape(name)), re.S)
+
+
+def regenerate(texts, bench, partial=False):
+    """texts: {path: text}. The texts with every part whose CSV exists regenerated, and the parts
+    done. Raises Short for a run shorter than its table's full one unless partial."""
+    texts = dict(texts)
+    done = []
+    for name, csvname, fn, short in PARTS:
+        pat = marker(name)
+        where = [p for p, t in texts.items() if pat.search(t)]
+        if len(where) != 1:
+            raise ValueError("%s <!-- bench:%s --> ... <!-- /bench:%s --> markers in %s" % (
+                "no" if not where else "two pairs of", name, name, ", ".join(sorted(os.path.relpath(p) for p in texts))
+                if not where else ", ".join(os.path.relpath(p) for p in where)))
+        try:
+            body = fn(bench)
+            lack = short(bench)
+        except Missing:
+            continue
+        if lack and not partial:
+            raise Short("%s: a shorter run than the table's full one (%s); run it in full, or take it with "
+                        "RESULTS_ARGS=--partial and the table says so" % (name, "; ".join(lack)))
+        if lack:
+            body = para("Partial run (not the full one this table is made from): %s." % "; ".join(lack)) + \
+                "\n\n" + body
+        p = where[0]
+        texts[p] = pat.sub(lambda m: m.group(1) + body + "\n" + m.group(3), texts[p], count=1)
+        done.append(name)
+    return texts, done
+
+
+def doc_files(paths):
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".md"))
+        else:
+            files.append(p)
+    return files
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", nargs="+", default=[os.path.join(ROOT, "docs")])
+    ap.add_argument("--bench", default=os.path.join(ROOT, "build", "bench"))
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--partial", action="store_true", help="take a run shorter than a table's full one, and say so")
+    a = ap.parse_args()
+    old = {}
+    for p in doc_files(a.docs):
+        with open(p) as f:
+            old[p] = f.read()
+    try:
+        new, done = regenerate(old, a.bench, a.partial)
+    except (ValueError, KeyError, Short) as e:
+        sys.exit("results: %s" % (e if not isinstance(e, KeyError) else "a CSV lacks the column %s" % e))
+    changed = [p for p in new if new[p] != old[p]]
+    if a.check:
+        if changed:
+            sys.exit("results: %s differ%s from the figures in %s" % (
+                ", ".join(os.path.relpath(p) for p in changed), "s" if len(changed) == 1 else "", a.bench))
+        return
+    for p in changed:
+        with open(p, "w") as f:
+            f.write(new[p])
+    print("results: %s regenerated from %s (%s)" % (", ".join(os.path.relpath(p) for p in changed) or "nothing",
+                                                    os.path.relpath(a.bench), ", ".join(done) or "no CSVs yet"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Records a workload on a disk that logs every write and flush (tools/crash/nbdlog.py), for the
+crash-state checker (tools/crash/crashcheck.py).
+
+The host drives the guest's shell one command at a time: it sends a command line ending in
+`echo A''CK n` (the quotes keep the console's echo of the typed line from matching), and the
+next one only once it has read "ACK n". For each step the manifest keeps the NBD log's
+position (writes, flushes, host time) when it was sent and when its acknowledgement was read.
+That is what makes the checks sound:
+  - a step's effects on the disk all come after its "sent" position (it had not started);
+  - when "ACK n" (or renamer's "renamed N") is read, any fsync or sync it waited for has
+    completed, and its flush is among the first ack.flushes flushes of the log.
+QEMU is killed (SIGKILL: nothing synced, nothing flushed) at the end of the workload, or at a
+seeded random moment after a chosen number of acknowledgements.
+
+Workloads (deterministic from the seed; file contents name their file, so the checker can
+tell whose data a block holds):
+  mix      the issue's mix, per round R: `mkdata -s /d/aR SIZE SEED` (acknowledged), an
+           unsynced `mkdata /d/uR 40000 SEED`, `fsstress /s/rR 3 SEED`, `rm` of the previous
+           round's unsynced file, `sync` every 7th round, `mv` of an acknowledged file to /m
+           every 5th round;
+  rename   `renamer /r/t ROUNDS BYTES` (safe replacement by rename, "renamed N" after each;
+           BYTES differs per step, so each version names its step), unsynced files and rm
+           between them, `mv` of acknowledged files back and forth.
+
+    crashrec.py --workload mix --rounds 20 --seed 1 --out build/crash/mix1
+writes OUT/initial.img (the disk before), OUT/disk.log, OUT/manifest.json, OUT/console.txt.
+"""
+import argparse, json, os, random, re, select, signal, subprocess, sys, time, zlib
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from nbdlog import LogServer
+# The one launcher of QEMU (tools/runqemu.py), as the tests and the benchmarks boot through.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import runqemu  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "build"
+CMDLINE = "fs.writeback_delay=2 fs.desc_delay=1 fs.scan_interval=1"
+
+
+def file_seed(name, runseed):
+    """The mkdata seed of a file: from its base name, so a moved file keeps its identity."""
+    return (zlib.crc32(("%s/%d" % (name, runseed)).encode()) & 0x7FFFFFFF) | 1
+
+
+def mix_steps(rounds, seed):
+    rng = random.Random(seed)
+    steps = [dict(kind="mkdir", cmd="mkdir /d /s /m", paths=["/d", "/s", "/m"]),
+             dict(kind="sync", cmd="sync")]
+    acked = []
+    for r in range(rounds):
+        a, u = "a%d" % r, "u%d" % r
+        size = rng.randint(1, 60000)
+        steps.append(dict(kind="mkdata", path="/d/" + a, size=size, seed=file_seed(a, seed), fsync=True))
+        acked.append("/d/" + a)
+        steps.append(dict(kind="mkdata", path="/d/" + u, size=40000, seed=file_seed(u, seed), fsync=False))
+        steps.append(dict(kind="fsstress", path="/s/r%d" % r, n=3, seed=r + 1))
+        if r > 0:
+            steps.append(dict(kind="rm", path="/d/u%d" % (r - 1)))
+        if r % 7 == 6:
+            steps.append(dict(kind="sync"))
+        if rng.random() < 0.4:
+            steps.append(dict(kind="sleep", secs=rng.randint(1, 3)))   # let write-back run
+        if r % 5 == 4 and len(acked) > 2:
+            src = acked.pop(rng.randrange(len(acked) - 1))
+            steps.append(dict(kind="mv", src=src, dst="/m/" + src.rsplit("/", 1)[1]))
+    return steps
+
+
+def rename_steps(rounds, seed):
+    rng = random.Random(seed)
+    steps = [dict(kind="mkdir", paths=["/r", "/q"]), dict(kind="sync")]
+    moved = []
+    for r in range(rounds):
+        steps.append(dict(kind="renamer", path="/r/t", rounds=rng.randint(3, 8), bytes=4000 + 997 * r))
+        u = "u%d" % r
+        steps.append(dict(kind="mkdata", path="/q/" + u, size=rng.randint(1000, 30000),
+                          seed=file_seed(u, seed), fsync=False))
+        if r > 0:
+            steps.append(dict(kind="rm", path="/q/u%d" % (r - 1)))
+        a = "a%d" % r
+        steps.append(dict(kind="mkdata", path="/r/" + a, size=rng.randint(1, 20000),
+                          seed=file_seed(a, seed), fsync=True))
+        moved.append("/r/" + a)
+        if rng.random() < 0.3:
+            steps.append(dict(kind="sleep", secs=rng.randint(1, 3)))
+        if r % 2 == 1:
+            src = moved.pop(0)
+            dst = ("/q/" if src.startswith("/r/") else "/r/") + src.rsplit("/", 1)[1]
+            steps.append(dict(kind="mv", src=src, dst=dst))
+            moved.append(dst)
+    return steps
+
+
+WORKLOADS = {"mix": mix_steps, "rename": rename_steps}
+
+
+def command(s):
+    k = s["kind"]
+    if k == "mkdir":
+        return "mkdir " + " ".join(s["paths"])
+    if k == "sync":
+        return "sync"
+    if k == "sleep":
+        return "sleep %d" % s["secs"]
+    if k == "mkdata":
+        return "mkdata %s%s %d %d" % ("-s " if s["fsync"] else "", s["path"], s["size"], s["seed"])
+    if k == "fsstress":
+        return "fsstress %s %d %d" % (s["path"], s["n"], s["seed"])
+    if k == "rm":
+        return "rm " + s["path"]
+    if k == "mv":
+        return "mv %s %s" % (s["src"], s["dst"])
+    if k == "renamer":
+        return "renamer %s %d %d" % (s["path"], s["rounds"], s["bytes"])
+    raise ValueError(k)
+
+
+def record(workload, rounds, seed, out, size_mb=32, kill_after_acks=None, timeout=600):
+    """Runs the workload once; returns the manifest (also written to out/manifest.json)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    init = out / "initial.img"
+    live = out / "live.img"
+    subprocess.run([str(BUILD / "mkfs"), "-o", str(init), "-s", str(size_mb), "-b", str(BUILD / "user/bin")],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(["cp", "--sparse=always", str(init), str(live)], check=True)
+    steps = WORKLOADS[workload](rounds, seed)
+    for s in steps:
+        s["cmd"] = command(s)
+    sock = "/tmp/nbdlog-%d-%d.sock" % (os.getpid(), seed)
+    srv = LogServer(str(live), sock, str(out / "disk.log")).start()
+    rng = random.Random(seed * 7 + 1)
+
+    def pos():
+        w, f = srv.position()
+        return [w, f, time.time()]
+
+    drive = "file=nbd+unix:///?socket=%s,if=virtio,format=raw,cache=writeback" % sock
+    q = subprocess.Popen(runqemu.command(kernel=BUILD / "kernel.elf", append=CMDLINE, drive=drive, timeout=timeout,
+                                         kill_on="POWER-CUT"),
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
+                         # A background job inherits SIGINT ignored; runqemu must see it to cut the power.
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    console = bytearray()
+    nacks = 0
+    state = {"next": 0, "ready": False, "kill_at": None}
+
+    def send(i):
+        if i < len(steps):
+            steps[i]["sent"] = pos()
+            line = "%s; echo A''CK %d\n" % (steps[i]["cmd"], i)
+        else:
+            line = "echo POWER''-CUT\n"
+        q.stdin.write(line.encode())
+        q.stdin.flush()
+        state["next"] = i + 1
+
+    buf = b""
+    t0 = time.time()
+    while True:
+        if state["kill_at"] is not None and time.time() >= state["kill_at"]:
+            q.send_signal(signal.SIGINT)        # runqemu then SIGKILLs QEMU: the power cut
+            state["kill_at"] = None
+        if not select.select([q.stdout], [], [], 0.05)[0]:
+            continue
+        data = os.read(q.stdout.fileno(), 4096)
+        if not data:
+            break
+        console += data
+        buf += data
+        while b"\n" in buf:
+            raw, buf = buf.split(b"\n", 1)
+            line = raw.decode("utf-8", "replace").strip("\r")
+            if not state["ready"] and "console: ready" in line:
+                state["ready"] = True
+                send(0)
+                continue
+            m = re.fullmatch(r"ACK (\d+)", line)
+            r = re.fullmatch(r"renamed (\d+)", line)
+            if m or r:
+                here = pos()
+                nacks += 1
+                last = kill_after_acks is not None and nacks >= kill_after_acks
+                if r:
+                    steps[state["next"] - 1].setdefault("rounds_acked", []).append([int(r.group(1))] + here)
+                else:
+                    steps[int(m.group(1))]["ack"] = here
+                    if not last or state["kill_at"] is None:
+                        send(int(m.group(1)) + 1)   # at the cut, something runs when the power goes
+                if last and state["kill_at"] is None and nacks == kill_after_acks:
+                    state["kill_at"] = time.time() + rng.uniform(0, 1.5)
+            elif state["ready"] and 0 < state["next"] <= len(steps) and line and not line.startswith("$ "):
+                steps[state["next"] - 1].setdefault("out", []).append(line)
+    q.wait()
+    err = srv.close()
+    end = pos()
+    (out / "console.txt").write_bytes(bytes(console))
+    os.unlink(live)
+    if err:
+        raise RuntimeError(err)
+    if not state["ready"]:
+        raise RuntimeError("the kernel never printed 'console: ready' (see %s)" % (out / "console.txt"))
+    for s in steps:
+        # A step whose program complained promises nothing.
+        s["failed"] = any(re.match(r"\S+: ", l) and not l.startswith(("fsstress ", "renamed"))
+                          for l in s.get("out", []))
+    man = dict(workload=workload, rounds=rounds, seed=seed, cmdline=CMDLINE, size_mb=size_mb,
+               writeback_delay=2, desc_delay=1, scan_interval=1, steps=steps, end=end,
+               runqemu_status=q.returncode, seconds=round(time.time() - t0, 1),
+               acks=nacks)
+    (out / "manifest.json").write_text(json.dumps(man, indent=1))
+    return man
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workload", choices=sorted(WORKLOADS), default="mix")
+    p.add_argument("--rounds", type=int, default=20)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--kill-after-acks", type=int, help="power cut 0-1.5 s (seeded) after this many acks")
+    p.add_argument("--out", required=True)
+    a = p.parse_args()
+    m = record(a.workload, a.rounds, a.seed, a.out, kill_after_acks=a.kill_after_acks)
+    print("crashrec: %s seed %d: %d steps, %d acks, %d writes, %d flushes in %.1f s" %
+          (a.workload, a.seed, len(m["steps"]), m["acks"], m["end"][0], m["end"][1], m["seconds"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Crash states from a recorded write log (tools/crash/nbdlog.py), as dm-log-writes and CrashMonkey
+build them.
+
+A disk with a volatile write cache, at a power cut, keeps every write that came before the
+last completed flush; of the writes after it, any subset may have reached the medium, in any
+order (for two writes to one block, whichever landed last wins). Each 4 KB block of a write
+is its own unit here: the disk may keep some blocks of a multi-block request and not others
+(QEMU merges neighbouring guest requests). A tear inside one 4 KB block is not modelled.
+
+The states of one recording, in a fixed order (so that index N means the same state on every
+run with the same seed):
+  - flush m, for every m = 0 .. F: every write before the m-th flush (m = 0: the disk as it
+    was); a power cut right after that flush, losing everything in flight;
+  - per epoch (the writes between flush m and flush m+1, or after the last flush: the tail
+    in flight at the kill), up to `per_epoch` random states: an in-order prefix (a disk that
+    does not reorder), or a random subset of a random prefix applied in a random order;
+  - "end": everything QEMU wrote before it was killed.
+Random choices come from random.Random(seed), so a state is reproducible from (recording,
+seed, index).
+"""
+import os, random, struct
+
+from nbdlog import read_log
+
+BSIZE = 4096
+
+
+class Recording:
+    def __init__(self, logpath, initial):
+        self.initial = initial
+        self.size = os.path.getsize(initial)
+        self.blocks = []        # (block number, 4 KB of data, log record index, host time)
+        self.flush_pieces = []  # per flush: blocks written before it
+        self.flush_recs = []    # per flush: write records before it
+        self.flush_times = []
+        nrec = 0
+        for kind, off, data, t in read_log(logpath):
+            if kind == "F":
+                self.flush_pieces.append(len(self.blocks))
+                self.flush_recs.append(nrec)
+                self.flush_times.append(t)
+                continue
+            for k in range(0, len(data), BSIZE):
+                chunk = data[k:k + BSIZE]
+                if (off + k) % BSIZE or len(chunk) != BSIZE:
+                    raise ValueError("write at %d is not in whole 4 KB blocks" % (off + k))
+                self.blocks.append(((off + k) // BSIZE, chunk, nrec, t))
+            nrec += 1
+        self.nrecs = nrec
+        self._base_m, self._base = 0, {}
+
+    def epoch(self, m):
+        """The blocks written after flush m (m = 0: from the start) and before flush m+1."""
+        lo = self.flush_pieces[m - 1] if m else 0
+        hi = self.flush_pieces[m] if m < len(self.flush_pieces) else len(self.blocks)
+        return lo, hi
+
+    def states(self, seed, per_epoch):
+        """[(kind, m, [block indices in the order they land])]."""
+        rng = random.Random(seed)
+        out = []
+        F = len(self.flush_pieces)
+        for m in range(F + 1):
+            out.append(("flush", m, []))
+        for m in range(F + 1):
+            lo, hi = self.epoch(m)
+            n = hi - lo
+            if n == 0:
+                continue
+            seen = set()
+            for _ in range(per_epoch):
+                c = rng.randint(1, n)
+                if rng.random() < 0.3:
+                    order, kind = list(range(lo, lo + c)), "prefix"
+                else:
+                    order = [i for i in range(lo, lo + c - 1) if rng.random() < 0.5] + [lo + c - 1]
+                    rng.shuffle(order)
+                    kind = "subset"
+                key = tuple(order)
+                if key in seen or (kind == "prefix" and c == n and m < F):
+                    continue        # the same as another state (a full epoch is flush m+1)
+                seen.add(key)
+                out.append((kind if m < F else "tail-" + kind, m, order))
+        out.append(("end", F, list(range(*self.epoch(F)))))
+        return out
+
+    def base(self, m):
+        """{block: data} of every write before flush m (the last write of a block wins)."""
+        if m < self._base_m:
+            self._base_m, self._base = 0, {}
+        hi = self.flush_pieces[m - 1] if m else 0
+        lo = self.flush_pieces[self._base_m - 1] if self._base_m else 0
+        for i in range(lo, hi):
+            self._base[self.blocks[i][0]] = self.blocks[i][1]
+        self._base_m = m
+        return self._base
+
+    def where(self, m, order):
+        """(records on the disk up to: P, lower bound of the cut's host time) for a state: the
+        cut came after every write it holds and after flush m."""
+        P = self.flush_recs[m - 1] if m else 0
+        t = self.flush_times[m - 1] if m else 0.0
+        for i in order:
+            P = max(P, self.blocks[i][2] + 1)
+            t = max(t, self.blocks[i][3])
+        return P, t
+
+    def write_image(self, path, m, order, initial_blocks):
+        """Writes the state's image: the initial disk, then writes before flush m, then order."""
+        over = dict(self.base(m))
+        for i in order:
+            over[self.blocks[i][0]] = self.blocks[i][1]
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.ftruncate(fd, self.size)
+            for b, data in initial_blocks.items():
+                if b not in over:
+                    os.pwrite(fd, data, b * BSIZE)
+            for b, data in over.items():
+                os.pwrite(fd, data, b * BSIZE)
+        finally:
+            os.close(fd)
+
+
+def nonzero_blocks(path):
+    """{block: data} of the blocks of an image that are not all zero."""
+    out = {}
+    zero = bytes(BSIZE)
+    with open(path, "rb") as f:
+        b = 0
+        while True:
+            data = f.read(BSIZE)
+            if not data:
+                break
+            if data != zero:
+                out[b] = data
+            b += 1
+    return out

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""make crashtest: records a few workloads on a logging disk (tools/crash/crashrec.py), builds
+crash states from each log (tools/crash/crashstates.py) and checks every one (tools/crash/crashcheck.py),
+repaired by the kernel's own mount code on the host; a few are also booted in QEMU.
+
+Prints progress and a summary (states checked, violations by kind, acknowledged bytes lost),
+writes one CSV row per state to build/crash/crashtest.csv, and keeps the image (before
+repair) of the first failing states of each kind under build/crash/failed/, each with the
+command that reproduces it. Exit status 1 when any state fails.
+
+    crashtest.py                    the full run: thousands of states
+    crashtest.py --quick            a few hundred states, for make test
+"""
+import argparse, csv, multiprocessing, os, shutil, sys, tempfile, time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import crashrec
+from crashcheck import Checker
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "build" / "crash"
+KEEP_PER_KIND = 5
+
+_checker = {}
+
+
+def _work(job):
+    """One state, in a worker process: (run dir, seed, per_epoch, index, qemu)."""
+    rundir, seed, per_epoch, idx, qemu = job
+    c = _checker.get(rundir)
+    if c is None:
+        c = _checker[rundir] = Checker(rundir)
+        c.states = c.rec.states(seed, per_epoch)
+    kind, m, order = c.states[idx]
+    tmp = tempfile.mkdtemp(prefix="crashstate-")
+    try:
+        img = os.path.join(tmp, "state.img")
+        c.rec.write_image(img, m, order, c.initial_blocks)
+        pristine = os.path.join(tmp, "pristine.img")
+        shutil.copyfile(img, pristine)
+        v, info = c.check(m, order, img, tmp, qemu=qemu)
+        kept = None
+        if v:
+            kept = pristine         # the caller decides whether to keep it
+            os.replace(pristine, os.path.join(tmp, "keep.img"))
+            kept = os.path.join(tmp, "keep.img")
+        return dict(run=rundir, idx=idx, kind=kind, m=m, blocks=len(order), qemu=qemu,
+                    violations=v, kept=kept, tmp=tmp, **info)
+    except Exception as e:      # a checker bug must show, not vanish in a worker
+        return dict(run=rundir, idx=idx, kind=kind, m=m, blocks=len(order), qemu=qemu,
+                    violations=[("checker", "%s: %s" % (type(e).__name__, e), 0)], kept=None, tmp=tmp,
+                    P=0, t=0, repair="?")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="a few hundred states (make test)")
+    p.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", "2")))
+    p.add_argument("--seed", type=int, default=1, help="seeds the workloads and the crash states")
+    p.add_argument("--reuse", action="store_true", help="check the recordings already in build/crash")
+    p.add_argument("--only", help="check only the recordings whose name contains this")
+    p.add_argument("--out", default=str(OUT))
+    a = p.parse_args()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if a.quick:
+        plan = [("mix", 5, a.seed, None), ("rename", 2, a.seed, None)]
+        per_epoch, nqemu = 8, 1
+    else:
+        plan = [("mix", 25, a.seed, None), ("mix", 25, a.seed + 1, 60), ("rename", 12, a.seed, None),
+                ("mix", 40, a.seed + 2, None)]
+        per_epoch, nqemu = 30, 6
+    t0 = time.time()
+    jobs = []
+    runs = []
+    for wl, rounds, seed, kill in plan:
+        rd = out / ("%s-r%d-s%d%s" % (wl, rounds, seed, "-k%d" % kill if kill else ""))
+        if a.only and a.only not in rd.name:
+            continue
+        if not (a.reuse and (rd / "manifest.json").exists()):
+            shutil.rmtree(rd, ignore_errors=True)
+            m = crashrec.record(wl, rounds, seed, rd, kill_after_acks=kill)
+            print("recorded %s: %d steps, %d acks, %d writes, %d flushes, %.0f s" % (
+                rd.name, len(m["steps"]), m["acks"], m["end"][0], m["end"][1], m["seconds"]), flush=True)
+        c = Checker(str(rd))
+        n = len(c.rec.states(seed, per_epoch))
+        runs.append((rd, seed, n))
+        jobs += [(str(rd), seed, per_epoch, i, False) for i in range(n)]
+        # A few states booted in the real kernel: the flush states spread over the run.
+        F = len(c.rec.flush_pieces)
+        for k in range(nqemu // len(plan) + 1):
+            jobs.append((str(rd), seed, per_epoch, min(F, (k + 1) * F // (nqemu // len(plan) + 2)), True))
+    print("checking %d crash states with %d workers" % (len(jobs), a.jobs), flush=True)
+
+    failed_dir = out / "failed"
+    shutil.rmtree(failed_dir, ignore_errors=True)
+    failed_dir.mkdir()
+    kinds, states_by_kind, kept = Counter(), Counter(), Counter()
+    lost = 0
+    nfail = 0
+    rows = []
+    examples = []
+    done = 0
+    with multiprocessing.Pool(a.jobs) as pool:
+        for r in pool.imap(_work, jobs, chunksize=4):
+            done += 1
+            v = r["violations"]
+            here = Counter(k for k, _, _ in v)
+            kinds.update(here)
+            states_by_kind.update(here.keys())
+            state_lost = sum(l for _, _, l in v)
+            lost += state_lost
+            keep = ""
+            if v:
+                nfail += 1
+                first = v[0][0]
+                if kept[first] < KEEP_PER_KIND and r["kept"]:
+                    kept[first] += 1
+                    keep = failed_dir / ("%s-%d%s.img" % (Path(r["run"]).name, r["idx"], "-qemu" if r["qemu"] else ""))
+                    shutil.move(r["kept"], keep)
+                    examples.append((r, keep))
+            shutil.rmtree(r["tmp"], ignore_errors=True)
+            rows.append(dict(run=Path(r["run"]).name, state=r["idx"], kind=r["kind"], flush=r["m"],
+                             extra_blocks=r["blocks"], log_records=r["P"], repair_by="qemu" if r["qemu"] else "host",
+                             repair=r["repair"], violations=" ".join(sorted(here)),
+                             acked_bytes_lost=state_lost, detail=" | ".join(t for _, t, _ in v)[:500],
+                             kept=str(keep)))
+            if done % 100 == 0 or done == len(jobs):
+                print("  %d/%d states, %d failing, %.0f s" % (done, len(jobs), nfail, time.time() - t0), flush=True)
+
+    # The first failing state of each kind again, repaired by the real kernel in QEMU.
+    confirm = []
+    for r, keep in examples:
+        if not r["qemu"] and r["violations"][0][0] not in [c[0] for c in confirm]:
+            confirm.append((r["violations"][0][0], (r["run"], [s for d, s, _ in runs if str(d) == r["run"]][0],
+                                                    per_epoch, r["idx"], True)))
+    confirm = confirm[:4]
+    if confirm:
+        print("booting %d failing states in QEMU" % len(confirm), flush=True)
+    for kind, job in confirm:
+        r = _work(job)
+        shutil.rmtree(r["tmp"], ignore_errors=True)
+        got = sorted(set(k for k, _, _ in r["violations"]))
+        print("  %s state %d in QEMU: %s" % (Path(r["run"]).name, r["idx"], ", ".join(got) or "no violation"))
+        here = Counter(k for k, _, _ in r["violations"])
+        rows.append(dict(run=Path(r["run"]).name, state=r["idx"], kind=r["kind"], flush=r["m"],
+                         extra_blocks=r["blocks"], log_records=r["P"], repair_by="qemu",
+                         repair=r["repair"], violations=" ".join(sorted(here)),
+                         acked_bytes_lost=sum(l for _, _, l in r["violations"]),
+                         detail=" | ".join(t for _, t, _ in r["violations"])[:500], kept=""))
+
+    with open(out / "crashtest.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    print()
+    print("crashtest: %d crash states from %d recordings (%d booted in QEMU), %.0f s" % (
+        len(jobs), len(runs), sum(1 for j in jobs if j[4]), time.time() - t0))
+    print("  states failing: %d" % nfail)
+    for k, n in sorted(kinds.items()):
+        print("  %-13s %5d states, %5d violations" % (k, states_by_kind[k], n))
+    print("  acknowledged bytes lost: %d" % lost)
+    print("  per state: %s" % (out / "crashtest.csv"))
+    for r, keep in examples:
+        print("FAILED %s state %d (%s after flush %d, %d more blocks; %s): %s: %s" % (
+            Path(r["run"]).name, r["idx"], r["kind"], r["m"], r["blocks"], r["repair"][:60],
+            r["violations"][0][0], r["violations"][0][1][:300]))
+        print("  image kept (before repair): %s" % os.path.relpath(keep, ROOT))
+        print("  reproduce: python3 tools/crash/crashcheck.py %s --seed %d --per-epoch %d --state %d%s" % (
+            os.path.relpath(r["run"], ROOT), [s for d, s, _ in runs if str(d) == r["run"]][0], per_epoch,
+            r["idx"], " --qemu" if r["qemu"] else ""))
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,227 @@
+"""make grade POLICY=NAME: grades a replacement policy, as docs/lab-replacement.md states.
+
+1. On the shipped traces (traces/*.trace), in the simulator (build/tracesim: the very policy
+   file the kernel compiles): the policy must never choose a frame it may not (wired, busy,
+   free, out of range, or "none" while there are candidates); its faults are compared with
+   clock's, LRU's and MIN's at every memory size.
+2. In the kernel (a 16 MB machine booted with vm.policy=NAME): sort of 3 MB (its output must
+   equal the host's LC_ALL=C sort of the same input), memhog 24 (checks every word it wrote),
+   forktree -e (every shared word checked), vmtest 20 2; then the audit must be clean and the
+   VM must hold no more frames than before the workloads (none leaked), and the kernel must
+   never have refused the policy's choice (vm.policy_errors: a frame that was not a candidate,
+   which the kernel replaces by its oldest page rather than be corrupted). The same boot under
+   clock and lru gives the page-ins to compare with (reported, not scored: they vary with the
+   host's timing).
+
+The score (out of 100), only for a correct policy (an incorrect one scores 0): for each trace,
+with F the faults summed over its memory sizes and "over" = (F - F_MIN) / F_MIN,
+
+    trace score = 100 * (1 - over(policy) / (2 * max(over(clock), 5 %))), kept within 0..100
+
+(MIN scores 100, clock 50, a policy twice as far from MIN as clock 0; where clock is within
+5 % of MIN, as on a trace of nearly only first touches, 5 % stands for clock's distance); the
+score is the mean over the traces, rounded.
+
+    python3 tools/lab/grade.py NAME [--file vm/policy_NAME.c] [--host-only] [--traces T...]
+
+--file: a policy file not (yet) in vm/policy.c's table; the simulator is compiled with it
+(build/grade/tracesim), and the kernel part is skipped unless the table has NAME. Exit status
+0 for a correct policy, 1 for an incorrect one, 2 when grading could not run."""
+import argparse, csv, glob, hashlib, os, re, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(ROOT, "build")
+# The one launcher of QEMU (tools/runqemu.py), as the tests and the benchmarks boot through.
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import runqemu  # noqa: E402
+MEM = 16
+KERNEL_LINES = ["vmstat vm.frames", "mklines /in 3M 5", "sort -m 256 -o /out /in", "cksum /out",
+                "memhog 24", "forktree -e", "vmtest 20 2", "audit",
+                "vmstat vm.frames vm.pageins vm.pageouts vm.policy_errors"]
+LEAK_SLACK = 8            # frames: the shell's own pages may differ a little
+
+
+def fail(msg):
+    print("grade: " + msg)
+    sys.exit(2)
+
+
+def simulator(name, policy_file):
+    """The tracesim binary that knows the policy: build/tracesim, or one compiled with the
+    file (its struct named policy_NAME)."""
+    if not policy_file:
+        return os.path.join(BUILD, "tracesim")
+    src = sorted(set(glob.glob(os.path.join(ROOT, "tools/lab/tracesim/*.c")) +
+                     glob.glob(os.path.join(ROOT, "vm/policy*.c"))) - {os.path.abspath(policy_file)})
+    tag = hashlib.sha1(os.path.abspath(policy_file).encode()).hexdigest()[:8]
+    out = os.path.join(BUILD, "grade", "tracesim-%s-%s" % (name, tag))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    cc = os.environ.get("HOSTCC", "cc")
+    r = subprocess.run([cc, "-O2", "-g", "-Wall", "-Wextra", "-Wno-unused-parameter", "-I", ROOT,
+                        "-DTRACESIM_EXTRA=policy_%s" % name, "-o", out] + src + [policy_file],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        fail("%s does not compile with the simulator:\n%s" % (policy_file, r.stdout[-3000:]))
+    return out
+
+
+def host_part(sim, name, traces):
+    """(correct, problems, {trace: {policy: faults summed over sizes}}, table text)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "sim.csv")
+        pols = [name] + [p for p in ("clock", "lru") if p != name]
+        r = subprocess.run([sim, "-p", ",".join(pols), "-c", path] + traces,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode == 2:
+            fail("the simulator could not run:\n" + r.stdout[-2000:])
+        rows = list(csv.DictReader(open(path, newline=""))) if os.path.exists(path) else []
+    problems = [l for l in r.stdout.splitlines() if l.startswith("error:")]
+    sums = {}
+    for row in rows:
+        if row["faults"] == "error":
+            continue
+        t = sums.setdefault(row["trace"], {})
+        t[row["policy"]] = t.get(row["policy"], 0) + int(row["faults"])
+    return r.returncode == 0 and not problems, problems, sums, r.stdout
+
+
+def trace_score(f, fmin, fclock):
+    over = (f - fmin) / fmin
+    over_clock = max((fclock - fmin) / fmin, 0.05)
+    return max(0.0, min(100.0, 100.0 * (1 - over / (2 * over_clock))))
+
+
+def boot(policy):
+    """Runs KERNEL_LINES under vm.policy=policy on a private image; (statuses, outputs,
+    input file bytes, rc)."""
+    with tempfile.TemporaryDirectory() as d:
+        img = os.path.join(d, "fs.img")
+        subprocess.run(["cp", "--sparse=always", os.path.join(BUILD, "fs-pristine.img"), img], check=True)
+        args = runqemu.command(kernel=os.path.join(BUILD, "kernel.elf"), disk=img, mem=MEM, timeout=900,
+                               append="vm.policy=" + policy)
+        text = "".join('%s\necho "?=$?"\n' % l for l in KERNEL_LINES)
+        p = subprocess.run(args, input=text.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out = p.stdout.decode("utf-8", "replace")
+        data = subprocess.run([os.path.join(BUILD, "fsck"), img, "--cat", "/in"], stdout=subprocess.PIPE).stdout
+    # The console echoes a typed line after the prompt when the shell reads it ("$ LINE"): a
+    # command's output runs from its echo to the echo of its status line (as tests/conftest.py's
+    # split_commands reads it), and the status line's from there to the next echo.
+    outputs, statuses, pos = [], [], 0
+    for line in KERNEL_LINES:
+        i = out.find("$ " + line + "\n", pos)
+        j = out.find('$ echo "?=$?"\n', i + 1) if i >= 0 else -1
+        if i < 0 or j < 0:
+            outputs.append("")
+            statuses.append(None)
+            continue
+        outputs.append(out[i + len(line) + 3:j])
+        m = re.match(r"\?=(\d+)\n", out[j + len('$ echo "?=$?"\n'):])
+        statuses.append(int(m.group(1)) if m else None)
+        pos = j + 1
+    return statuses, outputs, data, p.returncode, out
+
+
+def numbers(text):
+    """The values `vmstat NAME...` printed: "name value" lines (or bare values, as before)."""
+    return [int(x) for x in re.findall(r"^\s*(?:[a-z][\w.]*\s+)?(\d+)\s*$", text, re.M)]
+
+
+def kernel_part(name):
+    """(correct, problems, page-ins under name, clock, lru)."""
+    problems, pageins = [], {}
+    for pol in [name] + [p for p in ("clock", "lru") if p != name]:
+        statuses, outs, data, rc, console = boot(pol)
+        if pol != name:
+            n = numbers(outs[-1])
+            pageins[pol] = n[1] if len(n) >= 2 else None
+            continue
+        if rc != 0 or statuses != [0] * len(KERNEL_LINES):
+            problems.append("kernel: a workload failed (exit %d, statuses %s); console tail:\n%s"
+                            % (rc, statuses, console[-1500:]))
+            continue
+        want = subprocess.run("LC_ALL=C sort | cksum", shell=True, input=data, stdout=subprocess.PIPE).stdout.split()
+        got = outs[3].split()
+        if not want or got[:2] != [w.decode() for w in want[:2]]:
+            problems.append("kernel: sort's output differs from the host's (cksum %s, want %s)" % (got[:2], want[:2]))
+        if "memhog: 24 MB ok" not in outs[4]:
+            problems.append("kernel: memhog found wrong words: " + outs[4].strip()[-300:])
+        if not re.search(r"forktree: \d+ processes, 0 bad", outs[5]):
+            problems.append("kernel: forktree found wrong words: " + outs[5].strip()[-300:])
+        if "audit: ok" not in outs[7]:
+            problems.append("kernel: the audit found problems: " + outs[7].strip()[-500:])
+        before, after = numbers(outs[0]), numbers(outs[-1])
+        if not before or len(after) < 4:
+            problems.append("kernel: could not read the counters")
+        else:
+            if after[0] > before[0] + LEAK_SLACK:
+                problems.append("kernel: frames leaked: the VM held %d frames before the workloads, %d after"
+                                % (before[0], after[0]))
+            pageins[pol] = after[1]
+            if after[3:] and after[3] != 0:
+                problems.append("kernel: the policy chose %d frames that were not candidates "
+                                "(vm.policy_errors; the console names the first)" % after[3])
+    return not problems, problems, pageins
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("policy")
+    ap.add_argument("--file", help="the policy's file, when vm/policy.c's table does not have it yet")
+    ap.add_argument("--host-only", action="store_true", help="only the traces (no QEMU)")
+    ap.add_argument("--traces", nargs="*", help="default: traces/*.trace")
+    a = ap.parse_args()
+    name = a.policy
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+        fail("a policy name is lowercase letters, digits and _: %r" % name)
+    traces = a.traces or sorted(glob.glob(os.path.join(ROOT, "traces", "*.trace")))
+    if not traces:
+        fail("no traces (make traces records them)")
+    if not os.path.exists(os.path.join(BUILD, "tracesim")):
+        fail("build/tracesim is missing: run make first")
+    listed = subprocess.run([os.path.join(BUILD, "tracesim"), "-p", name, "-m", "4", traces[0]],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT).returncode != 2
+    if not listed and not a.file:
+        guess = os.path.join(ROOT, "vm", "policy_%s.c" % name)
+        if not os.path.exists(guess):
+            fail("no policy %s in vm/policy.c's table, and no %s: give --file" % (name, os.path.relpath(guess, ROOT)))
+        a.file = guess
+    sim = simulator(name, a.file if a.file and not listed else None)
+
+    print("grade: %s on %d traces (simulator)" % (name, len(traces)))
+    ok, problems, sums, table = host_part(sim, name, traces)
+    print(table, end="")
+    scores = []
+    print("%-16s %10s %10s %10s %10s %8s" % ("trace", "MIN", "clock", "lru", name, "score"))
+    for t, s in sums.items():
+        if name not in s:
+            continue
+        sc = trace_score(s[name], s["MIN"], s["clock"])
+        scores.append(sc)
+        print("%-16s %10d %10d %10d %10d %8.0f" % (t, s["MIN"], s["clock"], s["lru"], s[name], sc))
+
+    kernel_ok, kproblems, pageins = True, [], {}
+    if a.host_only:
+        print("grade: kernel part skipped (--host-only)")
+    elif not listed:
+        print("grade: kernel part skipped: %s is not in vm/policy.c's table yet" % name)
+    else:
+        if not os.path.exists(os.path.join(BUILD, "kernel.elf")):
+            fail("build/kernel.elf is missing: run make first")
+        print("grade: %s in the kernel (%d MB): %s" % (name, MEM, "; ".join(KERNEL_LINES[1:-1])))
+        kernel_ok, kproblems, pageins = kernel_part(name)
+        if pageins:
+            print("grade: kernel page-ins: " + ", ".join("%s %s" % kv for kv in pageins.items()))
+    correct = ok and kernel_ok
+    for p in problems[:3]:
+        print("grade: INCORRECT: " + p)
+    if len(problems) > 3:
+        print("grade: INCORRECT: ... and %d more like these in the simulator" % (len(problems) - 3))
+    for p in kproblems:
+        print("grade: INCORRECT: " + p)
+    score = round(sum(scores) / len(scores)) if scores and correct else 0
+    print("grade: %s: %s, score %d/100" % (name, "correct" if correct else "incorrect", score))
+    sys.exit(0 if correct else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+/* The simulated machine: the kernel's view of memory, as a policy sees it, driven by a trace.
+ *
+ * A policy (vm/policy_*.c, the very files the kernel compiles) asks the VM a few questions
+ * (vm/policy.h); here they are answered by this file instead of vm/page.c. The machine has
+ * `frames` frames for pages and MACHINE_WIRED more that hold kernel data (never candidates,
+ * like a page table or a wired page), and one frame at a time is "busy": when a reference
+ * faults, the page the reference before it brought in is still under I/O (as a frame being
+ * read in is in the kernel). A policy that returns a wired, busy or empty frame is wrong, and the run stops
+ * with one line saying so: the grader's correctness check (make grade).
+ *
+ * Time, as in the kernel: a tick every 100 ms; at each tick the aging sweep looks at a
+ * twentieth of the frames (vm/page.c's age_tick: a pass in 2 s), turning accessed bits into
+ * times of last reference, then the policy's tick runs. An epoch of E ms is E/100 ticks (one
+ * at least); its references are spread evenly over its ticks, in the trace's order (Hagmann
+ * applied 1/50 of an epoch's references every tenth of a second). A reference sets the page's
+ * accessed bit (and dirty bit, when modified); a reference to a page not in memory is a fault:
+ * a free frame if there is one, else the policy's choice, whose page leaves (page_out); the
+ * new page comes in accessed, its time of last reference now (page_in), as vm/fault.c maps it.
+ *
+ * Policies keep state in static variables, so each run is a process of its own (main.c forks):
+ * every run starts from the same state and the counts repeat exactly.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tools/lab/tracesim/machine.h"
+
+#define TICK_MS 100
+#define AGE_PASS_MS 2000
+
+static uint32_t nf, now;
+static int32_t *page_of;            /* frame -> page, or -1 when free or wired */
+static bool *wired, *acc, *dirty, *written;
+static uint32_t *last, *word;
+static int32_t busy = -1;
+static uint32_t sweep_hand;
+
+uint32_t pol_nframes(void) { return nf; }
+uint32_t pol_now(void) { return now; }
+uint32_t pol_lastref(uint32_t f) { return last[f]; }
+uint32_t *pol_word(uint32_t f) { return &word[f]; }
+uint32_t pol_page(uint32_t f) { return page_of[f] >= 0 ? (uint32_t)page_of[f] : 0; }
+bool pol_candidate(uint32_t f) { return f < nf && page_of[f] >= 0 && (int32_t)f != busy; }
+bool pol_accessed(uint32_t f) { return acc[f]; }
+
+bool pol_referenced(uint32_t f)
+{
+  bool r = acc[f];
+  if (dirty[f])
+    written[f] = true;        /* folded into the frame, as VMF_DIRTY */
+  acc[f] = dirty[f] = false;
+  if (r)
+    last[f] = now;
+  return r;
+}
+
+static void *zalloc(size_t n)
+{
+  void *p = calloc(n ? n : 1, 1);
+  if (!p) {
+    fprintf(stderr, "tracesim: out of memory\n");
+    exit(2);
+  }
+  return p;
+}
+
+static void age_tick(void)
+{
+  uint32_t n = (nf * TICK_MS + AGE_PASS_MS - 1) / AGE_PASS_MS;
+  for (uint32_t i = 0; i < n; i++) {
+    if (pol_candidate(sweep_hand))
+      pol_referenced(sweep_hand);
+    sweep_hand = (sweep_hand + 1) % nf;
+  }
+}
+
+static const char *why_not(int32_t v)
+{
+  if (v < 0)
+    return "none, though there were candidates";
+  if ((uint32_t)v >= nf)
+    return "out of range";
+  if (wired[v])
+    return "wired";
+  if (v == busy)
+    return "busy (under I/O)";
+  return "free (holds no page)";
+}
+
+int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frames,
+                struct sim_result *r, char *why, int whylen)
+{
+  nf = frames + MACHINE_WIRED;
+  page_of = zalloc(nf * sizeof *page_of);
+  wired = zalloc(nf);
+  acc = zalloc(nf);
+  dirty = zalloc(nf);
+  written = zalloc(nf);
+  last = zalloc(nf * sizeof *last);
+  word = zalloc(nf * sizeof *word);
+  int32_t *frame_of = zalloc(t->npages * sizeof *frame_of);
+  for (uint32_t i = 0; i < t->npages; i++)
+    frame_of[i] = -1;
+  /* The kernel's wired frames: one near the start, one in the middle. */
+  for (uint32_t f = 0; f < nf; f++) {
+    page_of[f] = -1;
+    wired[f] = f == 1 || f == nf / 2;
+  }
+  uint32_t free_next = 0;        /* frames below it have been used */
+  memset(r, 0, sizeof *r);
+  now = 1000;
+  sweep_hand = 0;
+  busy = -1;
+  uint32_t ticks = t->epoch_ms >= TICK_MS ? t->epoch_ms / TICK_MS : 1;
+  uint32_t i = 0;
+  for (uint32_t e = t->first_epoch; e <= t->last_epoch; e++) {
+    uint32_t k = i;
+    while (k < t->nrefs && t->refs[k].epoch == e)
+      k++;
+    uint32_t n = k - i, base = i;
+    for (uint32_t tk = 0; tk < ticks; tk++) {
+      uint32_t upto = base + (uint32_t)((uint64_t)n * (tk + 1) / ticks);
+      for (; i < upto; i++) {
+        const struct ref *ref = &t->refs[i];
+        int32_t f = frame_of[ref->page];
+        if (f < 0) {
+          r->faults++;
+          while (free_next < nf && (wired[free_next] || page_of[free_next] >= 0))
+            free_next++;
+          if (free_next < nf) {
+            f = (int32_t)free_next;
+          } else {
+            f = p->choose();
+            if (f < 0 || (uint32_t)f >= nf || !pol_candidate((uint32_t)f)) {
+              snprintf(why, whylen, "policy %s chose frame %d, which is %s, at epoch %u of %s",
+                       p->name, f, why_not(f), e, t->path);
+              return -1;
+            }
+            if (p->page_out)
+              p->page_out((uint32_t)f);
+            if (dirty[f] || written[f])
+              r->writes++;
+            frame_of[page_of[f]] = -1;
+          }
+          page_of[f] = (int32_t)ref->page;
+          frame_of[ref->page] = f;
+          dirty[f] = written[f] = false;
+          last[f] = now;
+          acc[f] = true;
+          if (p->page_in)
+            p->page_in((uint32_t)f);
+          acc[f] = true;
+          if (ref->modified)
+            dirty[f] = true;
+          busy = f;
+          continue;
+        }
+        acc[f] = true;
+        if (ref->modified)
+          dirty[f] = true;
+        busy = -1;
+      }
+      now += TICK_MS;
+      age_tick();
+      if (p->tick)
+        p->tick();
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,17 @@
+/* The simulated machine: runs one replacement policy over a trace (machine.c). */
+#ifndef TRACESIM_MACHINE_H
+#define TRACESIM_MACHINE_H
+#include "vm/policy.h"
+#include "tools/lab/tracesim/trace.h"
+
+struct sim_result {
+  uint64_t faults;          /* references to a page not in memory (first touches included) */
+  uint64_t writes;          /* victims that were modified since they came in (page-outs) */
+};
+
+/* Frames of memory for pages (the machine has MACHINE_WIRED frames more, never replaceable).
+ * Returns 0, or -1 with one line in why when the policy chose a frame it may not. */
+#define MACHINE_WIRED 2
+int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frames,
+                struct sim_result *r, char *why, int whylen);
+#endif
