@@ -1,7 +1,7 @@
 /* The kernel names its own code: a panic's backtrace in functions and lines, as gdb's bt would
  * give them, so that a student sees where without reaching for addr2line.
  *
- * THE TABLE (tools/ksyms.py, linked into the section .ksyms). A backtrace is made of return
+ * THE TABLE (tools/setup/ksyms.py, linked into the section .ksyms). A backtrace is made of return
  * addresses, each just after a call, so the table lists every call site of the kernel by its
  * return address, with the function, file and line of the call; when the call was inlined, the
  * functions around it follow, innermost first (entries with `inlined` set continue with the

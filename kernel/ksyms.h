@@ -1,5 +1,5 @@
 /* Names for kernel code addresses, so that a panic says where it came from in functions and
- * lines (kernel/ksyms.c; the table is made from the kernel itself by tools/ksyms.py). */
+ * lines (kernel/ksyms.c; the table is made from the kernel itself by tools/setup/ksyms.py). */
 #ifndef KERNEL_KSYMS_H
 #define KERNEL_KSYMS_H
 #include "types.h"

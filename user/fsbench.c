@@ -1,5 +1,5 @@
 /* fsbench: file-system micro-benchmarks in the spirit of Braunstein et al. (SOSP 1989),
- * run by tools/bench_fs.py. Every result is one line "csv,FIELDS..." for the host script.
+ * run by tools/bench/bench_fs.py. Every result is one line "csv,FIELDS..." for the host script.
  *
  *   fsbench cpu       guest-timed (rdtsc; under -icount shift=0 it counts 1 ns per guest
  *                     instruction, so the figures are exact): the guest's own copy of a 4 KB

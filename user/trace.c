@@ -1,5 +1,5 @@
 /* trace: records a reference trace of a command (vm/trace.c) and writes it to a file in the
- * simulator's text format (tools/tracesim/trace.c).
+ * simulator's text format (tools/lab/tracesim/trace.c).
  *
  *   trace [-e MS] [-w NAME] -o FILE COMMAND [ARG...]
  *       starts a trace with an epoch of MS ms (default 250), runs COMMAND (a program in /bin,
