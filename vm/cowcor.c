@@ -51,7 +51,6 @@
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
 #include "kernel/syscall.h"
-#include "fs/fs.h"
 #include "vm/vm.h"
 #include "kernel/coremap.h"
 #include "vm/fault.h"

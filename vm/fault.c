@@ -14,7 +14,7 @@
 #include "kernel/x86.h"
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
-#include "fs/fs.h"
+#include "fs/bypass.h"
 #include "vm/vm.h"
 #include "vm/fault.h"
 #include "kernel/coremap.h"

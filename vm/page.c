@@ -29,7 +29,7 @@
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
 #include "kernel/syscall.h"
-#include "fs/fs.h"
+#include "fs/bypass.h"
 #include "vm/vm.h"
 #include "kernel/coremap.h"
 #include "vm/policy.h"

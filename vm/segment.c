@@ -7,7 +7,7 @@
 #include "kernel/sleeplock.h"
 #include "kernel/time.h"
 #include "kernel/power.h"
-#include "fs/fs.h"
+#include "fs/bypass.h"
 #include "vm/vm.h"
 #include "kernel/coremap.h"
 
