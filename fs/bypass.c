@@ -6,8 +6,9 @@
  *     page-out, which may run to give a cache miss a frame, must not re-enter the cache);
  *   - demand loading of an executable's blocks: a block the cache holds is copied from there
  *     and made the cache's oldest (it goes first); any other is read straight from disk.
- * Interface in fs/fs.h. Its lookups are the kernel's (LOOKUP_KERNEL): /swap is refused to
- * every user program (fs/protect.c). */
+ * Interface in fs/bypass.h (the VM's whole view of the file system). Its lookups are the
+ * kernel's (LOOKUP_KERNEL): /swap is refused to every user program (fs/protect.c). */
+#include "fs/bypass.h"
 #include "fs/fs.h"
 #include "fs/internal.h"
 #include "kernel/klib.h"
@@ -127,10 +128,9 @@ static uint32_t blocks_needed(uint32_t from, uint32_t to)
 int bypass_may_reserve(uint32_t from, uint32_t to)
 {
   /* All or nothing, as far as the free count can tell: a reservation that fails half way
-   * keeps the blocks it took until its segment dies. A failed sbrk(1.5 GB) took every free
-   * block so (31543 in 33 ms), and the next backing store the VM daemon reserved, the
-   * watchdog's or the test's own stack in usertests' enomem, failed and its process was
-   * killed. */
+   * keeps the blocks it took until its segment dies, so a huge sbrk bound to fail would take
+   * every free block on its way (31543 of them in 33 ms), and the next backing store the VM
+   * daemon reserves, some other process's stack, would fail and that process be killed. */
   uint32_t need = blocks_needed(from, to);
   if (need > fs_sb.free_blocks && need <= fs_sb.free_blocks + fs_pending_blocks())
     fs_sync();                /* blocks freed lately become reusable (fs/inode.c, pending frees) */

@@ -51,7 +51,6 @@
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
 #include "kernel/syscall.h"
-#include "fs/fs.h"
 #include "vm/vm.h"
 #include "kernel/coremap.h"
 #include "vm/fault.h"
@@ -577,18 +576,22 @@ static const struct setting set_fork = {
   "vm.fork", "fork: cowcor (copy-on-write/copy-on-reference) or copy (copy everything)", 0, 0, 0,
   fork_get, fork_set };
 
+static const struct counter counters[] = {
+  COUNTER("vm.cow.marked", &st_cow_marked),
+  COUNTER("vm.cor.marked", &st_cor_marked),
+  COUNTER("vm.cow.faults", &st_cow_faults),
+  COUNTER("vm.cor.faults", &st_cor_faults),
+  COUNTER("vm.cor.faults.backing", &st_cor_backing),
+  COUNTER("vm.fork.copies", &st_fork_copies),
+  COUNTER_FN("vm.fork.copies_saved", copies_saved),
+  COUNTER("vm.cow.list_max", &st_list_max),
+  COUNTER("vm.cow.remapped", &st_remaps),
+  COUNTER("vm.cow.made_writable", &st_writable),
+};
+
 void cowcor_init(void)
 {
   initsleeplock(&cow_lock, "cowcor");
   setting_register(&set_fork);
-  stat_register("vm.cow.marked", &st_cow_marked);
-  stat_register("vm.cor.marked", &st_cor_marked);
-  stat_register("vm.cow.faults", &st_cow_faults);
-  stat_register("vm.cor.faults", &st_cor_faults);
-  stat_register("vm.cor.faults.backing", &st_cor_backing);
-  stat_register("vm.fork.copies", &st_fork_copies);
-  stat_register_fn("vm.fork.copies_saved", copies_saved);
-  stat_register("vm.cow.list_max", &st_list_max);
-  stat_register("vm.cow.remapped", &st_remaps);
-  stat_register("vm.cow.made_writable", &st_writable);
+  stat_register_table(counters, NELEM(counters));
 }

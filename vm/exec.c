@@ -9,7 +9,7 @@
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
 #include "kernel/uapi/stat.h"
-#include "fs/fs.h"
+#include "fs/bypass.h"
 #include "vm/vm.h"
 #include "kernel/coremap.h"
 

@@ -14,13 +14,16 @@
 #include "kernel/x86.h"
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
-#include "fs/fs.h"
+#include "fs/bypass.h"
 #include "vm/vm.h"
 #include "vm/fault.h"
 #include "kernel/coremap.h"
 
 /* Why the last fault could not be handled, for the kill message. */
 const char *vm_fault_reason;
+/* Counted here and by COW-COR's faults (vm/cowcor.c); registered by vm/vm.c. */
+uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins;
+uint32_t st_vm_pageins_backing;
 
 /* Fills frame f with page va of s from the executable; false on an I/O error. */
 static bool load_from_exec(struct segment *s, uint32_t va, void *page, bool *loaded)

@@ -3,7 +3,7 @@
  * A policy is one file (vm/policy_NAME.c) holding one struct vm_policy, and one line in the
  * table in vm/policy.c. It is pure C: it includes no kernel header and sees physical frames
  * only as numbers 0 .. pol_nframes()-1, through the small set of questions below, which the
- * VM answers (vm/page.c) and so do the host unit tests (tests/host/test_policy.c), on
+ * VM answers (vm/aging.c) and so do the host unit tests (tests/host/test_policy.c), on
  * hand-made reference patterns. Every hook is called with the VM lock held and must not sleep.
  *
  * The VM already keeps, for every frame, a time of last reference (ms) refreshed from the

@@ -7,7 +7,7 @@
 #include "kernel/sleeplock.h"
 #include "kernel/time.h"
 #include "kernel/power.h"
-#include "fs/fs.h"
+#include "fs/bypass.h"
 #include "vm/vm.h"
 #include "kernel/coremap.h"
 
@@ -218,9 +218,9 @@ int seg_grow(struct segment *s, uint32_t start, uint32_t end)
 }
 
 /* The segment's bounds are read under reserve_lock, not before it: the VM daemon reserving a
- * new process's heap read them, then waited for the lock while the process's own sbrk grew
- * the heap, and then set the old end back. The pages just grown were cut off, and sysfuzz
- * was killed writing to its freshly sbrk'ed arena ("unmapped", once, in a soak). */
+ * new process's heap may wait for the lock while the process's own sbrk grows the heap, and
+ * bounds read before the wait would set the old end back, cutting off the pages just grown
+ * (the process then faults on its freshly sbrk'ed memory as unmapped). */
 int seg_reserve(struct segment *s)
 {
   reserve_lock_take();
@@ -260,8 +260,8 @@ void seg_reserve_lazy(bool all)
     int err = seg_reserve(s);
     if (err == -ENFILE) {
       /* The kernel's table of inodes is full for now (the backing file needs one), not the
-       * disk: the segment stays lazy and the next tick tries again. Killing here killed any
-       * process forked while another held the table full (exhaust icache with a bystander). */
+       * disk: the segment stays lazy and the next tick tries again. Killing here would kill
+       * any process that forks while another holds the table full. */
     } else if (err < 0) {
       s->noswap = true;
       if (pid == 1) {
@@ -348,12 +348,11 @@ void seg_put(struct segment *s)
 /* Freeing a segment takes cow_lock (cowcor_delete) and the file system's locks (removing the
  * backing file). The VM daemon holds a reference while it reserves a forked segment's backing
  * store, and must not free it there: a COR fault holding cow_lock may be waiting for that very
- * reservation. (A pager that held a reference across its write once freed so inside a COR
- * fault: the fork-tree test at 12 MB hung, every process asleep on cow_lock behind the one
- * waiting for itself, as the ^P dump showed; today's page-out daemon takes no reference, and
- * seg_free waits for its write instead.) So the daemon hands the last reference to the reaper,
- * a thread holding nothing, which frees the segment at once. Until then the segment is inert:
- * no daemon picks a segment without references. */
+ * reservation while the free waits for cow_lock, and every process would end asleep behind
+ * them. (For the same reason the page-out daemon takes no reference on the segment it writes,
+ * and seg_free waits for its write instead.) So the daemon hands the last reference to the
+ * reaper, a thread holding nothing, which frees the segment at once. Until then the segment
+ * is inert: no daemon picks a segment without references. */
 static int reaper_chan;
 
 void seg_put_later(struct segment *s)

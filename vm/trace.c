@@ -12,7 +12,7 @@
  * the accessed bit was set), so the aging clock, the policy and the negotiation see the same
  * history they would have seen; and since the aging sweep and the policy take accessed bits
  * too, a page counts as referenced when its time of last reference moved since the last
- * sample (vm_trace_sample, vm/page.c). A page about to leave its frame (its process exits, it
+ * sample (vm_trace_sample, below). A page about to leave its frame (its process exits, it
  * is unmapped or evicted) is sampled then, in the current epoch (vm_trace_leave): otherwise a
  * short-lived process would vanish from the trace. Not seen: references to a dirty victim
  * waiting for the page-out daemon, or through another mapping than the frame's owner's (a COW
@@ -32,6 +32,7 @@
 #include "kernel/uapi/vmtrace.h"
 #include "vm/vm.h"
 #include "kernel/coremap.h"
+#include "vm/paging.h"
 
 #define TRACE_PAGES 256
 #define PER_PAGE (PGSIZE / sizeof(struct vmtrace_rec))
@@ -42,6 +43,30 @@ static uint32_t npages;
 static uint32_t epoch_ms;             /* the setting: 0 off */
 static struct vmtrace_info info;      /* vm_lock */
 static uint32_t next_ms, last_ms;     /* the next sample is due at next_ms; the last was at last_ms */
+
+/* Whether frame i holds a mapped VM page (its segment's serial and page number in *seg, *page),
+ * and whether that page was referenced since ms `since` (its accessed bit, or a time of last
+ * reference the aging sweep or a policy refreshed meanwhile) and modified (its dirty bit, or
+ * dirty and referenced: the sweep may have folded the bit into VMF_DIRTY already). Clears both
+ * bits as pol_referenced does, so the frame's time of last reference and VMF_DIRTY stay right
+ * for the aging clock and the policy. vm_lock held. */
+static bool vm_trace_sample(uint32_t i, uint32_t since, bool *ref, bool *mod, uint32_t *seg, uint32_t *page)
+{
+  struct frame *f = &coremap[i];
+  if (f->pool != POOL_VM || frame_busy(f) || !f->owner || (f->pflags & VMF_LAUNDRY))
+    return false;
+  struct segment *s = f->owner;
+  pte_t *pte = frame_pte(f);
+  if (!pte || !(*pte & PTE_P) || PTE_ADDR(*pte) != frame_pa(f))
+    return false;
+  bool d = *pte & PTE_D;
+  *ref = (*pte & PTE_A) || (int32_t)(f->lastref - since) > 0;
+  pol_referenced(i);
+  *mod = d || (*ref && (f->pflags & VMF_DIRTY));
+  *seg = s->serial;
+  *page = f->index;
+  return true;
+}
 
 static void append(uint32_t seg, uint32_t page, bool ref, bool mod)
 {
@@ -149,10 +174,14 @@ static const struct setting set_epoch = {
   "vm.trace_epoch_ms", "reference trace: sample every page's bits every MS ms (100..60000; 0 stops)",
   0, 0, 0, epoch_get, epoch_set };
 
+static const struct counter counters[] = {
+  COUNTER("vm.trace.records", &info.records),
+  COUNTER("vm.trace.lost", &info.lost),
+  COUNTER("vm.trace.epochs", &info.epochs),
+};
+
 void vm_trace_init(void)
 {
   setting_register(&set_epoch);
-  stat_register("vm.trace.records", &info.records);
-  stat_register("vm.trace.lost", &info.lost);
-  stat_register("vm.trace.epochs", &info.epochs);
+  stat_register_table(counters, NELEM(counters));
 }

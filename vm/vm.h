@@ -7,8 +7,8 @@
  *
  * Pages come in on demand (vm/fault.c): code and initialised data from the executable, the
  * rest of the heap and the stack zero-filled. Heap and stack have a backing file in /swap
- * (fs/bypass.c), with a block reserved for every page the segment has, so that paging out
- * (vm/page.c) never needs to allocate anything.
+ * (fs/bypass.h), with a block reserved for every page the segment has, so that paging out
+ * (vm/pageout.c) never needs to allocate anything.
  *
  * A page-table entry that is not present (PTE_P clear) says where the page is:
  *   0                       never touched, or dropped clean: zero-filled, or loaded from the
@@ -39,8 +39,8 @@ static inline bool pte_is_cor(pte_t e) { return !(e & PTE_P) && (e & PTE_COR); }
 /* A VM frame's own flags (frame->pflags, under vm_lock). */
 #define VMF_DIRTY   0x1     /* the page differs from its backing copy (dirty bits folded in) */
 #define VMF_BACKED  0x2     /* the backing file holds this page (valid unless dirty) */
-#define VMF_LAUNDRY 0x4     /* a dirty victim waiting for the page-out daemon (vm/page.c) */
-#define VMF_READY   0x8     /* a victim the daemon has cleaned: taken first (vm/page.c) */
+#define VMF_LAUNDRY 0x4     /* a dirty victim waiting for the page-out daemon (vm/pageout.c) */
+#define VMF_READY   0x8     /* a victim the daemon has cleaned: taken first (vm/pageout.c) */
 
 enum seg_type { SEG_CODE, SEG_HEAP, SEG_STACK };
 
@@ -92,8 +92,9 @@ extern struct spinlock vm_lock;
 extern struct segment segtab[];
 extern uint32_t nsegtab;
 
+/* vm/vm.c: the VM's start, settings and counters. */
 void vm_init(void);
-void vm_start(void);        /* once processes exist: the clock daemon and the reaper */
+void vm_start(void);        /* once processes exist: the clock daemon, page-out, the reaper */
 void seg_reaper(void *arg); /* the reaper thread's body (vm/segment.c) */
 pde_t *kernel_pgdir(void);
 struct addrspace *as_create(void);
@@ -141,7 +142,7 @@ static inline uint32_t seg_npages(struct segment *s) { return (s->end - s->start
  * recorded when the block was reserved (no file-system lock, no cache): 0 or -EIO. */
 int seg_rw(struct segment *s, uint32_t va, void *buf, bool write);
 
-/* vm/page.c: frames for pages, paging out, the clock. */
+/* vm/pageout.c: frames for pages, and paging out. */
 /* A frame for page va of s: free, or taken from a victim. Returned FRAME_BUSY, owned by s.
  * 0 when memory is exhausted. Sleeps; call without vm_lock. */
 struct frame *vm_getframe(struct segment *s, uint32_t va);
@@ -155,18 +156,19 @@ void vm_putframe(struct frame *f);
 void vm_putframe_locked(struct frame *f);
 /* Pushes every resident page of process pid to backing store; pages written, or -errno. */
 int vm_pageout_pid(int pid);
-/* Checks the VM's accounting (its frames, page tables, COW-COR lists); prints each problem
- * unless quiet; returns how many. The core map's own audit is apart (kernel/coremap.h). */
+extern uint32_t st_vm_pageouts;
+/* vm/audit.c: checks the VM's accounting (its frames, page tables, page-out lists, its offer
+ * to the negotiation, COW-COR lists); prints each problem unless quiet; returns how many. The
+ * core map's own audit is apart (kernel/coremap.h). */
 int vm_audit(bool quiet);
+extern uint32_t vm_audit_every_fault;     /* vm.audit (vm/vm.c) */
 /* The reference trace (vm/trace.c): sampled from the aging clock's tick, vm_lock held. */
 void vm_trace_init(void);
 void vm_trace_tick(void);
 void vm_trace_leave(uint32_t frame);     /* its page is about to leave it (freed or evicted) */
-bool vm_trace_sample(uint32_t i, uint32_t since, bool *ref, bool *mod, uint32_t *seg, uint32_t *page);
-extern uint32_t vm_audit_every_fault;
+/* vm/fault.c */
 extern uint32_t st_vm_pageins_backing;     /* page-ins read from backing files (swap) */
-extern uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins,
-    st_vm_pageouts;
+extern uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins;
 
 /* vm/segment.c: reserves backing store for forked segments that have lived a while (or all of
  * them when all); run by the VM daemon. */

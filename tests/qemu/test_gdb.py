@@ -155,8 +155,8 @@ def test_frames_lru_seg_pt_cowlists_describe_a_fork_family(disk, kernel):
              (fam, lambda m: "sleep 1\nsysctl vm.pageout=0\n%s\nvmstat\n"
               % "\n".join("corrupt show %s" % pid for pid in m.groups()))]
     steps = ['break stat_format if $_streq(current->name, "vmstat")', "continue",
-             "frames all", "lru 0", "counters", "ps", "cowlists", "print 'vm/page.c'::clock_hand",
-             "print 'vm/policy_clock.c'::hand", "help frames", "help lru", "help seg", "help pt",
+             "frames all", "lru 0", "counters", "ps", "cowlists", "print 'vm/aging.c'::age_hand",
+             "print 'vm/policy_clock.c'::clock_hand", "help frames", "help lru", "help seg", "help pt",
              "help cowlists"]
     pids = [10, 11, 12]                 # as every boot makes them; checked against "family:" below
     for pid in pids:
@@ -279,9 +279,9 @@ def test_frames_lru_seg_pt_cowlists_describe_a_fork_family(disk, kernel):
         for row in prow:
             if row[3] == "present":
                 assert vm_pages.get((int(row[1]), int(row[0], 16))) == int(row[4]), (pid, row)
-    hand = int(re.search(r"= (\d+)", r.of("print 'vm/page.c'::clock_hand")).group(1))
+    hand = int(re.search(r"= (\d+)", r.of("print 'vm/aging.c'::age_hand")).group(1))
     assert re.search(r"^aging hand: frame %d \(" % hand, fr, re.M), fr
-    hand = int(re.search(r"= (\d+)", r.of("print 'vm/policy_clock.c'::hand")).group(1))
+    hand = int(re.search(r"= (\d+)", r.of("print 'vm/policy_clock.c'::clock_hand")).group(1))
     assert re.search(r"^clock hand: frame %d \(" % hand, fr, re.M), fr
 
     # lru: the list and the free list make fs.cache.blocks; oldest first; dirty files' blocks dirty

@@ -1,0 +1,56 @@
+/* The VM's interface to the file system, all of it: vm/ includes no other fs/ header and
+ * calls nothing of the file system that is not declared here (the file cache least of all:
+ * the VM and the cache meet only in kernel/coremap.h and kernel/negotiate.h). Implemented by
+ * fs/bypass.c, and for the executables by the inodes and directories (fs/inode.c, fs/dir.c);
+ * fs/fs.h declares the same functions for the rest of the kernel, and fs/bypass.c includes
+ * both, so that the compiler checks the two agree.
+ *
+ *   executables     exec looks a program up, reads its headers and marks it in use as text;
+ *                   a segment keeps a reference to the executable its code and initialised
+ *                   data come from, and demand-loads them block by block (bypass_read_file)
+ *   backing files   heap and stack pages go to files in /swap, created and removed by name,
+ *                   with their blocks reserved when a segment grows; reserving tells the VM
+ *                   each block's disk address, so that it reads and writes pages straight to
+ *                   disk by address (bypass_rw): never through the block cache (no double
+ *                   caching of VM pages), and never reading a block map (a page-out, which may
+ *                   run to give a cache miss a frame, must not re-enter the cache)
+ */
+#ifndef FS_BYPASS_H
+#define FS_BYPASS_H
+#include "kernel/types.h"
+
+struct inode;
+
+/* Executables. namei: looks a path up for a user program to run; a referenced, unlocked
+ * inode, or 0 with *err set (-EACCES for anything in /swap). readi (ip locked): n bytes at
+ * off into dst, a kernel address unless user; bytes read or -errno. inode_type (ip locked):
+ * T_FILE, T_DIR, T_DEV. An executable in use cannot be opened for writing, and one open for
+ * writing cannot be run: inode_text_get returns 0 or -ETXTBSY; inode_text_put undoes it. */
+struct inode *namei(const char *path, int *err);
+struct inode *idup(struct inode *ip);
+void ilock(struct inode *ip);
+void iunlock(struct inode *ip);
+void iput(struct inode *ip);
+int readi(struct inode *ip, bool user, uint32_t dst, uint32_t off, uint32_t n);
+int inode_type(struct inode *ip);
+int inode_text_get(struct inode *ip);
+void inode_text_put(struct inode *ip);
+
+/* Demand loading: block lbn of an executable into buf (4 KB): from the cache if it holds it
+ * (that block then goes first), else straight from disk. 0 or -errno. */
+int bypass_read_file(struct inode *ip, uint32_t lbn, void *buf);
+
+/* Backing files. create: a new, empty /swap/name (referenced, unlocked), or 0 with *err set.
+ * remove: unlinks it and drops the reference (its blocks are freed). may_reserve: 0 when
+ * blocks [from, to) fit on the disk now (a sync first if lately freed blocks would make them
+ * fit), else -ENOSPC: checked before taking any of them. reserve: allocates blocks [from, to),
+ * addr[k] getting the disk address of block from + k; 0, or -ENOSPC when the disk is full (the
+ * VM tells its user ENOSWAP). rw: one 4 KB block straight to or from disk address addr (0 or
+ * -EIO). */
+struct inode *bypass_create(const char *name, int *err);
+void bypass_remove(struct inode *ip, const char *name);
+int bypass_may_reserve(uint32_t from, uint32_t to);
+int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr);
+int bypass_rw(uint32_t addr, void *buf, bool write);
+extern uint32_t bypass_swap_blocks;     /* disk blocks held by backing files (vm.swap.blocks) */
+#endif

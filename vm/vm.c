@@ -1,0 +1,81 @@
+/*
+ * The VM as a whole: its start, its settings and its counters.
+ *
+ * vm_init runs at boot, before any process: it gives up the identity map that only served to
+ * turn paging on, and registers the VM's settings (sysctl) and counters (vmstat, ^P) in the
+ * order they are listed, which tests rely on: a snapshot of the VM's counters begins at
+ * vm.faults, and the reference trace's, COW-COR's and the test-only damage's come after the
+ * VM's own. Each file registers the settings it answers (vm/pageout.c: vm.policy and
+ * vm.pageout; vm/aging.c: vm.clock_rate, and the VM's answers to the negotiation); the ones
+ * that are only a variable of some policy or check are here. vm_start, once processes exist,
+ * starts the VM's three threads: the aging clock's daemon (vmclock, vm/aging.c), the page-out
+ * daemon (vmpageout, vm/pageout.c) and the reaper of segments (vmreap, vm/segment.c).
+ */
+#include "kernel/klib.h"
+#include "kernel/x86.h"
+#include "kernel/proc.h"
+#include "kernel/stats.h"
+#include "kernel/sysctl.h"
+#include "kernel/coremap.h"
+#include "fs/bypass.h"
+#include "vm/vm.h"
+#include "vm/policy.h"
+#include "vm/paging.h"
+
+extern pde_t boot_pgdir[];
+
+uint32_t vm_audit_every_fault;
+
+static const struct setting set_cluster = {
+  "vm.cluster", "cluster size of clusterlru (frames)", &vm_cluster_size, 1, 4096, 0, 0 };
+static const struct setting set_spt_epoch = {
+  "vm.spt_epoch_ms", "epoch of the spt policy's history (ms)", &vm_spt_epoch_ms, 10, 60000, 0, 0 };
+static const struct setting set_audit = {
+  "vm.audit", "1: run the VM audit after every fault", &vm_audit_every_fault, 0, 1, 0, 0 };
+
+static uint32_t frames_vm(void) { return frame_count(POOL_VM); }
+
+static const struct counter counters[] = {
+  COUNTER("vm.faults", &st_vm_faults),
+  COUNTER("vm.faults.zero", &st_vm_faults_zero),
+  COUNTER("vm.faults.code", &st_vm_faults_code),
+  COUNTER("vm.pageins", &st_vm_pageins),
+  COUNTER("vm.pageins.backing", &st_vm_pageins_backing),
+  COUNTER("vm.pageouts", &st_vm_pageouts),
+  COUNTER_FN("vm.frames", frames_vm),
+  COUNTER("vm.clock.sweeps", &st_age_sweeps),
+  COUNTER("vm.clock.checks", &st_age_checks),
+  COUNTER("vm.evictions", &st_vm_evictions),
+  COUNTER("vm.oom", &st_vm_oom),
+  COUNTER("vm.policy_errors", &st_vm_policy_errors),
+  COUNTER_FN("vm.oldest_ms", vm_oldest_ms),
+  COUNTER("vm.age_lag_ms", &age_lag_ms),
+  COUNTER("vm.laundered", &st_vm_laundered),
+  COUNTER("vm.pageout_waits", &st_vm_pageout_waits),
+  COUNTER("vm.swap.blocks", &bypass_swap_blocks),
+  COUNTER_FN("vm.segments", seg_count_used),
+};
+
+void vm_init(void)
+{
+  initlock(&vm_lock, "vm");
+  boot_pgdir[0] = 0;        /* the identity map was only for turning paging on */
+  lcr3(V2P(boot_pgdir));
+  pageout_init();           /* the laundry, the ready list, the policy; vm.policy, vm.pageout */
+  setting_register(&set_cluster);
+  setting_register(&set_spt_epoch);
+  setting_register(&set_audit);
+  aging_init();             /* vm.clock_rate; the VM's answers to the negotiation */
+  stat_register_table(counters, NELEM(counters));
+  vm_trace_init();          /* after the VM's own counters: ^P prints them in this order */
+  cowcor_init();
+  corrupt_init();
+}
+
+void vm_start(void)
+{
+  if (kthread_create("vmclock", vm_daemon, 0) < 0 || kthread_create("vmpageout", pageout_daemon, 0) < 0)
+    panic("vm: cannot start the clock and the page-out daemon");
+  if (kthread_create("vmreap", seg_reaper, 0) < 0)
+    panic("vm: cannot start the reaper");
+}
