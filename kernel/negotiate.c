@@ -21,7 +21,7 @@
  * its caller holds no spinlock (neg_refill_for_kernel).
  *
  * WHO ASKS WHOM. Either pool asks when it needs a frame and none is free: the cache on a
- * miss (fs/cache.c, cache_alloc_block), the VM on a fault (vm/page.c, vm_getframe). The
+ * miss (fs/cache.c, cache_alloc_block), the VM on a fault (vm/pageout.c, vm_getframe). The
  * asker calls neg_getframe, which puts the same question to both pools -- "how old is the
  * page you would give up next?" (cache_offer, vm_offer) -- and lets neg_decide
  * (kernel/negotiate_rule.c, pure C that the host unit test drives) compare the answers: the
@@ -39,7 +39,7 @@
  * call back into the file system. So a pool gives up only what can go at once: a clean
  * block that nobody holds, a clean page. The dirty ones it meets go to those whose job it
  * is to write them -- the block cleaners (fs/cleaner.c) for the cache, the page-out daemon
- * (vm/page.c) for the VM, which writes pages straight to disk at addresses recorded when
+ * (vm/pageout.c) for the VM, which writes pages straight to disk at addresses recorded when
  * their blocks were reserved -- and are clean for the next ask. The negotiation takes
  * cache_lock and vm_lock one at a time, never both (the lock order: kernel/coremap.h).
  *

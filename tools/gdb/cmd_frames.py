@@ -68,8 +68,8 @@ def cache_owner(st, names, i):
 
 
 def hands(st):
-    """[(what, frame)]: the aging clock's sweep (vm/page.c) and the policy's own hand."""
-    out = [("aging hand", var_u32("clock_hand", "vm/page.c"))]
+    """[(what, frame)]: the aging clock's sweep (vm/aging.c age_hand) and the policy's own hand."""
+    out = [("aging hand", var_u32("age_hand", "vm/aging.c"))]
     h = st.policy_hand()
     if h:
         out.append(h)
@@ -115,7 +115,7 @@ cache, else its descriptor number -- and block, or the cache's free list), AGE (
 its time of last reference, the age the negotiation compares), FLAGS (busy: under I/O; for a
 VM page its entry's accessed and dirty bits, cow, in-transit, and the VM's own backed, laundry,
 ready; for a block dirty, scheduled, recycle, held N), HAND (the aging clock's sweep,
-vm/page.c clock_hand, and the policy's hand, vm/policy_clock.c hand). The last lines count
+vm/aging.c age_hand, and the policy's hand, vm/policy_clock.c clock_hand). The last lines count
 the frames of each pool and say where each hand is."""
 
     def __init__(self):

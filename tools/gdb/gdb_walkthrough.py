@@ -56,11 +56,11 @@ IFS_STEPS = [
     ("ifs-clock", "bt 6", 0),
     ("ifs-clock", "continue", 0),
     ("ifs-clock", "delete", 0),
-    ("ifs-aging", "print 'vm/page.c'::clock_hand", 0),
+    ("ifs-aging", "print 'vm/aging.c'::age_hand", 0),
     ("ifs-aging", "tbreak age_tick", 0),
     ("ifs-aging", "continue", 0),
     ("ifs-aging", "finish", 0),
-    ("ifs-aging", "print 'vm/page.c'::clock_hand", 0),
+    ("ifs-aging", "print 'vm/aging.c'::age_hand", 0),
     ("ifs-aging", "counters vm.clock", 0),
     (None, "kill", 0),
 ]

@@ -4,7 +4,7 @@ A command runs while the machine is stopped, so everything it reads belongs to o
 State reads each table once (the core map, the segment table, the process table, the cache's
 headers, page tables as they are asked for) and answers the questions the kernel itself asks
 of them: which segment and page a frame holds, what a page-table entry says, which page the VM
-offers the negotiation (pol_candidate and oldest_victim, as in vm/page.c), which block the cache would give up (cache_offer in fs/cache.c). Those
+offers the negotiation (pol_candidate and oldest_victim, as in vm/aging.c), which block the cache would give up (cache_offer in fs/cache.c). Those
 answers are the kernel's algorithms repeated in Python, so the tests compare them with what
 the kernel decides at the same instant (tests/qemu/test_gdb*.py).
 """
@@ -164,7 +164,7 @@ class State:
         a = self.addrspace(p.as_)
         return [(SEG_TYPES[t], self.seg_index(a.seg[t])) for t in range(3) if a.seg[t]]
 
-    # --- what a VM frame holds (vm/page.c) ---------------------------------------------------
+    # --- what a VM frame holds (vm/aging.c, vm/pageout.c) ---------------------------------------------------
     def frame_page(self, i):
         """(segment index, virtual address) of VM frame i's page, or None (owned by nobody)."""
         f = self.frames[i]
@@ -199,25 +199,25 @@ class State:
 
     # --- the replacement policy (vm/policy_*.c) ----------------------------------------------
     def policy_name(self):
-        p = int(value("policy", "vm/page.c"))
+        p = int(value("policy", "vm/pageout.c"))
         return cstring(u32(p)) if p else "?"
 
     def policy_hand(self):
         """(name, frame) of the policy's own position in the core map, or None."""
         name = self.policy_name()
         if name == "clock":
-            return "clock hand", var_u32("hand", "vm/policy_clock.c")
+            return "clock hand", var_u32("clock_hand", "vm/policy_clock.c")
         if name == "clusterlru":
             return "next cluster", var_u32("cluster", "vm/policy_clusterlru.c")
         return None
 
     def next_victim(self):
-        """vm/page.c's oldest_victim: the frame whose age vm_offer reports, or -1. A page the
+        """vm/aging.c's oldest_victim: the frame whose age vm_offer reports, or -1. A page the
         page-out daemon has cleaned first; then the first of the last scan's batch (kept for
         the tick) that is still a candidate, not accessed, with the same stamp; else what a
         new scan would find: the oldest such page by time of last reference, the lower frame
         number on a tie."""
-        ready = addr("ready", "vm/page.c")
+        ready = addr("ready", "vm/pageout.c")
         link = Layout("struct frame")
         f = u32(ready + link.offset("next"))
         seen = 0
@@ -231,10 +231,10 @@ class State:
         def still(i, stamp):
             return self.candidate(i) and not self.accessed(i) and self.frames[i].lastref == stamp
 
-        if var_u32("oldest_tick", "vm/page.c") == (var_u32("ticks", "vm/page.c") + 1) & 0xFFFFFFFF:
-            n = var_u32("noldest", "vm/page.c")
-            batch = u32s(addr("oldest", "vm/page.c"), n) if n else ()
-            stamps = u32s(addr("oldest_lastref", "vm/page.c"), n) if n else ()
+        if var_u32("oldest_tick", "vm/aging.c") == (var_u32("ticks", "vm/aging.c") + 1) & 0xFFFFFFFF:
+            n = var_u32("noldest", "vm/aging.c")
+            batch = u32s(addr("oldest", "vm/aging.c"), n) if n else ()
+            stamps = u32s(addr("oldest_lastref", "vm/aging.c"), n) if n else ()
             for i, stamp in zip(batch, stamps):
                 if still(i, stamp):
                     return i

@@ -64,7 +64,7 @@ def call_sites(elf):
 
 def relative(path):
     """A source path as the tree names it. One from another copy of the tree (make mutants
-    builds in copies of a first build; addr2line then says ../template/vm/page.c): its
+    builds in copies of a first build; addr2line then says ../template/vm/aging.c): its
     shortest tail that names a file of this tree."""
     if os.path.isabs(path):
         path = os.path.relpath(path, ROOT)

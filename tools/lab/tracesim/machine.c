@@ -1,7 +1,7 @@
 /* The simulated machine: the kernel's view of memory, as a policy sees it, driven by a trace.
  *
  * A policy (vm/policy_*.c, the very files the kernel compiles) asks the VM a few questions
- * (vm/policy.h); here they are answered by this file instead of vm/page.c. The machine has
+ * (vm/policy.h); here they are answered by this file instead of vm/aging.c. The machine has
  * `frames` frames for pages and MACHINE_WIRED more that hold kernel data (never candidates,
  * like a page table or a wired page), and one frame at a time is "busy": when a reference
  * faults, the page the reference before it brought in is still under I/O (as a frame being
@@ -9,7 +9,7 @@
  * with one line saying so: the grader's correctness check (make grade).
  *
  * Time, as in the kernel: a tick every 100 ms; at each tick the aging sweep looks at a
- * twentieth of the frames (vm/page.c's age_tick: a pass in 2 s), turning accessed bits into
+ * twentieth of the frames (vm/aging.c's age_tick: a pass in 2 s), turning accessed bits into
  * times of last reference, then the policy's tick runs. An epoch of E ms is E/100 ticks (one
  * at least); its references are spread evenly over its ticks, in the trace's order (Hagmann
  * applied 1/50 of an epoch's references every tenth of a second). A reference sets the page's
