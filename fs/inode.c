@@ -33,6 +33,8 @@ static const uint8_t zeros[FS_BSIZE];
 
 uint32_t fs_now(void) { return uptime_ms() / 1000; }
 
+/* --- inodes ------------------------------------------------------------------------------ */
+
 /* Files unlinked while still open: their descriptors are on disk with no name, and only
  * the last close frees them, so a disk with any is not clean. */
 bool have_orphans(void)
@@ -46,8 +48,6 @@ bool have_orphans(void)
   release(&icache.lock);
   return found;
 }
-
-/* --- inodes ------------------------------------------------------------------------------ */
 
 /* In-memory inodes referenced (of NINODE): all but the root's and the cwds' come back. */
 static uint32_t inodes_used(void)
