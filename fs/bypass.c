@@ -127,10 +127,9 @@ static uint32_t blocks_needed(uint32_t from, uint32_t to)
 int bypass_may_reserve(uint32_t from, uint32_t to)
 {
   /* All or nothing, as far as the free count can tell: a reservation that fails half way
-   * keeps the blocks it took until its segment dies. A failed sbrk(1.5 GB) took every free
-   * block so (31543 in 33 ms), and the next backing store the VM daemon reserved, the
-   * watchdog's or the test's own stack in usertests' enomem, failed and its process was
-   * killed. */
+   * keeps the blocks it took until its segment dies, so a request that cannot fit (an
+   * sbrk of 1.5 GB) would take every free block in milliseconds, and the next backing store
+   * the VM reserves (another process's stack) would fail and its process be killed. */
   uint32_t need = blocks_needed(from, to);
   if (need > fs_sb.free_blocks && need <= fs_sb.free_blocks + fs_pending_blocks())
     fs_sync();                /* blocks freed lately become reusable (fs/alloc.c, pending frees) */
