@@ -1,5 +1,5 @@
 /* A bit per disk block (or descriptor), in kernel pages allocated at mount: for the write
- * ordering (fs/ordering.c) and the pending frees (fs/inode.c). */
+ * ordering (fs/ordering.c) and the pending frees (fs/alloc.c). */
 #ifndef FS_BITSET_H
 #define FS_BITSET_H
 #include "kernel/types.h"

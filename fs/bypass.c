@@ -19,7 +19,7 @@
 #define SWAPDIR "swap"
 
 /* Disk blocks held by backing files (data and indirect), so that tests can tell backing store
- * from leaks. fs/inode.c counts them as the allocator takes and frees them (count_blocks), in
+ * from leaks. fs/alloc.c counts them as the allocator takes and frees them (count_blocks), in
  * the same step as the free count. */
 uint32_t bypass_swap_blocks;
 
@@ -54,7 +54,7 @@ struct inode *bypass_create(const char *name, int *err)
     return 0;
   }
   /* Backing before the truncation: one left by an earlier boot starts empty, and its blocks,
-   * a backing file's, are free at once (fs/inode.c, pending frees). */
+   * a backing file's, are free at once (fs/alloc.c, pending frees). */
   if (!ip->backing) {
     pushcli();                /* its blocks are backing store from now on (count_blocks) */
     ip->backing = true;
@@ -128,12 +128,12 @@ static uint32_t blocks_needed(uint32_t from, uint32_t to)
 int bypass_may_reserve(uint32_t from, uint32_t to)
 {
   /* All or nothing, as far as the free count can tell: a reservation that fails half way
-   * keeps the blocks it took until its segment dies, so a huge sbrk bound to fail would take
-   * every free block on its way (31543 of them in 33 ms), and the next backing store the VM
-   * daemon reserves, some other process's stack, would fail and that process be killed. */
+   * keeps the blocks it took until its segment dies, so a request that cannot fit (an
+   * sbrk of 1.5 GB) would take every free block in milliseconds, and the next backing store
+   * the VM reserves (another process's stack) would fail and its process be killed. */
   uint32_t need = blocks_needed(from, to);
   if (need > fs_sb.free_blocks && need <= fs_sb.free_blocks + fs_pending_blocks())
-    fs_sync();                /* blocks freed lately become reusable (fs/inode.c, pending frees) */
+    fs_sync();                /* blocks freed lately become reusable (fs/alloc.c, pending frees) */
   return need > fs_sb.free_blocks ? -ENOSPC : 0;
 }
 
@@ -143,7 +143,7 @@ int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
     return -ENOSPC;
   int err = reserve(ip, from, to, addr);
   if (err == -ENOSPC && fs_pending_blocks() > 0) {
-    /* Blocks freed lately wait to be reusable (fs/inode.c, pending frees): a sync makes
+    /* Blocks freed lately wait to be reusable (fs/alloc.c, pending frees): a sync makes
      * them so at once. */
     fs_sync();
     err = reserve(ip, from, to, addr);

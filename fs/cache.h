@@ -1,42 +1,9 @@
-/* The block cache (Sprite thesis ch. 3.2 and 3.5): 4 KB blocks, delayed write.
- *
- * Blocks are named virtually: a file's data block by (file id, logical block number), so a
- * hit needs no block map; blocks that belong to no file (the superblock, the bitmap,
- * descriptors, indirect blocks) by the device file id CACHE_DEV and their disk address. A
- * hash table of chains finds a block in O(1) whatever the cache size. Each block's data is
- * one core-map frame of POOL_CACHE (owner: the block header). The cache's size follows
- * demand (Sprite thesis 6.3): it grows by taking a frame, free or traded from the VM
- * (kernel/negotiate.c), and shrinks when the VM asks for its oldest clean block; it never goes
- * below fs.cache_min_kb when asked, nor above fs.cache_max_kb if set, and with
- * fs.cache_fixed_kb set it grows to that size and stays. Headers are made a page at a
- * time as the cache grows; those without a frame wait on a spare list.
- *
- * Lists (thesis Figure 3-1):
- *   LRU list     every block with an identity, in perfect LRU order: moved to the tail,
- *                with the time, on every access. Written-back blocks stay where they are.
- *   free list    blocks with a frame but no identity; taken first.
- *   dirty list   per file (struct cfile): every dirty block of that file.
- *   dirty files  a queue of the files that have blocks scheduled for write-back, served by
- *                the block cleaners (fs/cleaner.c), one cleaner per file at a time.
- *
- * A write only dirties the block (fs.write_policy=delay). The cleaner daemon schedules
- * blocks dirty for fs.writeback_delay seconds (descriptor blocks: fs.desc_delay), counted
- * from their oldest unsaved change so that a block changed over and over still goes out;
- * a cleaner writes a file's scheduled blocks with several requests in flight. A block
- * scheduled because it reached the LRU head for recycling goes to the free list once
- * clean. A new identity takes a free block, else a new frame while the cache may grow,
- * else the least recently used clean block that nobody holds (dirty ones met on the way
- * are scheduled); when there is no clean block at all, the allocating process waits for
- * the cleaners (it never writes itself: it may hold other blocks and inodes locked). A
- * block under I/O is never taken.
- *
- * Locking: cache_lock (a spinlock) guards the hash table, the lists, reference counts and
- * flags; each block has a sleeplock held by whoever reads or changes its contents, and by
- * the writer of a write-back for the whole I/O (so a block changed meanwhile waits, then
- * is dirty again). A block nobody references has a free sleeplock, so a cleaner may take
- * it while holding cache_lock. While a block is under disk I/O (read, or written back) its
- * frame is busy, the core map's one "busy, wait for it" (kernel/coremap.h): nobody takes the
- * block, and whoever must wait for the I/O to end waits on the frame (frame_wait).
+/* The block cache (Sprite thesis ch. 3.2 and 3.5): 4 KB blocks named by (file, block), and
+ * delayed write. fs/cache.c is the cache itself (names, the LRU list, getting and releasing
+ * blocks, its size and what it tells the negotiation), fs/writeback.c the dirty lists, the
+ * write-back daemon and the cleaners, fs/sync.c sync and the disk flush; each opens with
+ * its design. A block comes locked (its sleeplock) and referenced; cache_release lets go of
+ * both.
  */
 #ifndef FS_CACHE_H
 #define FS_CACHE_H
@@ -122,7 +89,7 @@ int cache_sync_all(void);
 int cache_flush_disk(void);
 uint32_t cache_ndirty(void);
 /* Dirty sequence numbers: the latest handed out, and the oldest not yet durable (every
- * change dirtied before it is on stable storage). For fs/inode.c's pending frees. */
+ * change dirtied before it is on stable storage). For fs/alloc.c's pending frees. */
 uint32_t cache_seq_now(void);
 uint32_t cache_durable_seq(void);
 bool cache_unflushed(void);         /* some write completed since the last flush began */
@@ -132,18 +99,11 @@ void cache_set_name(uint32_t fileid, const char *name);
 /* The error of a failed write-back of the file since the last call (0 or -EIO), cleared. */
 int cache_take_error(uint32_t fileid);
 
-/* For the cleaner daemon and threads (fs/cleaner.c). */
-enum sched_class { SCHED_DATA, SCHED_META, SCHED_ALL };   /* files' blocks, device blocks */
-void cache_schedule_old(uint32_t delay_ms, uint32_t desc_delay_ms, enum sched_class which);
-/* Waits (polling) until no file of the class has blocks scheduled or being written. */
-void cache_wait_scheduled(enum sched_class which, uint32_t timeout_ms);
-/* Waits for a file with scheduled blocks and writes them; returns blocks written. */
-int cache_clean_next(void);
-extern bool cache_have_cleaners;
-/* fs/cleaner.c: settings and boot keys first, threads once the disk is mounted. */
-void cleaner_init(void);
-void cleaner_start(void);    /* set once cleaner threads run: someone serves the queue */
+/* fs/writeback.c: settings and boot keys first (at boot), the daemon and the cleaners once
+ * the disk is mounted. */
+void writeback_init(void);
+void writeback_start(void);
 extern uint32_t cache_policy;       /* enum write_policy (fs.write_policy) */
-/* fs/inode.c: takes the clean mark off the disk before the cache writes to it after a sync. */
+/* fs/super.c: takes the clean mark off the disk before the cache writes to it after a sync. */
 void fs_dirtying(void);
 #endif

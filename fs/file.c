@@ -150,7 +150,7 @@ int filewrite(struct file *f, uint32_t addr, uint32_t n)
       if (r > 0)
         f->off += (uint32_t)r;
       iunlock(f->ip);
-      /* Full, but blocks freed lately wait to be reusable (fs/inode.c, pending frees): a
+      /* Full, but blocks freed lately wait to be reusable (fs/alloc.c, pending frees): a
        * sync makes them so at once. */
       if (r != -ENOSPC || tries > 0 || fs_pending_blocks() == 0)
         return r;

@@ -48,25 +48,41 @@ extern struct sleeplock ns_lock;
 /* inode.c */
 void iinit(void);
 struct inode *iget(uint32_t inum);          /* 0 when the inode table is full */
-/* A new descriptor, referenced and unlocked, near descriptor near (its directory's). */
-struct inode *ialloc(int type, uint32_t near, int *err);
+/* The in-memory inode for inum, referenced; with fresh (for ialloc), a descriptor still
+ * referenced in memory is not handed out: *inuse is set instead. 0 when the table is full. */
+struct inode *iget_common(uint32_t inum, bool fresh, bool *inuse);
 int iupdate(struct inode *ip);              /* puts ip->d in its (dirty) descriptor block */
 int writei(struct inode *ip, bool user, uint32_t src, uint32_t off, uint32_t n);
 int itrunc(struct inode *ip);               /* frees every block: size 0 */
 void istat(struct inode *ip, struct stat *st);
-/* Puts the file's data, its descriptor, indirect and bitmap blocks, and the directory it was
- * created in on the disk's stable storage. 0, or -EIO (also for an earlier failed
- * write-back of the file). ip need not be locked. */
-int fs_fsync(struct inode *ip);
 /* Open-for-writing count, for ETXTBSY. */
 int inode_write_get(struct inode *ip);
 void inode_write_put(struct inode *ip);
 uint32_t fs_now(void);                      /* seconds since boot, for mtime */
 /* The disk block of logical block lbn (0 for a hole unless alloc): 0 or -errno. */
 int inode_bmap(struct inode *ip, uint32_t lbn, bool alloc, uint32_t *addr);
+/* Files unlinked while still open (a disk with any is not clean). */
+bool have_orphans(void);
 
-/* Pending frees (inode.c; fs/ordering.c rule 2): a cut starts waiting for what was freed
- * so far; a release (after a flush) frees what has waited long enough, returning how many. */
+/* super.c: puts the file's data, its descriptor, indirect and bitmap blocks, and the
+ * directory it was created in on the disk's stable storage. 0, or -EIO (also for an earlier
+ * failed write-back of the file). ip need not be locked. */
+int fs_fsync(struct inode *ip);
+
+/* alloc.c */
+extern struct sleeplock alloc_lock;
+void alloc_mount(void);         /* at mount, before the repair: pending frees, search starts */
+void alloc_register(void);      /* once mounted: fs.backing_reserve and the counters */
+/* A new descriptor, referenced and unlocked, near descriptor near (its directory's). */
+struct inode *ialloc(int type, uint32_t near, int *err);
+/* A descriptor freed by iput, pending like a block (its name may still be on disk). */
+void dfree(uint32_t inum, bool backing);
+/* A new block for ip near its last one (zeroed on disk when it will hold pointers), counted
+ * in ip->d.blocks: 0, or -ENOSPC / -EIO. */
+int newblock(struct inode *ip, bool zero, uint32_t *addr);
+int bfree(uint32_t addr, bool backing);     /* pending until the change is durable: 0 or -EIO */
+/* Pending frees (fs/ordering.c rule 2): a cut starts waiting for what was freed so far; a
+ * release (after a flush) frees what has waited long enough, returning how many. */
 void fs_pending_cut(void);
 int fs_pending_release(void);
 uint32_t fs_pending_blocks(void);
@@ -91,9 +107,12 @@ struct inode *namei_for(const char *path, enum lookup_for how, int *err);
  * name; 0 with *err set on failure (-EBUSY when the path has no last element, like "/").
  * Looked up to change an entry: how is LOOKUP_CHANGE, or LOOKUP_KERNEL. */
 struct inode *nameiparent(const char *path, enum lookup_for how, char *name, int *err);
-/* sysfile.c: makes path (ns_lock held), returned locked; an existing file as it is unless
+/* sysdir.c: makes path (ns_lock held), returned locked; an existing file as it is unless
  * excl, then -EEXIST. how as for nameiparent. */
 struct inode *create(const char *path, int type, bool excl, enum lookup_for how, int *err);
+/* create() for a user (LOOKUP_CHANGE), taking ns_lock; a full disk that pending frees make
+ * full gets a sync and one more try. */
+struct inode *create_retry(const char *path, int type, bool excl, int *err);
 
 /* protect.c: what a user's path may reach. A lookup asks before each step from directory dir
  * to its entry name (last: the path's last element): 0, or -EACCES (/swap) or -EPERM (a

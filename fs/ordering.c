@@ -15,7 +15,7 @@
  *      never shows another file's old bytes, nor stale pointers in a fresh indirect block.
  *
  *   2. A block or a descriptor is not handed out again before the change that let go of
- *      it (a cleared pointer, a removed directory entry) is on stable storage: fs/inode.c
+ *      it (a cleared pointer, a removed directory entry) is on stable storage: fs/alloc.c
  *      keeps freed ones pending until then. Two files on disk never name one block, and a
  *      stale name never reaches a reused descriptor.
  *

@@ -26,7 +26,7 @@
  * still naming blocks that were freed in memory and given to another file since. Were it
  * allowed to claim first (a lower descriptor number), the live file would lose them. The
  * kernel never reuses a block or a descriptor before the change that let go of it is on
- * stable storage (fs/inode.c, "pending frees"), so two reachable files never name one
+ * stable storage (fs/alloc.c, "pending frees"), so two reachable files never name one
  * block after a crash; the orphans are the only stale claimants.
  *
  * The file system's users see a file's contents as of its last write-back, so only
@@ -512,7 +512,7 @@ static void walk_dir(uint32_t dir, uint32_t parent)
         continue;
       if (dir == swap_dir) {
         /* Backing files mean nothing after a crash, and may name blocks and descriptors
-         * already reused (fs/inode.c frees theirs at once): /swap starts empty. */
+         * already reused (fs/alloc.c frees theirs at once): /swap starts empty. */
         memset(e, 0, sizeof(*e));
         changed = true;
         fixed.entries++;

@@ -1,4 +1,4 @@
-"""Pending frees (fs/inode.c; rule 2 of fs/ordering.c) seen from the counters: a removed file's
+"""Pending frees (fs/alloc.c; rule 2 of fs/ordering.c) seen from the counters: a removed file's
 blocks and descriptor are not reusable until the removal is on stable storage. Until then they
 count in fs.disk.blocks.pending and fs.disk.descriptors.pending, not in
 fs.disk.blocks.reusable; the write-back daemon's scans then release them, with no sync.

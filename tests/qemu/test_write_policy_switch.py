@@ -1,5 +1,5 @@
 """Switching fs.write_policy from delay to asap or through sends what already waits to the disk
-at once, as the new policy would have (fs/cache.c, set_policy): a file written under delay must
+at once, as the new policy would have (fs/writeback.c, set_policy): a file written under delay must
 not sit out the rest of its 30 s once the policy no longer delays.
 
 The test counts data-block writes around the switch: after it, `vmstat -w fs.cache.scheduled 0`

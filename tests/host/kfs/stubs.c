@@ -19,6 +19,7 @@
 #include "kernel/uapi/errno.h"
 #include "kernel/coremap.h"
 #include "kernel/negotiate.h"
+#include "kernel/stats.h"
 #include "drivers/disk.h"
 #include "kfs.h"
 #include "hostio.h"
@@ -183,6 +184,15 @@ void stat_register_fn(const char *name, uint32_t (*get)(void))
   stats[nstats].name = name;
   stats[nstats].get = get;
   nstats++;
+}
+void stat_register_table(const struct counter *c, uint32_t n)
+{
+  for (uint32_t i = 0; i < n; i++) {
+    stats[nstats].name = c[i].name;
+    stats[nstats].value = c[i].value;
+    stats[nstats].get = c[i].get;
+    nstats++;
+  }
 }
 uint32_t kfs_stat(const char *name)
 {

@@ -1,0 +1,669 @@
+/* Delayed write (Sprite thesis 3.5): the dirty lists, the write-back daemon and the block
+ * cleaners.
+ *
+ * A write only dirties the block (fs.write_policy=delay): it goes on its file's dirty list
+ * (struct cfile), in the order the file's blocks became dirty. The write-back daemon
+ * (fsflushd) wakes every fs.scan_interval seconds and schedules every block dirty for
+ * fs.writeback_delay seconds, counted from its oldest unsaved change so that a block changed
+ * over and over still goes out (descriptor blocks: fs.desc_delay, so the descriptors of one
+ * directory, allocated side by side, go out together and soon). The files with scheduled
+ * blocks wait on the dirty-file queue; a small pool of cleaner threads (fscleaner) takes them
+ * one at a time, each file to one cleaner, and writes its scheduled blocks with several
+ * requests in flight (clean_file). A block scheduled because it reached the LRU head for
+ * recycling (fs/cache.c) goes to the free list once clean.
+ *
+ * Each scan writes data before the metadata that names it, with a flush between and after
+ * (see scan() below and fs/ordering.c), and then lets go of the blocks and descriptors
+ * freed long enough ago (fs/alloc.c, pending frees); a sync writes in the same order at once
+ * (fs/sync.c). A failed write-back leaves the block dirty, names the file on the console and is
+ * retried; the file's owner hears of it at fsync or close (thesis 3.5.1).
+ *
+ * All three times are run-time settings (sysctl) and boot keys (the kernel command line),
+ * and so is the policy: through (write() waits for the disk) or asap (scheduled at once).
+ * The locking is the cache's (fs/cache.c).
+ */
+#include "fs/cache_internal.h"
+#include "fs/internal.h"
+#include "kernel/klib.h"
+#include "kernel/proc.h"
+#include "kernel/time.h"
+#include "kernel/stats.h"
+#include "kernel/sysctl.h"
+#include "kernel/uapi/errno.h"
+#include "drivers/disk.h"
+#include "fs/ordering.h"
+
+#define NBATCH  16                  /* write-backs a cleaner keeps in flight */
+#define NCLEANERS 3
+
+/* What a scan schedules or waits for: files' blocks, device blocks, or both. */
+enum sched_class { SCHED_DATA, SCHED_META, SCHED_ALL };
+/* Why a block was written, for the fs.writebacks counters. */
+enum wbclass { WB_DELAYED, WB_FSYNC, WB_RECYCLED };
+
+struct cfile cfiles[NCFILE];        /* the dirty lists: each file's dirty blocks */
+static struct cfile *qhead, *qtail; /* files with scheduled blocks */
+static uint32_t desc_lo, desc_hi;   /* descriptor blocks */
+uint32_t dirtyseq;                  /* blocks dirtied so far: the latest sequence number */
+bool cache_have_cleaners;
+uint32_t cache_policy = WP_DELAY;
+
+uint32_t st_dirty, st_writes, st_writes_data, st_writes_meta, st_writes_desc;
+uint32_t st_flushes, st_wb_delayed, st_wb_recycled, st_wb_fsync, st_wb_errors;
+
+/* --- dirty files (cache_lock held) ------------------------------------------------------- */
+
+struct cfile *cf_find(uint32_t fileid, bool create)
+{
+  struct cfile *free = 0, *idle = 0;
+  for (int i = 0; i < NCFILE; i++) {
+    struct cfile *cf = &cfiles[i];
+    if (cf->used && cf->fileid == fileid)
+      return cf;
+    if (!cf->used && !free)
+      free = cf;
+    else if (cf->used && !idle && cf->ndirty == 0 && !cf->queued && !cf->cleaning && !cf->err)
+      idle = cf;
+  }
+  if (!create)
+    return 0;
+  struct cfile *cf = free ? free : idle;    /* an idle one only loses its name */
+  if (cf) {
+    memset(cf, 0, sizeof(*cf));
+    cf->used = true;
+    cf->fileid = fileid;
+  }
+  return cf;
+}
+
+void enqueue(struct cfile *cf)
+{
+  if (cf->queued || cf->cleaning || cf->nsched == 0)
+    return;
+  cf->queued = true;
+  cf->qnext = 0;
+  if (qtail)
+    qtail->qnext = cf;
+  else
+    qhead = cf;
+  qtail = cf;
+  wakeup(&qhead);
+}
+
+/* Puts a valid block on its file's dirty list. -1 when no file entry is left (the caller
+ * then writes it at once). */
+static int dirty_add(struct cblock *b)
+{
+  /* Aged from its oldest unsaved change, not its latest: a block changed again and again
+   * (a busy directory) would otherwise never be written, and a power cut could take changes
+   * of any age. So a power cut loses nothing older than the delay and a scan. */
+  if (b->flags & CB_DIRTY)
+    return 0;
+  b->modified = uptime_ms();
+  struct cfile *cf = cf_find(b->fileid, true);
+  if (!cf)
+    return -1;
+  b->cf = cf;
+  b->dnext = 0;
+  b->dprev = cf->dtail;
+  if (cf->dtail)
+    cf->dtail->dnext = b;
+  else
+    cf->dhead = b;
+  cf->dtail = b;
+  cf->ndirty++;
+  b->flags |= CB_DIRTY;
+  b->dirtyseq = ++dirtyseq;
+  st_dirty++;
+  return 0;
+}
+
+void dirty_remove(struct cblock *b)
+{
+  if (!(b->flags & CB_DIRTY))
+    return;
+  struct cfile *cf = b->cf;
+  if (b->dprev)
+    b->dprev->dnext = b->dnext;
+  else
+    cf->dhead = b->dnext;
+  if (b->dnext)
+    b->dnext->dprev = b->dprev;
+  else
+    cf->dtail = b->dprev;
+  b->dnext = b->dprev = 0;
+  b->cf = 0;
+  cf->ndirty--;
+  if (b->flags & CB_SCHED)
+    cf->nsched--;
+  b->flags &= ~(CB_DIRTY | CB_SCHED);
+  st_dirty--;
+}
+
+void schedule(struct cblock *b)
+{
+  if (!(b->flags & CB_DIRTY) || (b->flags & CB_SCHED))
+    return;
+  b->flags |= CB_SCHED;
+  b->cf->nsched++;
+  enqueue(b->cf);
+}
+
+uint32_t cache_ndirty(void)
+{
+  return st_dirty;
+}
+
+/* The dirty lists against the blocks' flags and the count, for the cache's audit (fs/cache.c,
+ * cache_lock held). */
+#define BAD(...) do { bad++; if (!quiet) kprintf("audit: cache: " __VA_ARGS__); } while (0)
+int dirty_audit(bool quiet, uint32_t headers)
+{
+  int bad = 0;
+  uint32_t listed = 0;
+  for (int i = 0; i < NCFILE; i++) {
+    uint32_t n = 0;
+    for (struct cblock *b = cfiles[i].used ? cfiles[i].dhead : 0; b && n <= headers; b = b->dnext, n++)
+      if (b->cf != &cfiles[i] || !(b->flags & CB_DIRTY))
+        BAD("block %u of file %u on the dirty list of file %u is not dirty there\n", b->blockno,
+            b->fileid, cfiles[i].fileid);
+    if (cfiles[i].used && n != cfiles[i].ndirty)
+      BAD("file %u has %u blocks on its dirty list, counts %u\n", cfiles[i].fileid, n, cfiles[i].ndirty);
+    listed += n;
+  }
+  if (listed != st_dirty)
+    BAD("%u blocks on dirty lists, %u dirty\n", listed, st_dirty);
+  return bad;
+}
+#undef BAD
+
+/* --- writing ----------------------------------------------------------------------------- */
+
+static void describe(struct cblock *b, char *out, int len)
+{
+  struct cfile *cf = b->fileid == CACHE_DEV ? 0 : cf_find(b->fileid, false);
+  if (b->fileid == CACHE_DEV)
+    snprintf(out, len, "metadata block %u", b->blockno);
+  else if (cf && cf->name[0])
+    snprintf(out, len, "%s (file %u, block %u)", cf->name, b->fileid, b->blockno);
+  else
+    snprintf(out, len, "file %u, block %u", b->fileid, b->blockno);
+}
+
+/* A block locked by the caller goes to the disk: off its dirty list, its frame busy until the
+ * write completes (whoever holds the sleeplock is the only one who reads or writes it). */
+static void start_write(struct cblock *b)
+{
+  dirty_remove(b);
+  if (!frame_try_busy(b->frame))
+    panic("cache: block %u of file %u is under I/O twice", b->blockno, b->fileid);
+}
+
+/* Takes an unreferenced dirty block for writing (its sleeplock is free: see fs/cache.c). */
+static void take_for_write(struct cblock *b)
+{
+  b->refcnt++;
+  acquiresleep(&b->lock);
+  start_write(b);
+}
+
+/* Writes blocks taken by take_for_write (or locked by the caller and started by start_write),
+ * all requests in flight at once, and waits. A failed write leaves the block dirty, names
+ * the file on the console and records the error for the file's owner. Returns 0 or -EIO.
+ * With release, the blocks are released afterwards. */
+static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_them)
+{
+  struct disk_req reqs[NBATCH];
+  KASSERT(n <= NBATCH);
+  bool superblock = false;
+  for (int i = 0; i < n; i++)
+    superblock |= v[i]->fileid == CACHE_DEV && v[i]->blockno == FS_SUPER_BLOCK;
+  if (!superblock)
+    fs_dirtying();          /* the clean mark goes before the disk changes */
+  uint8_t *copy[NBATCH];
+  for (int i = 0; i < n; i++) {
+    struct cblock *b = v[i];
+    memset(&reqs[i], 0, sizeof(reqs[i]));
+    copy[i] = 0;
+    if (b->diskaddr == 0 || b->diskaddr >= disk_nblocks) {
+      kprintf("fs: write of block %u, outside the disk\n", b->diskaddr);
+      reqs[i].status = -EIO;
+      reqs[i].complete = 1;
+      continue;
+    }
+    /* A pointer to a block whose contents are not yet durable goes out cleared
+     * (fs/ordering.c, rule 1); the block then stays dirty. */
+    if (b->fileid == CACHE_DEV && order_holds_pointers(b->diskaddr)) {
+      copy[i] = kalloc_page();
+      if (!copy[i]) {
+        reqs[i].status = -ENOMEM;     /* not written now; kept dirty, tried again later */
+        reqs[i].complete = 1;
+        continue;
+      }
+      if (!order_filter(b->diskaddr, b->data, copy[i])) {
+        kfree_page(copy[i]);
+        copy[i] = 0;
+      }
+    }
+    reqs[i].op = DISK_WRITE;
+    reqs[i].sector = (uint64_t)b->diskaddr * FS_SECTORS_PER_BLOCK;
+    reqs[i].buf = copy[i] ? copy[i] : b->data;
+    reqs[i].nbytes = FS_BSIZE;
+    disk_submit(&reqs[i]);
+  }
+  int ret = 0;
+  for (int i = 0; i < n; i++) {
+    int r = reqs[i].op == DISK_WRITE ? disk_wait(&reqs[i]) : reqs[i].status;
+    if (r < 0) {
+      reqs[i].status = r;
+      ret = -EIO;
+    }
+  }
+  acquire(&cache_lock);
+  for (int i = 0; i < n; i++) {
+    struct cblock *b = v[i];
+    if (reqs[i].op == DISK_WRITE) {
+      st_writes++;
+      if (b->fileid == CACHE_DEV)
+        st_writes_meta++;
+      else
+        st_writes_data++;
+      if (b->fileid == CACHE_DEV && b->blockno >= desc_lo && b->blockno < desc_hi)
+        st_writes_desc++;         /* of the metadata, the descriptor blocks (fs.desc_delay) */
+    }
+    frame_unbusy(b->frame);
+    if (copy[i])
+      kfree_page(copy[i]);
+    if (reqs[i].status == 0)
+      order_written(b->diskaddr);
+    if (reqs[i].status == -ENOMEM || (reqs[i].status == 0 && copy[i])) {
+      /* Written without some new pointer (or not at all): dirty again, as old as it was,
+       * so the write-back after the next flush puts the whole block out. */
+      b->flags &= ~CB_RECYCLE;
+      uint32_t modified = b->modified;
+      if (b->hashed && dirty_add(b) == 0)
+        b->modified = modified;
+      if (reqs[i].status < 0)
+        ret = -EIO;
+    } else if (reqs[i].status == 0) {
+      if (b->flags & CB_RECYCLE)
+        st_wb_recycled++;
+      else if (cls == WB_FSYNC)
+        st_wb_fsync++;
+      else if (cls == WB_RECYCLED)
+        st_wb_recycled++;
+      else
+        st_wb_delayed++;
+    } else if (b->hashed) {
+      /* Keep the data and try again after the delay; the owner hears of it. */
+      st_wb_errors++;
+      b->flags &= ~CB_RECYCLE;
+      if (dirty_add(b) == 0) {
+        b->modified = uptime_ms();
+        b->cf->err = -EIO;
+      }
+      char what[64];
+      describe(b, what, sizeof(what));
+      kprintf("fs: write-back of %s to disk block %u failed; kept in memory to retry\n", what,
+              b->diskaddr);
+    }
+  }
+  release(&cache_lock);
+  if (release_them)
+    for (int i = 0; i < n; i++)
+      cache_release(v[i]);
+  return ret;
+}
+
+/* Writes the dirty blocks of cf: only the scheduled ones (sync false), or every one that
+ * became dirty up to maxseq, waiting for blocks others hold (sync true). The caller owns
+ * cf->cleaning and holds cache_lock, which is let go during the I/O. */
+int clean_file(struct cfile *cf, bool sync, uint32_t maxseq, int *written)
+{
+  struct cblock *v[NBATCH];
+  int ret = 0;
+  for (;;) {
+    int n = 0;
+    struct cblock *held = 0;
+    for (struct cblock *b = cf->dhead, *next; b && n < NBATCH; b = next) {
+      next = b->dnext;
+      if (sync ? (int32_t)(b->dirtyseq - maxseq) > 0 : !(b->flags & CB_SCHED))
+        continue;
+      if (b->refcnt > 0 || busy(b)) {
+        if (!held)
+          held = b;
+        continue;
+      }
+      take_for_write(b);
+      v[n++] = b;
+    }
+    if (n == 0 && (!sync || !held))
+      break;
+    if (n == 0) {
+      /* Held by someone: wait for it like any user, then write it if still dirty. */
+      struct cblock *b = held;
+      b->refcnt++;
+      release(&cache_lock);
+      acquiresleep(&b->lock);
+      acquire(&cache_lock);
+      if (!b->hashed || !(b->flags & CB_DIRTY) || b->cf != cf) {
+        release(&cache_lock);
+        cache_release(b);
+        acquire(&cache_lock);
+        continue;
+      }
+      start_write(b);
+      v[n++] = b;
+    }
+    release(&cache_lock);
+    if (write_batch(v, n, sync ? WB_FSYNC : WB_DELAYED, true) < 0) {
+      ret = -EIO;
+      if (sync) {
+        acquire(&cache_lock);
+        break;                /* the failed blocks are dirty again: do not loop on them */
+      }
+    }
+    *written += n;
+    acquire(&cache_lock);
+  }
+  return ret;
+}
+
+/* Writes a block the caller holds locked, now. */
+static int write_locked(struct cblock *b, enum wbclass cls)
+{
+  acquire(&cache_lock);
+  if (!b->hashed) {
+    release(&cache_lock);
+    return 0;                 /* dropped (its file was deleted): nothing to keep */
+  }
+  start_write(b);
+  release(&cache_lock);
+  return write_batch(&b, 1, cls, false);
+}
+
+/* No clean block anywhere, and no frame to be had (cache_get, with cache_lock, which is let go
+ * meanwhile): gets the dirty blocks written, or waits for a release. The caller looks again. */
+void wait_for_clean_block(void)
+{
+  if (cache_have_cleaners) {
+    /* The cleaners write the dirty ones cache_alloc_block just scheduled, and a release wakes
+     * us. We do not write them ourselves: we may hold other blocks and inodes locked
+     * (kernel/coremap.h). A pointer block held back for data not yet durable needs a flush
+     * to go out whole. */
+    if (cache_unflushed()) {
+      release(&cache_lock);
+      cache_flush_disk();
+      acquire(&cache_lock);
+      return;
+    }
+    if (st_dirty == 0) {
+      /* Nothing for the cleaners to write, so no release may come soon: the VM's page-out
+       * daemon may have a clean page for the next ask. */
+      release(&cache_lock);
+      sleep_ms(1);
+      acquire(&cache_lock);
+      return;
+    }
+  } else {
+    /* No cleaners (the host harness, or before they start): write the least recently used
+     * dirty block ourselves. Data before pointer blocks: a pointer block may go out only in
+     * part until the data it names is written and flushed (fs/ordering.c). */
+    struct cblock *v = 0, *ptrs = 0;
+    for (struct cblock *c = lru.next; c != &lru && !v; c = c->next)
+      if (c->refcnt == 0 && (c->flags & CB_DIRTY) && !busy(c)) {
+        if (c->fileid != CACHE_DEV || !order_holds_pointers(c->blockno))
+          v = c;
+        else if (!ptrs)
+          ptrs = c;
+      }
+    if (!v)
+      v = ptrs;
+    if (v) {
+      take_for_write(v);
+      v->flags |= CB_RECYCLE;
+      release(&cache_lock);
+      write_batch(&v, 1, WB_RECYCLED, true);
+      acquire(&cache_lock);
+      if (v->flags & CB_DIRTY) {
+        /* Held back for a pointer to a block not yet durable: a flush lets it go. */
+        release(&cache_lock);
+        cache_flush_disk();
+        acquire(&cache_lock);
+      }
+      return;
+    }
+  }
+  /* Every block is held or being written: wait for a release. */
+  waiters++;
+  sleep(&waiters, &cache_lock);
+  waiters--;
+}
+
+/* --- scheduling: the dirty-file queue ---------------------------------------------------- */
+
+static bool in_class(struct cfile *cf, enum sched_class which)
+{
+  return which == SCHED_ALL || (cf->fileid == CACHE_DEV) == (which == SCHED_META);
+}
+
+static void cache_schedule_old(uint32_t delay_ms, uint32_t desc_delay_ms, enum sched_class which)
+{
+  acquire(&cache_lock);
+  uint32_t now = uptime_ms();
+  for (int i = 0; i < NCFILE; i++) {
+    struct cfile *cf = &cfiles[i];
+    if (!cf->used || cf->ndirty == 0 || !in_class(cf, which))
+      continue;
+    for (struct cblock *b = cf->dhead; b; b = b->dnext) {
+      if (b->flags & CB_SCHED)
+        continue;
+      bool desc = b->fileid == CACHE_DEV && b->blockno >= desc_lo && b->blockno < desc_hi;
+      if (now - b->modified >= (desc ? desc_delay_ms : delay_ms))
+        schedule(b);
+    }
+    enqueue(cf);              /* also files whose scheduled blocks were held last time */
+  }
+  release(&cache_lock);
+}
+
+static void cache_wait_scheduled(enum sched_class which, uint32_t timeout_ms)
+{
+  uint32_t start = uptime_ms();
+  for (;;) {
+    bool busy = false;
+    acquire(&cache_lock);
+    for (int i = 0; i < NCFILE && !busy; i++) {
+      struct cfile *cf = &cfiles[i];
+      busy = cf->used && in_class(cf, which) && (cf->nsched > 0 || cf->cleaning);
+    }
+    release(&cache_lock);
+    /* A scheduled block someone holds waits for its holder: never for ever. */
+    if (!busy || uptime_ms() - start >= timeout_ms)
+      return;
+    sleep_ms(10);
+  }
+}
+
+static int cache_clean_next(void)
+{
+  acquire(&cache_lock);
+  while (!qhead)
+    sleep(&qhead, &cache_lock);
+  struct cfile *cf = qhead;
+  qhead = cf->qnext;
+  if (!qhead)
+    qtail = 0;
+  cf->queued = false;
+  cf->cleaning = true;
+  int written = 0;
+  clean_file(cf, false, 0, &written);
+  cf->cleaning = false;
+  wakeup(cf);
+  release(&cache_lock);
+  return written;
+}
+
+/* --- the write policy -------------------------------------------------------------------- */
+
+static const char *policy_names[] = { "delay", "through", "asap" };
+
+static void get_policy(char *out, int len) { snprintf(out, len, "%s", policy_names[cache_policy]); }
+
+static int set_policy(const char *v)
+{
+  for (uint32_t i = 0; i < NELEM(policy_names); i++)
+    if (strcmp(v, policy_names[i]) == 0) {
+      cache_policy = i;
+      if (i != WP_DELAY)
+        cache_schedule_old(0, 0, SCHED_ALL);   /* what waits now goes out as the new policy would */
+      return 0;
+    }
+  return -EINVAL;
+}
+
+static const struct setting policy_setting = {
+  "fs.write_policy", "delay: write back later; through: write() waits for the disk; asap: at once, not waiting",
+  0, 0, 0, get_policy, set_policy,
+};
+
+int cache_dirty(struct cblock *b)
+{
+  KASSERT(holdingsleep(&b->lock) && (b->flags & CB_VALID));
+  if (cache_policy == WP_THROUGH) {
+    /* On the disk's stable storage, so the pointers that follow may name it at once. */
+    int err = write_locked(b, WB_FSYNC);
+    if (err == 0)
+      err = cache_flush_disk();
+    return err;
+  }
+  acquire(&cache_lock);
+  if (!b->hashed) {
+    release(&cache_lock);
+    return 0;
+  }
+  if (dirty_add(b) < 0) {
+    release(&cache_lock);
+    return write_locked(b, WB_FSYNC);   /* no room to remember it: write it now */
+  }
+  if (cache_policy == WP_ASAP && cache_have_cleaners)
+    schedule(b);
+  release(&cache_lock);
+  return 0;
+}
+
+int cache_write_now(struct cblock *b)
+{
+  KASSERT(holdingsleep(&b->lock) && (b->flags & CB_VALID));
+  return write_locked(b, WB_FSYNC);
+}
+
+/* --- a file's name and its write-back errors --------------------------------------------- */
+
+void cache_set_name(uint32_t fileid, const char *name)
+{
+  acquire(&cache_lock);
+  struct cfile *cf = cf_find(fileid, true);
+  if (cf) {
+    size_t n = strlen(name);
+    if (n >= sizeof(cf->name))
+      name += n - (sizeof(cf->name) - 1);     /* the end of a long path says more */
+    memcpy(cf->name, name, MIN(n, sizeof(cf->name) - 1) + 1);
+  }
+  release(&cache_lock);
+}
+
+int cache_take_error(uint32_t fileid)
+{
+  acquire(&cache_lock);
+  struct cfile *cf = cf_find(fileid, false);
+  int err = cf ? cf->err : 0;
+  if (cf)
+    cf->err = 0;
+  release(&cache_lock);
+  return err;
+}
+
+/* --- the delayed-write daemon (fsflushd) and the cleaners -------------------------------- */
+
+static uint32_t writeback_delay = 30;   /* seconds */
+static uint32_t desc_delay = 5;
+static uint32_t scan_interval = 5;
+/* Scans finished: tests wait for a number of them (vmstat -w fs.cleaner.scans +N) instead of
+ * guessing how many seconds the delays take in the guest. */
+static uint32_t st_scans;
+
+static const struct setting settings[] = {
+  { "fs.writeback_delay", "seconds a data or indirect block stays dirty before write-back",
+    &writeback_delay, 0, 3600, 0, 0 },
+  { "fs.desc_delay", "seconds a descriptor block stays dirty before write-back",
+    &desc_delay, 0, 3600, 0, 0 },
+  { "fs.scan_interval", "seconds between two scans of the write-back daemon",
+    &scan_interval, 1, 3600, 0, 0 },
+};
+
+/* One scan, in the order a power cut needs (fs/ordering.c): the old data blocks, a flush,
+ * then the old descriptor, indirect and bitmap blocks -- among them those held back for a
+ * pointer to data that this very flush made durable -- and a flush. What was modified
+ * fs.writeback_delay ago is thus on stable storage by the end of the scan that follows. */
+static void scan(void)
+{
+  fs_pending_cut();
+  uint32_t wait = scan_interval * 1000u;
+  cache_schedule_old(writeback_delay * 1000u, desc_delay * 1000u, SCHED_DATA);
+  cache_wait_scheduled(SCHED_DATA, wait);
+  if (cache_unflushed())
+    cache_flush_disk();
+  cache_schedule_old(writeback_delay * 1000u, desc_delay * 1000u, SCHED_META);
+  cache_wait_scheduled(SCHED_META, wait);
+  if (cache_unflushed())
+    cache_flush_disk();
+  fs_pending_release();
+  st_scans++;
+}
+
+static void daemon_main(void *arg)
+{
+  (void)arg;
+  for (;;) {
+    /* Sleep in short steps so that a shorter interval set meanwhile takes effect soon. */
+    uint32_t start = uptime_ms();
+    while (uptime_ms() - start < scan_interval * 1000u)
+      sleep_ms(MIN(100u, scan_interval * 1000u));
+    scan();
+  }
+}
+
+static void cleaner_main(void *arg)
+{
+  (void)arg;
+  for (;;)
+    cache_clean_next();
+}
+
+/* Settings and boot keys at boot, beside the cache's; threads once the disk is mounted. */
+void writeback_init(void)
+{
+  flush_init();
+  setting_register(&policy_setting);
+  for (uint32_t i = 0; i < NELEM(settings); i++)
+    setting_register(&settings[i]);
+  stat_register("fs.cleaner.scans", &st_scans);
+}
+
+void writeback_start(void)
+{
+  if (kthread_create("fsflushd", daemon_main, 0) < 0)
+    return;                   /* no threads (the host harness): syncs write everything */
+  int n = 0;
+  for (int i = 0; i < NCLEANERS; i++)
+    if (kthread_create("fscleaner", cleaner_main, 0) >= 0)
+      n++;
+  cache_have_cleaners = n > 0;
+}
+
+void cache_set_desc_range(uint32_t lo, uint32_t hi)
+{
+  desc_lo = lo;
+  desc_hi = hi;
+}
