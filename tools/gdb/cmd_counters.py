@@ -48,10 +48,10 @@ COMPUTED = {
     ("fs/cache.c", "min_held_kb"): lambda st: var_u32("st_min_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
     ("fs/cache.c", "max_held_kb"): lambda st: var_u32("st_max_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
     ("fs/cache.c", "scheduled"): _scheduled,
-    ("fs/inode.c", "shown_free_blocks"): lambda st: (
-        int(value("fs_sb")["free_blocks"]) + var_u32("st_pending_blocks", "fs/inode.c")),
-    ("fs/inode.c", "shown_free_descs"): lambda st: (
-        int(value("fs_sb")["free_descs"]) + var_u32("st_pending_descs", "fs/inode.c")),
+    ("fs/alloc.c", "shown_free_blocks"): lambda st: (
+        int(value("fs_sb")["free_blocks"]) + var_u32("st_pending_blocks", "fs/alloc.c")),
+    ("fs/alloc.c", "shown_free_descs"): lambda st: (
+        int(value("fs_sb")["free_descs"]) + var_u32("st_pending_descs", "fs/alloc.c")),
     ("drivers/virtio_blk.c", "disk_inflight"): lambda st: var_u32("inflight", "drivers/virtio_blk.c"),
     ("kernel/negotiate.c", "untraded_tsc_avg"): lambda st: (
         int(value("untraded_tsc", "kernel/negotiate.c")) // var_u32("st_untraded", "kernel/negotiate.c")

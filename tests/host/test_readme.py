@@ -1,0 +1,78 @@
+"""The README is one screenful a newcomer can trust: at most 200 lines, every link resolves (in
+it and in the docs/ book, as a code-hosting site's viewer would follow them), every `make`
+target it names exists, and every row of its "where is" table names a file that exists and a
+function or variable defined in that file. A moved function fails here, not in a student's
+first minute."""
+import re
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def links(md):
+    for target in LINK.findall(md.read_text()):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue                            # a web address or an anchor in the same page
+        yield target.split("#", 1)[0]
+
+
+@pytest.mark.parametrize("md", [README] + DOCS, ids=lambda p: p.name)
+def test_every_link_resolves(md):
+    broken = [t for t in links(md) if not (md.parent / t).exists()]
+    assert broken == [], "%s: links to nothing: %s" % (md.relative_to(ROOT), broken)
+
+
+def test_the_readme_is_one_screenful_and_no_heading_names_an_issue():
+    text = README.read_text()
+    assert len(text.splitlines()) <= 200
+    for md in [README] + DOCS:
+        heads = [l for l in md.read_text().splitlines() if l.startswith("#") and re.search(r"\(issue \d+\)", l)]
+        assert heads == [], (md.name, heads)
+
+
+def make_targets():
+    p = subprocess.run(["make", "-pRrq", "-C", str(ROOT), "-f", "Makefile", ":"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    return set(re.findall(r"^([a-zA-Z][\w.-]*):", p.stdout, re.M))
+
+
+def test_every_make_target_the_readme_names_exists():
+    named = set(re.findall(r"(?:`|^)make ([a-z][\w-]*)", README.read_text(), re.M))
+    assert named, "the README names no make target?"
+    missing = named - make_targets()
+    assert missing == set(), "the README names make targets that do not exist: %s" % sorted(missing)
+
+
+def where_is_rows():
+    """(what, file, name) of each row of the README's "where is" table: | what | `file` | `name` |."""
+    text = README.read_text()
+    part = text.split("## Where is", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in part.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[1].startswith("`"):
+            rows.append((cells[0], cells[1].strip("`"), cells[2].strip("`").rstrip("()")))
+    return rows
+
+
+def test_where_is_names_real_files_and_definitions():
+    rows = where_is_rows()
+    assert len(rows) >= 10, rows
+    wrong = []
+    for what, path, name in rows:
+        f = ROOT / path
+        if not f.exists():
+            wrong.append("%s: %s does not exist" % (what, path))
+            continue
+        # defined at file level (a line that starts the declaration: not indented, not a
+        # comment or a directive): a function, a variable or list, or a struct
+        defined = re.compile(r"^(?![\s#/*])[^\n]*\b%s\b\s*(\(|\[|=|;|\{)" % re.escape(name), re.M)
+        if not defined.search(f.read_text()):
+            wrong.append("%s: %s defines no %s" % (what, path, name))
+    assert wrong == [], wrong
