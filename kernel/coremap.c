@@ -54,13 +54,17 @@ static uint32_t frames_total(void)
   return pool_count[POOL_FREE] + pool_count[POOL_KERNEL] + pool_count[POOL_CACHE] + pool_count[POOL_VM];
 }
 
+static const struct counter counters[] = {
+  COUNTER_FN("mem.frames.total", frames_total),
+  COUNTER_FN("mem.frames.free", frames_free),
+  COUNTER_FN("mem.frames.kernel", frames_kernel),
+  COUNTER_FN("mem.frames.cache", frames_cache),
+  COUNTER_FN("mem.frames.vm", frames_vm),
+};
+
 void coremap_register_stats(void)
 {
-  stat_register_fn("mem.frames.total", frames_total);
-  stat_register_fn("mem.frames.free", frames_free);
-  stat_register_fn("mem.frames.kernel", frames_kernel);
-  stat_register_fn("mem.frames.cache", frames_cache);
-  stat_register_fn("mem.frames.vm", frames_vm);
+  stat_register_table(counters, NELEM(counters));
 }
 
 struct frame *frame_alloc(enum frame_pool pool, bool zero)
