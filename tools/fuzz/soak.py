@@ -141,7 +141,7 @@ def soak(duration, mem=64, calls=2000, log=None):
                 return ""
             if n > 1:
                 print("soak: round %d done (%.0f s)" % (n - 1, time.monotonic() - t0), flush=True)
-            if time.monotonic() - t0 >= duration:
+            if time.monotonic() - t0 >= duration or n == last:
                 state["done"] = True
                 return "kill %s\n%s" % (toucher_pid(out), FINAL)
             state["rounds"] = n
@@ -154,8 +154,11 @@ def soak(duration, mem=64, calls=2000, log=None):
 
     start = "sync\nvmstat\nsysctl -a\ntoucher -m %d -s 1 -n 1000000 -q &\n" % TOUCHER_MB
     # The first round goes once the toucher is started; each later one (or the end) once
-    # every job of the round before has printed its marker. More steps than rounds can run.
-    max_rounds = int(duration) + 2
+    # every job of the round before has printed its marker. More steps than rounds can run
+    # (a round takes about a second; ten a second are allowed for), and the last step ends
+    # the run whatever the time, so that input never runs out before the end is sent.
+    max_rounds = 10 * int(duration) + 2
+    last = max_rounds + 1
     steps = [(None, start), (r"\[\d+\]", next_round(1))]
     steps += [(round_done(n - 1), next_round(n)) for n in range(2, max_rounds + 2)]
     print("soak: %d s of sort, sysfuzz (%d calls x 3 processes a round), forktree and fsstress "

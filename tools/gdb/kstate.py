@@ -293,7 +293,7 @@ class State:
 
     def cfiles(self):
         return self._once("cfiles", lambda: Layout("struct cfile").read_array(
-            addr("cfiles", "fs/cache.c"), int(value("cfiles", "fs/cache.c").type.range()[1]) + 1))
+            addr("cfiles", "fs/writeback.c"), int(value("cfiles", "fs/writeback.c").type.range()[1]) + 1))
 
     def headers(self):
         """Every block header, page by page (hpages)."""
