@@ -4,7 +4,8 @@ a choice) gets the same message at boot ("cmdline: ...") as at run time ("sysctl
 default stays."""
 import re
 import pytest
-from conftest import PRISTINE, boot
+import shutil
+from conftest import BUILD, PRISTINE, boot
 
 ROW = re.compile(r"^([a-z]+\.[a-z_.]+)=(\S*) +(.*)$")
 BOUNDS = re.compile(r"\[(\d+)\.\.(\d+)\]$")
@@ -64,7 +65,19 @@ def test_every_setting_is_a_boot_key(defaults, disk):
         assert got[name][0] == value, (name, value, got[name], cmdline)
 
 
-def test_refused_values_say_the_same_at_boot_and_at_run_time(defaults, disk):
+@pytest.fixture(params=["here", "deep"])
+def kernel(request, tmp_path):
+    """The kernel as built, or a copy of it deep in folders: QEMU puts the kernel's path first
+    on the command line, so a clone in a deep folder once pushed the last setting out of it."""
+    if request.param == "here":
+        return None
+    deep = tmp_path.joinpath(*["a-folder-named-at-length-%02d" % i for i in range(12)])
+    deep.mkdir(parents=True)
+    shutil.copy(BUILD / "kernel.elf", deep / "kernel.elf")
+    return deep / "kernel.elf"
+
+
+def test_refused_values_say_the_same_at_boot_and_at_run_time(defaults, disk, kernel):
     bad = {}
     for name, (value, lo, hi) in defaults.items():
         bad[name] = TEXT[name][1] if lo is None else str(hi + 1)
@@ -72,7 +85,7 @@ def test_refused_values_say_the_same_at_boot_and_at_run_time(defaults, disk):
     bad["fs.scan_interval"] = "abc"                          # not a number
     cmdline = " ".join("%s=%s" % kv for kv in sorted(bad.items()))
     cmds = "sysctl -a\n" + "".join("sysctl %s=%s\n" % kv for kv in sorted(bad.items()))
-    r = boot(cmds, disk=disk, cmdline=cmdline, status=True)
+    r = boot(cmds, disk=disk, cmdline=cmdline, status=True, kernel=kernel)
     assert r.rc == 0, r
     booted = r.out[:r.out.index("\nconsole: ready\n")]
     at_boot = {l[len("cmdline: "):] for l in booted.splitlines() if l.startswith("cmdline: ")}
@@ -91,3 +104,15 @@ def test_refused_values_say_the_same_at_boot_and_at_run_time(defaults, disk):
     for name in bad:
         assert got[name][0] == defaults[name][0], (name, got[name], r)   # the default kept
     assert "range [0..1]" in "".join(l for l in at_boot if l.startswith("vm.audit=")), r
+
+
+def test_a_command_line_too_long_or_of_too_many_words_is_reported(disk):
+    many = " ".join("x%d=1" % i for i in range(100))                 # 100 words: 4 past the limit
+    r = boot("", disk=disk, cmdline=many)
+    assert r.rc == 0, r
+    assert re.search(r"^cmdline: more than 96 words: the last 4 were ignored$", r.out, re.M), r
+    long = "vm.penalty=7 " + "y=" + "z" * 4200                        # past 4 KB
+    r = boot("sysctl vm.penalty\n", disk=disk, cmdline=long, status=True)
+    assert r.rc == 0, r
+    assert re.search(r"^cmdline: longer than 4095 bytes: the rest was ignored$", r.out, re.M), r
+    assert r.printed("sysctl vm.penalty") == "vm.penalty = 7\n", r     # what fitted was taken
