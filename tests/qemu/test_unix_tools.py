@@ -9,7 +9,7 @@ import sys
 
 from conftest import ROOT, boot, split_commands, vmstat_snapshots
 
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "tools" / "bench"))
 from benchlib import boot_steps  # noqa: E402
 
 
