@@ -474,7 +474,7 @@ static uint32_t scheduled(void)
 
 /* The cache's answers to the negotiation (kernel/negotiate.h). */
 static const struct pool_ops cache_pool = {
-  .name = "cache", .offer = cache_offer, .surrender = cache_surrender, .audit = cache_audit,
+  .offer = cache_offer, .surrender = cache_surrender, .audit = cache_audit,
   .reset = cache_minmax_reset,
 };
 

@@ -17,7 +17,6 @@ struct frame;
  * audit: the pool's structures and its frames agree; problems found (printed unless quiet).
  * reset: the pool's negotiation counters start again (neg.reset=1); may be 0. */
 struct pool_ops {
-  const char *name;
   struct neg_offer (*offer)(bool giving);
   struct frame *(*surrender)(void);
   int (*audit)(bool quiet);

@@ -274,7 +274,7 @@ static struct frame *vm_surrender(void)
 
 /* The VM's answers to the negotiation (kernel/negotiate.h). */
 static const struct pool_ops vm_pool = {
-  .name = "vm", .offer = vm_offer, .surrender = vm_surrender, .audit = vm_audit,
+  .offer = vm_offer, .surrender = vm_surrender, .audit = vm_audit,
 };
 
 /* --- setting, counter, start, audit -------------------------------------------------------- */
