@@ -159,29 +159,31 @@ def test_make_help_lists_every_target():
     assert phony <= listed, "not in make help: %s" % " ".join(sorted(phony - listed))
 
 
+def make_n(*args):
+    """make -n ARGS in the project: what would run, nothing run (stdout and stderr apart)."""
+    return subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT)] + list(args),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(), timeout=120)
+
+
 @pytest.mark.parametrize("given, named", [("mem=16", "MEM"), ("MEMS=16", "MEM"), ("Cmdline=x", "CMDLINE"),
                                           ("JOB=3", "JOBS"), ("FROB=1", None)])
 def test_a_variable_that_is_not_ours_is_named(given, named):
     """mem=16 or MEMS=16 would boot the default 64 MB silently; one warning names it."""
-    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "help", given],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(), timeout=60)
+    p = make_n("help", given)
     assert p.returncode == 0, p.stderr
     warn = [l for l in p.stderr.splitlines() if "is not a variable of this Makefile" in l]
     assert len(warn) == 1 and warn[0].split(": ", 1)[1].startswith(given + " is not"), p.stderr
     assert ("(did you mean %s?)" % named in warn[0]) if named else "did you mean" not in warn[0], warn
     for ours in ("MEM=16", "CMDLINE=vm.policy=fifo", "TESTS=tests/host", "V=1", "JOBS=1"):
-        p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "help", ours],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env(), timeout=60)
+        p = make_n("help", ours)
         assert "is not a variable" not in p.stderr, (ours, p.stderr)
 
 
 def test_the_build_prints_one_short_line_a_step_and_v1_the_commands():
     """-W pretends a source changed, -n prints what would run without running it."""
     def dry(*extra):
-        p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "-W", "kernel/proc.c",
-                            "build/kernel.elf"] + list(extra), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, env=clean_env(), timeout=120)
-        assert p.returncode == 0, p.stdout
+        p = make_n("-W", "kernel/proc.c", "build/kernel.elf", *extra)
+        assert p.returncode == 0, p.stdout + p.stderr
         return p.stdout
     quiet = dry()
     assert "printf '  %-6s %s\\n' CC kernel/proc.c" in quiet, quiet
@@ -192,19 +194,15 @@ def test_the_build_prints_one_short_line_a_step_and_v1_the_commands():
 
 def test_make_qemu_builds_what_the_next_steps_use():
     """After make qemu, the lab's host-only grading needs build/tracesim and the images."""
-    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "-W", "tools/lab/tracesim/main.c",
-                        "-W", "mkfs/fsck.c", "qemu"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       env=clean_env(), timeout=120)
-    assert p.returncode == 0, p.stdout
+    p = make_n("-W", "tools/lab/tracesim/main.c", "-W", "mkfs/fsck.c", "qemu")
+    assert p.returncode == 0, p.stdout + p.stderr
     assert "-o build/tracesim" in p.stdout and "-o build/fsck" in p.stdout, p.stdout
 
 
 def test_one_test_after_make_test_build_has_everything_it_needs():
     """The debug kernel the gdb tests boot is part of what `make test TESTS=...` builds first."""
-    p = subprocess.run(["make", "-n", "--no-print-directory", "-C", str(ROOT), "-W", "kernel/proc.c", "test",
-                        "TESTS=tests/qemu/test_gdb.py"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       env=clean_env(), timeout=120)
-    assert p.returncode == 0, p.stdout
+    p = make_n("-W", "kernel/proc.c", "test", "TESTS=tests/qemu/test_gdb.py")
+    assert p.returncode == 0, p.stdout + p.stderr
     assert "build/debug/kernel.elf" in p.stdout and "-m pytest -q -n 2 tests/qemu/test_gdb.py" in p.stdout, p.stdout
 
 
