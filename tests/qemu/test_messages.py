@@ -97,11 +97,16 @@ def test_negtrace_says_free_for_a_free_block(disk):
         assert len(got) == 8 and all(len(row) == 7 for row in got), out
         return got
     free, aged = rows(0), rows(1)
+    # The last rows may be the kernel's own asks (the page tables and stack of the shell's next
+    # program) once memhog is done: those ask the same cache, so only memhog's share is checked
+    # to be most of them.
+    for got in (free, aged):
+        assert [row[2] for row in got].count("vm") >= 6 and {row[2] for row in got} <= {"vm", "kernel"}, got
     for seq, t, asker, fs, vm, pen, gave in free:
-        assert (asker, fs, gave) == ("vm", "free", "fs"), free
+        assert (fs, gave) == ("free", "fs"), free
     for seq, t, asker, fs, vm, pen, gave in aged:
         # an ordinary block's age: ms since its last use, less than the uptime
-        assert asker == "vm" and gave == "fs" and fs.isdigit() and int(fs) < int(t), aged
+        assert gave == "fs" and fs.isdigit() and int(fs) < int(t), aged
 
 
 # fault KIND: the signal its trap is reported as, and the words of the kernel's line.
