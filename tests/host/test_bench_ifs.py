@@ -210,3 +210,15 @@ def test_the_printed_table_has_linux_rows_beside_the_matched_preset_only():
     assert "Sprite" not in text
     paper = bench_ifs.table_text([dict(r, preset="paper") for r in rows], "paper", linux)
     assert "Linux" not in paper and "Sprite (Tables 3, 4)" in paper
+
+
+def test_the_counters_wait_for_the_round_after_sort():
+    # The run reads its counters only once the toucher has finished a round begun after sort's
+    # end (its line is printed when it ends): at S = 5 without a penalty such a round paged for
+    # 39 s, longer than any fixed sleep after sort.
+    out, _ = recorded()
+    since = out[out.index("$ sort -v"):]
+    assert bench_ifs.round_after_sort(since)
+    assert not bench_ifs.round_after_sort(since.replace("touch 4 ", "tuoch 4 "))
+    # Sort still running (no time stamp after it yet): not even a round after it counts.
+    assert not bench_ifs.round_after_sort(since[:since.index("sort: ")])
