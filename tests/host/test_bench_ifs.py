@@ -222,3 +222,27 @@ def test_the_counters_wait_for_the_round_after_sort():
     assert not bench_ifs.round_after_sort(since.replace("touch 4 ", "tuoch 4 "))
     # Sort still running (no time stamp after it yet): not even a round after it counts.
     assert not bench_ifs.round_after_sort(since[:since.index("sort: ")])
+
+
+# A run of the matched preset (S = 5 s, no penalty), read by hand: sort between the time stamps
+# at 5753 and 161752 ms, 54 runs and 1 merge pass before the last; rounds 2-11 overlapped it
+# (the 11th began at 153270 and ended after it), round 12 is the first after; 4381 free frames
+# and 10 cached after boot; the toucher's ps PAGEOUT 0 before sort and 3860 at the end.
+MATCHED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ifs-matched-s5-p0.log")
+
+
+def test_a_matched_run_shows_the_pools_trading_each_way():
+    out, typed = bench_ifs.read_log(MATCHED)
+    r = bench_ifs.parse_run(out, typed, toucher=True)
+    during = [177, 256, 222, 543, 850, 363, 21, 10, 638, 532]
+    assert {k: r[k] for k in ("sort_ms", "sort_runs", "sort_passes", "free_kb", "pageins", "pageouts", "rounds",
+                              "resp_min_ms", "resp_max_ms", "after_ms", "after_pageins", "toucher_pageins",
+                              "toucher_pageouts")} == {
+        "sort_ms": 161752 - 5753, "sort_runs": 54, "sort_passes": 1, "free_kb": (4381 + 10 - 64) * 4,
+        "pageins": 3626, "pageouts": 3989, "rounds": 10, "resp_min_ms": 339, "resp_max_ms": 27558,
+        "after_ms": 3, "after_pageins": 1, "toucher_pageins": sum(during) + 1, "toucher_pageouts": 3860}
+    # What the preset is for: the cache asked the VM and the VM the cache, thousands of times,
+    # and each got pages (the old linux-scaled preset: 0 asks either way).
+    assert (r["fs_asks_vm"], r["fs_asks_vm_satisfied"], r["vm_asks_fs"], r["vm_asks_fs_satisfied"]) == \
+        (6851, 4282, 7583, 4149)
+    assert "sort -v -m 320 -o /tmp/out /in" in typed

@@ -15,8 +15,8 @@ ONE RUN is one fresh boot on a private copy of an image that holds sort's input 
 a preset by mklines: on disk, not in the cache, when a run begins): set the policy and the
 penalty, start a sampler of the cache's size (`vmstat -i`) and the toucher in the background;
 once the toucher has touched everything once (it prints "touch 1"), reset the negotiation's
-counters, take a time stamp, run sort, take another, sleep until the toucher has woken once
-more after sort ended and finished that round, read every counter and `ps`, kill both
+counters, take a time stamp, run sort, take another, wait until the toucher has finished a
+round begun after that stamp (however long it pages), read every counter and `ps`, kill both
 background jobs. The standalone
 case is the same boot without the toucher. Each row (preset, penalty or fixed cache, S) runs
 --runs times. What the kernel has free after boot (free frames and the cache's blocks, less the
@@ -486,9 +486,10 @@ def run_preset(a):
         tail = "" if s is None else ", toucher %d page-ins, touches during sort %s ms, after %d ms" % (
             r["toucher_pageins"], "%s-%s" % (r["resp_min_ms"], r["resp_max_ms"]) if r["rounds"] else "none",
             r["after_ms"])
-        print("%s [%d/%d] %s run %d: sort %.1f s (%d runs, %d merge passes), %d page-ins, cache %d-%d KB, "
-              "asks fs>vm %d vm>fs %d%s (%.0f s so far)"
+        print("%s [%d/%d] %s run %d: sort %.1f s (%d runs, %d merge pass%s before the last), %d page-ins, cache "
+              "%d-%d KB, asks fs>vm %d vm>fs %d%s (%.0f s so far)"
               % (NAME, done[0], len(jobs), what, k, r["sort_ms"] / 1000, r["sort_runs"], r["sort_passes"],
+                 "" if r["sort_passes"] == 1 else "es",
                  r["pageins"], r["cache_min_kb"], r["cache_max_kb"], r["fs_asks_vm"], r["vm_asks_fs"], tail,
                  time.monotonic() - t_start), flush=True)
         return r
