@@ -284,6 +284,10 @@ def setup_lines(cfg, value, mode):
     return setup + FREE + "\nvmstat -i %d 0 %s &\n" % (SAMPLE_MS, " ".join(SAMPLED))
 
 
+def toucher_line(cfg, kb, interval):
+    return "toucher -t -m %.3f -d %d -s %g -n 100000 &\n" % (kb / 1024, cfg["dirty"], interval)
+
+
 def sort_line(cfg):
     return "sort -v%s -o /tmp/out /in" % (" -m %d" % cfg["sort_kb"] if cfg.get("sort_kb") else "")
 
@@ -309,7 +313,7 @@ def one_run(cfg, interval, value, mode, run, log):
         kb = toucher_kb(out, printed(cmds, FREE), cfg["sort_kb"] or SORT_DEFAULT_KB) if cfg["toucher_mb"] is None \
             else int(cfg["toucher_mb"] * 1024)
         chosen["kb"] = kb
-        return "toucher -t -m %.3f -d %d -s %g -n 100000 &\n" % (kb / 1024, cfg["dirty"], interval)
+        return toucher_line(cfg, kb, interval)
 
     measure = ("sysctl neg.reset=1\nps\nvmstat %s\n%s\n%s\n%s\n"
                % (" ".join(DELTA), STAMP, sort_line(cfg), STAMP))
