@@ -358,7 +358,7 @@ def ifs_part(preset):
                         "%.1f s" % (base / 1000) if base else "not run", len(alone), "" if len(alone) == 1 else "s",
                         "–".join("%.1f" % x for x in (min(alone), max(alone))) if alone else "–",
                         "; host load %.1f–%.1f on 2 cores" % (loads[0], loads[-1]) if loads else ""))
-        # The targets (issue 13), on the worst run of each row.
+        # The targets, on the worst run of each row.
         pen = {s: a for (p, m, s), a in agg.items() if p == 120 and m == "fixed"}
         none = {s: a for (p, m, s), a in agg.items() if p == 0}
         notes = []
