@@ -354,9 +354,9 @@ imgfuzz: all $(UBINS) $(PY_OK)
 	$(PY) tools/fuzz/imgfuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
 
 # --- benchmarks: figures printed, written under build/bench (CSV and PNG) and nowhere else.
-# The documented tables change only through `make results` (tools/bench/results.py), which makes them
-# again from those CSVs and refuses a run shorter than a table's full one (RESULTS_ARGS=--partial
-# takes it, and the table then says what it lacks). ---------------------------------------------
+# The documented tables (docs/results.md) change only through `make results`
+# (tools/bench/results.py), which makes them again from those CSVs and refuses a run shorter than
+# a table's full one (RESULTS_ARGS=--partial takes it, and the table then says what it lacks). ---
 .PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs paper
 $(PY_OK): tools/setup/pydeps.py
 	@$(PYTHON) tools/setup/pydeps.py --dir $(B)/py
@@ -416,7 +416,7 @@ help:
 	@echo '                     (IFS_ARGS='"'"'--preset paper --runs 1 --intervals 1,30 -j 2'"'"'; both presets: an hour or more)'
 	@echo 'make paper           every table and figure of the seed papers reproduced here, run again, then'
 	@echo '                     make results (PAPER_ARGS='"'"'--preset full -j 2'"'"'; short: minutes, full: hours)'
-	@echo 'make results         the documented tables (docs/) made again from build/bench'"'"'s CSVs; refuses a'
+	@echo 'make results         docs/results.md'"'"'s tables made again from build/bench'"'"'s CSVs; refuses a'
 	@echo '                     short run (RESULTS_ARGS=--partial takes it and says so in the table)'
 	@echo 'make compile_commands.json   the compiler flags for editors (clangd)'
 	@echo 'make clean           remove build/'

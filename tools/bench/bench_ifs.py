@@ -25,13 +25,13 @@ kernel's reserve) is read before anything starts and kept with each run (free_kb
 WHAT A ROW REPORTS. The toucher's responses (min, max, avg of its rounds that overlapped sort)
 and, apart from them, its first round after sort (after_ms, after_pageins: the damage sort did
 is seen when the toucher next wakes, and at S = 30 it may be the only round there is); its
-page-ins are those of both; sort's time (between the two time stamps: exec and exit included) and its degradation
-against the median standalone sort of the same preset; page-ins from backing store and
-page-outs of the whole machine and of the toucher alone; the cache's least and greatest size
-since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters; sort's runs and merge
-passes (sort -v). The CSV has one line a
-run; the documented (docs/negotiation.md) and the printed tables average the runs, as the paper does (min/max/avg of the
-runs are in the CSV).
+page-ins are those of both; sort's time (between the two time stamps: exec and exit included)
+and its degradation against the median standalone sort of the same preset; page-ins from
+backing store and page-outs of the whole machine and of the toucher alone; the cache's least
+and greatest size since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters;
+sort's runs and merge passes (sort -v). The CSV has one line a run; the documented
+(docs/results.md) and the printed tables average the runs, as the paper does (min/max/avg of
+the runs are in the CSV).
 
 PRESETS.
   paper         an 8 MB machine; the toucher takes all that the kernel, the shell and sort
