@@ -462,14 +462,14 @@ def ifs_part(preset):
         notes += ifs_targets(agg)
         notes += ifs_fixed(agg)
         none = {s: a for (p, m, s), a in agg.items() if p == 0 and m != "cache"}
-        if len(none) > 1:
+        if len(none) > 1 and preset == "paper":       # the shape of Sprite's Table 3
             order = sorted(none)
             ins = [none[s]["toucher_pageins"] for s in order]
             grows = all(b >= a for a, b in zip(ins, ins[1:])) and ins[-1] > ins[0]
             notes.append("Without a penalty the toucher's page-ins by S (%s): %s, %s%s." % (
                 ", ".join("%g" % s for s in order), ", ".join("%.0f" % x for x in ins),
                 "growing with S" if grows else "NOT growing with S",
-                " (Sprite's Table 3: 173, 437, 1605, 1250 at S = 1, 5, 10, 30)" if preset == "paper" else ""))
+                " (Sprite's Table 3: 173, 437, 1605, 1250 at S = 1, 5, 10, 30)"))
         ratio = [float(r["sort_ms"]) / float(r["sort_host_ms"]) for r in rows if r.get("sort_host_ms")]
         if ratio and shift:
             notes.append("The host ran the guest at %.2f–%.2f of its nominal speed (sort's guest time over its host "
