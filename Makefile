@@ -81,7 +81,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: all tracesim traces grade qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: linux-programs all tracesim traces grade qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(PRISTINE) $(B)/mkfs $(B)/fsck $(B)/tracesim compile_commands.json
 
 # --- host tools: installed if missing (see tools/setup/check-tools.sh) -------------------
@@ -194,6 +194,33 @@ $(B)/user/bin/%: $(B)/u/user/%.c.o $(B)/u/user/lib/crt0.S.o $(B)/user/libc.a use
 	$(msg) LD $@
 	$(Q)$(LD) -m elf_i386 -z noexecstack -T user/user.ld -nostdlib -o $@ $(B)/u/user/lib/crt0.S.o $< $(B)/user/libc.a $(LIBGCC)
 .SECONDARY:
+
+# The same programs as 32-bit static Linux programs (user/lib/linux/: Linux's system calls
+# under the same library), for the benchmark of Linux beside this kernel (make bench-linux).
+# Any user/NAME.c builds as build/linux/bin/NAME; LINUX_PROGS are those the Linux guest's disk
+# holds (tools/linux/linuxdisk.py).
+LINUX_PROGS := sort toucher mklines cksum wc $(patsubst user/%.c,%,$(wildcard user/phase.c))
+LULIBSRC := $(filter-out user/lib/syscall.c user/lib/vm.c user/lib/crt0.S,$(ULIBSRC)) \
+  $(wildcard user/lib/linux/*.c user/lib/linux/*.S)
+LULIBOBJ := $(patsubst %,$(B)/lu/%.o,$(filter-out user/lib/linux/crt0.S,$(LULIBSRC)))
+LBINS := $(addprefix $(B)/linux/bin/,$(LINUX_PROGS))
+$(B)/lu/%.c.o: %.c | $(TOOLS_OK)
+	@mkdir -p $(dir $@)
+	$(msg) CC-LNX $<
+	$(Q)$(CC) $(UCFLAGS) -c $< -o $@
+$(B)/lu/%.S.o: %.S | $(TOOLS_OK)
+	@mkdir -p $(dir $@)
+	$(msg) CC-LNX $<
+	$(Q)$(CC) $(UCFLAGS) -c $< -o $@
+$(B)/linux/libc.a: $(LULIBOBJ)
+	@mkdir -p $(dir $@)
+	$(msg) AR $@
+	$(Q)rm -f $@ && $(CROSS)ar rcs $@ $^
+$(B)/linux/bin/%: $(B)/lu/user/%.c.o $(B)/lu/user/lib/linux/crt0.S.o $(B)/linux/libc.a user/user.ld
+	@mkdir -p $(dir $@)
+	$(msg) LD-LNX $@
+	$(Q)$(LD) -m elf_i386 -z noexecstack -static -T user/user.ld -nostdlib -o $@ $(B)/lu/user/lib/linux/crt0.S.o $< $(B)/linux/libc.a $(LIBGCC)
+linux-programs: $(LBINS)
 
 # --- host tools: mkfs and fsck share the on-disk layout with the kernel -----------------------
 $(B)/mkfs: mkfs/mkfs.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h) | $(TOOLS_OK)
@@ -429,4 +456,4 @@ clean:
 	rm -rf $(B) compile_commands.json
 
 FORCE:
--include $(shell find $(B)/k $(B)/u $(DB)/k -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/k $(B)/u $(B)/lu $(DB)/k -name '*.d' 2>/dev/null)
