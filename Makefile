@@ -42,7 +42,7 @@ endif
 # A variable given on the command line that is not one of ours is named, with the one it looks
 # like: `make qemu mem=16` or `MEMS=16` would otherwise boot the default memory silently.
 OUR_VARS := MEM CMDLINE ACCEL FILES FSIMG FSSIZE JOBS CROSS HOSTCC PYTHON V TESTS BOOTDIR \
-  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS RESULTS_ARGS
+  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS LINUX_ARGS RESULTS_ARGS
 GIVEN := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 UNKNOWN_VARS := $(filter-out $(OUR_VARS),$(GIVEN))
 looks_like = $(shell u=$$(printf %s '$(1)' | tr a-z A-Z); for k in $(OUR_VARS); do \
@@ -354,7 +354,7 @@ test: test-build
 
 # Everything the tests use, built and installed, without running them.
 .PHONY: test-build mutants results
-test-build: all $(UBINS) $(HOSTTESTS) $(PY_OK) $(DB)/kernel.elf
+test-build: all $(UBINS) $(LBINS) $(HOSTTESTS) $(PY_OK) $(DB)/kernel.elf
 
 # Planted bugs, one at a time, each against the whole suite (tools/fuzz/mutants.py, issue 11):
 # make mutants MUTANTS_ARGS='--area cache -j 2'. Results in build/mutants.csv.
@@ -384,7 +384,7 @@ imgfuzz: all $(UBINS) $(PY_OK)
 # The documented tables change only through `make results` (tools/bench/results.py), which makes them
 # again from those CSVs and refuses a run shorter than a table's full one (RESULTS_ARGS=--partial
 # takes it, and the table then says what it lacks). ---------------------------------------------
-.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs
+.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs bench-linux
 $(PY_OK): tools/setup/pydeps.py
 	@$(PYTHON) tools/setup/pydeps.py --dir $(B)/py
 	@touch $@
@@ -401,6 +401,11 @@ bench-fs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 IFS_ARGS ?=
 bench-ifs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_ifs.py $(IFS_ARGS)
+# The IFS mix under Linux 6.1 beside ours (tools/bench/bench_linux.py -h): Debian's kernel and
+# busybox are fetched into build/linux on first use. LINUX_ARGS='--preset short' for a minute's run.
+LINUX_ARGS ?=
+bench-linux: $(B)/kernel.elf $(PRISTINE) $(LBINS) $(PY_OK)
+	$(PY) tools/bench/bench_linux.py $(LINUX_ARGS)
 RESULTS_ARGS ?=
 results: $(PY_OK)
 	$(PY) tools/bench/results.py $(RESULTS_ARGS)
@@ -437,6 +442,9 @@ help:
 	@echo 'make bench-fork      fork time against resident size (Sprite'"'"'s Table 7-1)'
 	@echo 'make bench-ifs       WRL 90/4'"'"'s IFS benchmark (Tables 3, 4): toucher beside sort, penalty 0 and 120 s'
 	@echo '                     (IFS_ARGS='"'"'--preset paper --runs 1 --intervals 1,30 -j 2'"'"'; both presets: an hour or more)'
+	@echo 'make bench-linux     the IFS mix under Linux 6.1 (Debian'"'"'s, fetched into build/linux) in the same QEMU, memory'
+	@echo '                     free to programs matched to ours (LINUX_ARGS='"'"'--preset short'"'"'; the matched preset: an hour)'
+	@echo 'make linux-programs  the programs of user/ built for Linux (build/linux/bin)'
 	@echo 'make results         the documented tables (docs/) made again from build/bench'"'"'s CSVs; refuses a'
 	@echo '                     short run (RESULTS_ARGS=--partial takes it and says so in the table)'
 	@echo 'make compile_commands.json   the compiler flags for editors (clangd)'
@@ -446,7 +454,8 @@ help:
 	@echo 'Variables (each run uses what its command line gives, else the default):'
 	@echo '  MEM=64  CMDLINE='"'"'key=value ...'"'"'  FILES='"'"'file dir ...'"'"'  FSIMG=IMAGE  ACCEL=tcg|kvm'
 	@echo '  JOBS=2  TESTS=tests  V=1 (full compiler lines)  FSSIZE=128 (MB of a new image)  PYTHON=python3'
-	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  RESULTS_ARGS  MUTANTS_ARGS  DURATION  N SEED'
+	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  LINUX_ARGS (bench-linux)  RESULTS_ARGS  MUTANTS_ARGS'
+	@echo '  DURATION  N SEED'
 	@echo '  e.g. make qemu MEM=16 CMDLINE=vm.policy=fifo FILES=notes.txt'
 
 compile_commands.json: $(TOOLS_OK)

@@ -28,6 +28,7 @@ LINUX_DIR = os.path.join(ROOT, "build", "linux")
 APPEND = "console=ttyS0 quiet panic=-1"
 MEMINFO_START = "--- /proc/meminfo after boot"
 MEMINFO_END = "--- end of /proc/meminfo"
+QEMU_LATE = re.compile(r"Warning: The guest is now late by [\d.]+ to [\d.]+ seconds\n")
 
 
 class BootError(Exception):
@@ -112,7 +113,14 @@ def run(script, disk_path, mem, log=None, keep=None, copy=True, **options):
                 f.close()
         if keep and p.returncode == 0:
             subprocess.run(["cp", "--sparse=always", img, keep], check=True)
-    return p.returncode, out.decode("utf-8", "replace")
+    return p.returncode, console_text(bytes(out))
+
+
+def console_text(raw):
+    """The console's text from its bytes as they came (a run's log holds them so). Linux's tty
+    turns each newline into CR LF on the serial port; QEMU's warnings of a late guest clock
+    (align=on) come on its standard error, joined to the console's, even inside a line of it."""
+    return QEMU_LATE.sub("", raw.decode("utf-8", "replace").replace("\r\n", "\n"))
 
 
 def main(argv=None):
@@ -121,12 +129,13 @@ def main(argv=None):
     ap.add_argument("--disk", help="the disk to boot (a private copy of it); default build/linux/disk.img")
     ap.add_argument("-c", dest="commands", help="the commands to run")
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--append", default="", help="more of the kernel's command line (loglevel=7: its messages)")
     ap.add_argument("script", nargs="?")
     a = ap.parse_args(argv)
     script = a.commands if a.commands is not None else open(a.script).read() if a.script else "true\n"
     try:
         img = a.disk or disk(os.path.join(LINUX_DIR, "disk.img"))
-        rc, _ = run(script + "\n", img, a.mem, log="/dev/stdout", timeout=a.timeout)
+        rc, _ = run(script + "\n", img, a.mem, log="/dev/stdout", timeout=a.timeout, append=a.append)
     except (fetch_linux.FetchError, initramfs.ModuleError, linuxdisk.DiskError) as e:
         sys.exit("linuxboot: %s" % e)
     sys.exit(rc)

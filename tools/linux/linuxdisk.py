@@ -86,9 +86,11 @@ def copy_sparse(src, dst_f, offset, chunk=1 << 16):
             pos += len(b)
 
 
-def stage(d, programs, files):
+BUSYBOX = os.path.join(ROOT, "build", "linux", "root", "bin", "busybox")
+
+
+def stage(d, programs, files, busybox=BUSYBOX):
     """The folder mke2fs makes partition 1 from."""
-    busybox = os.path.join(ROOT, "build", "linux", "root", "bin", "busybox")
     if not os.path.exists(busybox):
         raise DiskError("no %s: run tools/linux/fetch_linux.py" % os.path.relpath(busybox))
     for sub in ("bin", "sbin", "usr/bin", "etc", "tmp", "proc", "sys", "dev", "mnt"):
@@ -109,7 +111,7 @@ def stage(d, programs, files):
     return names
 
 
-def build(out, fs_mb=96, swap_mb=64, files=(), programs=PROGRAMS):
+def build(out, fs_mb=96, swap_mb=64, files=(), programs=PROGRAMS, busybox=BUSYBOX):
     """Writes the image; returns (the programs on it, partition 1's and 2's (first, sectors))."""
     if not shutil.which("mke2fs") and not os.path.exists("/sbin/mke2fs"):
         raise DiskError("mke2fs not found: apt-get install e2fsprogs")
@@ -120,7 +122,7 @@ def build(out, fs_mb=96, swap_mb=64, files=(), programs=PROGRAMS):
     p2 = (START + fs_sectors, swap_sectors)
     with tempfile.TemporaryDirectory() as t:
         root = os.path.join(t, "root")
-        names = stage(root, programs, files)
+        names = stage(root, programs, files, busybox)
         part = os.path.join(t, "part1.img")
         p = subprocess.run([mke2fs, "-q", "-F", "-t", "ext2", "-b", "4096", "-m", "0", "-L", "linuxbench",
                             "-d", root, part, "%dk" % (fs_mb * 1024)], capture_output=True)
