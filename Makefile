@@ -42,7 +42,7 @@ endif
 # A variable given on the command line that is not one of ours is named, with the one it looks
 # like: `make qemu mem=16` or `MEMS=16` would otherwise boot the default memory silently.
 OUR_VARS := MEM CMDLINE ACCEL FILES FSIMG FSSIZE JOBS CROSS HOSTCC PYTHON V TESTS BOOTDIR \
-  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS LINUX_ARGS RESULTS_ARGS
+  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS LINUX_ARGS PAPER_ARGS RESULTS_ARGS
 GIVEN := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 UNKNOWN_VARS := $(filter-out $(OUR_VARS),$(GIVEN))
 looks_like = $(shell u=$$(printf %s '$(1)' | tr a-z A-Z); for k in $(OUR_VARS); do \
@@ -381,10 +381,10 @@ imgfuzz: all $(UBINS) $(PY_OK)
 	$(PY) tools/fuzz/imgfuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
 
 # --- benchmarks: figures printed, written under build/bench (CSV and PNG) and nowhere else.
-# The documented tables change only through `make results` (tools/bench/results.py), which makes them
-# again from those CSVs and refuses a run shorter than a table's full one (RESULTS_ARGS=--partial
-# takes it, and the table then says what it lacks). ---------------------------------------------
-.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs bench-linux
+# The documented tables (docs/results.md) change only through `make results`
+# (tools/bench/results.py), which makes them again from those CSVs and refuses a run shorter than
+# a table's full one (RESULTS_ARGS=--partial takes it, and the table then says what it lacks). ---
+.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs bench-linux paper
 $(PY_OK): tools/setup/pydeps.py
 	@$(PYTHON) tools/setup/pydeps.py --dir $(B)/py
 	@touch $@
@@ -406,6 +406,10 @@ bench-ifs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 LINUX_ARGS ?=
 bench-linux: $(B)/kernel.elf $(PRISTINE) $(LBINS) $(PY_OK)
 	$(PY) tools/bench/bench_linux.py $(LINUX_ARGS)
+# Every reproduced table of the seed papers, then the results chapter (tools/bench/paper.py -h).
+PAPER_ARGS ?=
+paper: $(B)/kernel.elf $(ISO) $(PRISTINE) $(PY_OK)
+	$(PY) tools/bench/paper.py $(PAPER_ARGS)
 RESULTS_ARGS ?=
 results: $(PY_OK)
 	$(PY) tools/bench/results.py $(RESULTS_ARGS)
@@ -445,7 +449,9 @@ help:
 	@echo 'make bench-linux     the IFS mix under Linux 6.1 (Debian'"'"'s, fetched into build/linux) in the same QEMU, memory'
 	@echo '                     free to programs matched to ours (LINUX_ARGS='"'"'--preset short'"'"'; the matched preset: an hour)'
 	@echo 'make linux-programs  the programs of user/ built for Linux (build/linux/bin)'
-	@echo 'make results         the documented tables (docs/) made again from build/bench'"'"'s CSVs; refuses a'
+	@echo 'make paper           every table and figure of the seed papers reproduced here, run again, then'
+	@echo '                     make results (PAPER_ARGS='"'"'--preset full -j 2'"'"'; short: minutes, full: hours)'
+	@echo 'make results         docs/results.md'"'"'s tables made again from build/bench'"'"'s CSVs; refuses a'
 	@echo '                     short run (RESULTS_ARGS=--partial takes it and says so in the table)'
 	@echo 'make compile_commands.json   the compiler flags for editors (clangd)'
 	@echo 'make clean           remove build/'
@@ -454,8 +460,8 @@ help:
 	@echo 'Variables (each run uses what its command line gives, else the default):'
 	@echo '  MEM=64  CMDLINE='"'"'key=value ...'"'"'  FILES='"'"'file dir ...'"'"'  FSIMG=IMAGE  ACCEL=tcg|kvm'
 	@echo '  JOBS=2  TESTS=tests  V=1 (full compiler lines)  FSSIZE=128 (MB of a new image)  PYTHON=python3'
-	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  LINUX_ARGS (bench-linux)  RESULTS_ARGS  MUTANTS_ARGS'
-	@echo '  DURATION  N SEED'
+	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  LINUX_ARGS (bench-linux)  PAPER_ARGS  RESULTS_ARGS'
+	@echo '  MUTANTS_ARGS  DURATION  N SEED'
 	@echo '  e.g. make qemu MEM=16 CMDLINE=vm.policy=fifo FILES=notes.txt'
 
 compile_commands.json: $(TOOLS_OK)
