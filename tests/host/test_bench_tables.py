@@ -74,9 +74,17 @@ paper,ifs,1,120,fixed,1,lru,8,4260,1M,1048576,50,8,60,0,30,1,100000,99000,0,0,0,
 paper,ifs,30,120,fixed,1,lru,8,4260,1M,1048576,50,8,4,1,3,2,92000,91000,0,0,0,0,820,1010,610,0,40,40,2000,5,700,900,1.5
 linux-scaled,ifs,30,0,fixed,1,lru,96,15360,8M,524288,100,,3,0,9,4,60000,59000,0,0,0,0,900,60000,10,0,0,0,2000,5,700,900,1.5
 """,
+    "linux-ifs.csv": """preset,kind,interval_s,penalty_s,mode,run,policy,mem_mb,toucher_kb,sort_input,throttle_bps,throttle_iops,icount_shift,rounds,resp_min_ms,resp_max_ms,resp_avg_ms,sort_ms,sort_internal_ms,pageins,pageouts,toucher_pageins,toucher_pageouts,cache_min_kb,cache_max_kb,fs_asks_vm,fs_asks_vm_satisfied,vm_asks_fs,vm_asks_fs_satisfied,age_lag_ms,pageins_all,disk_reads,disk_writes,sort_host_ms,host_load,sort_kb,free_after_boot_kb,available_after_boot_kb,kernel
+matched,standalone,,,,1,linux,42,,8M,524288,100,4,,,,,84600,84000,0,0,,,1764,12304,,,,,,3,,,,,320,11864,17808,6.1.0-50-686
+matched,ifs,5,,,1,linux,42,15360,8M,524288,100,4,20,10,9000,1200.5,126900,,2000,3000,1900,,500,3000,,,,,,2100,,,,,320,11864,17808,6.1.0-50-686
+matched,ifs,30,,,1,linux,42,15360,8M,524288,100,4,4,20,30000,15000,169200,,3000,4000,2900,,600,4000,,,,,,3100,,,,,320,11864,17808,6.1.0-50-686
+""",
+    "linux-mem.csv": """preset,ours_mem_mb,ours_free_kb,linux_mem_mb,linux_available_kb,linux_free_kb,linux_total_kb
+matched,20,17308,42,17808,11864,26860
+""",
 }
 PARTS = ["boot", "vm-faults", "vm-irlam", "fs-cached", "fs-summary", "fs-disk", "fs-policy", "fork-7-1",
-         "fork-7-3", "ifs-paper", "ifs-linux-scaled"]
+         "fork-7-3", "ifs-paper", "ifs-linux-scaled", "linux-ifs"]
 
 
 def readme_text(parts=PARTS):
@@ -148,6 +156,10 @@ def test_every_part_regenerated_and_nothing_else(setup):
     assert "slowest touch 0.03 s (0.1: met)" in ifs and "(20 %: NOT MET)" in ifs
     assert "page-ins by S (1, 30): 1, 273, growing with S" in ifs
     assert "Linux 6.1 on the scaled mix" in part(text, "ifs-linux-scaled")
+    lx = part(text, "linux-ifs")
+    assert "in a 42 MB machine" in lx and "17,808 KB available" in lx and "leaves 17,308 KB" in lx
+    assert "| sort alone | 84.6 | |" in lx and "| 5 | 126.9 | +50 % | 0.01 / 9.00 / 1.20 | 1,900 | 2,000 | 3,000 |" in lx
+    assert "| 30 | 169.2 | +100 % |" in lx
 
 
 def test_rerun_changes_nothing_and_check_sees_stale_figures(setup):
