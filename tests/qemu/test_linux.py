@@ -61,3 +61,24 @@ def test_a_failing_script_powers_off_reporting_it(guest):
     rc, out = linuxboot.run("echo before\nexit 3\n", guest, 64, log=str(_new_log()), timeout=300)
     assert "before\n" in out and "linux-init: the commands ended with status 3" in out
     assert rc == 1
+
+
+def test_the_benchmarks_short_preset_writes_its_rows_and_nothing_tracked(guest, tmp_path):
+    """make bench-linux's short preset, into a folder of its own: sort alone and beside the
+    toucher, rows in ifs.csv's columns, the figure drawn, and the tracked tree left alone."""
+    import csv
+    before = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
+    env = dict(os.environ, BENCH_DIR=str(tmp_path))
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "bench_linux.py"), "--preset", "short"],
+                       capture_output=True, text=True, env=env, timeout=900)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert "bench-linux: [2/2] S=1 run 1: sort" in p.stdout
+    rows = list(csv.DictReader(open(tmp_path / "linux-ifs.csv")))
+    assert [(r["kind"], r["interval_s"]) for r in rows] == [("standalone", ""), ("ifs", "1")]
+    for r in rows:
+        assert int(r["sort_ms"]) > 0 and r["policy"] == "linux" and r["mem_mb"] == "64"
+        assert int(r["available_after_boot_kb"]) > 0 and r["kernel"].endswith("-686")
+    assert int(rows[1]["rounds"]) >= 1 and rows[1]["toucher_kb"] == "1024"
+    assert (tmp_path / "linux-ifs-short.png").stat().st_size > 10000
+    after = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
+    assert after == before

@@ -54,13 +54,18 @@ def boot_meminfo(console):
 
 def ready(linux_dir=LINUX_DIR, quiet=False):
     """(vmlinuz, initramfs) once fetched and made; the initramfs is made again when its
-    inputs are newer."""
-    fetch_linux.fetch(linux_dir, quiet=quiet)
-    vmlinuz, _, _ = fetch_linux.kernel_files(linux_dir)
-    cpio = os.path.join(linux_dir, "initramfs.cpio")
-    inputs = [os.path.join(HERE, f) for f in ("init-stage1.sh", "initramfs.py")] + [vmlinuz]
-    if not os.path.exists(cpio) or os.path.getmtime(cpio) < max(os.path.getmtime(p) for p in inputs):
-        initramfs.build(cpio, linux_dir)
+    inputs are newer. Under a lock: two tests or benchmarks starting together on a fresh tree
+    would otherwise unpack into the same folder at once."""
+    import fcntl
+    os.makedirs(linux_dir, exist_ok=True)
+    with open(os.path.join(linux_dir, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        fetch_linux.fetch(linux_dir, quiet=quiet)
+        vmlinuz, _, _ = fetch_linux.kernel_files(linux_dir)
+        cpio = os.path.join(linux_dir, "initramfs.cpio")
+        inputs = [os.path.join(HERE, f) for f in ("init-stage1.sh", "initramfs.py")] + [vmlinuz]
+        if not os.path.exists(cpio) or os.path.getmtime(cpio) < max(os.path.getmtime(p) for p in inputs):
+            initramfs.build(cpio, linux_dir)
     return vmlinuz, cpio
 
 
