@@ -444,7 +444,7 @@ def linux_ifs(bench):
                      num(m["ours_free_kb"]) if m["ours_free_kb"] else "?"))
     alone = [float(r["sort_ms"]) for r in rows if r["kind"] == "standalone"]
     base = statistics.median(alone) if alone else None
-    out = ["| S | sort (s) | degradation | touches min/max/avg (s) | toucher's page-ins | swap-ins | swap-outs "
+    out = ["| S | sort (s) | degradation | touches min/max/avg (s) | toucher's major faults | swap-ins | swap-outs "
            "| major faults | page cache (KB) |", "|---|---|---|---|---|---|---|---|---|"]
     for r in sorted(rows, key=lambda r: (r["kind"] != "standalone", float(r["interval_s"] or 0), int(r["run"]))):
         ifs = r["kind"] == "ifs"
