@@ -1,5 +1,6 @@
-"""make bench-linux's reading of the Linux guest (tools/bench/bench_linux.py), held against a
-recorded console (a run of the short preset, S = 1 s, read by hand) and against made-up ones:
+"""make bench-linux's reading of the Linux guest (tools/bench/bench_linux.py), held against
+recorded consoles (a run of the short preset, S = 1 s, and one of the matched preset at S = 30 s
+that paged the toucher, each read by hand) and against made-up ones:
 the counters are differences across sort, the cache's extremes come from sort's start on, the
 toucher's rounds are those that began while sort ran and the first after it, and a missing
 piece is an error, never a zero. Also the choice of Linux's memory size and our kernel's figure
@@ -32,6 +33,24 @@ def test_a_recorded_run_gives_the_figures_read_by_hand():
     assert {k: r[k] for k in EXPECTED} == EXPECTED
     assert len(r["samples"]) == 5 and r["samples"][0] == (3920, {"Cached": 1772, "MemFree": 34332, "SwapFree": 65532,
                                                                  "pswpin": 0, "pswpout": 0, "pgmajfault": 17})
+
+
+MATCHED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "linux-matched-s30.log")
+
+
+def test_a_recorded_matched_run_that_paged_the_toucher():
+    """Rounds 2-4 began while sort ran (round 4 waited 16.28 s for 56 faults), round 5 is the
+    first after; swap and faults are the @after sample's less the @before one's."""
+    with open(MATCHED, "rb") as f:
+        r = bench_linux.parse_run(linuxboot.console_text(f.read()), True)
+    assert {k: r[k] for k in ("sort_ms", "sort_internal_ms", "sort_runs", "pageins", "pageouts", "pageins_all",
+                              "disk_reads", "disk_writes", "cache_min_kb", "cache_max_kb", "rounds", "resp_min_ms",
+                              "resp_max_ms", "resp_avg_ms", "toucher_pageins", "free_after_boot_kb",
+                              "available_after_boot_kb")} == {
+        "sort_ms": 222010 - 109930, "sort_internal_ms": 32518 + 79522, "sort_runs": 54, "pageins": 394,
+        "pageouts": 472, "pageins_all": 84 - 17, "disk_reads": 783 - 44, "disk_writes": 523 - 5,
+        "cache_min_kb": 1900, "cache_max_kb": 5508, "rounds": 4, "resp_min_ms": 0, "resp_max_ms": 16280,
+        "resp_avg_ms": 4070.0, "toucher_pageins": 56, "free_after_boot_kb": 12120, "available_after_boot_kb": 17820}
 
 
 def swapped(out):
