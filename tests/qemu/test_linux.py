@@ -57,9 +57,14 @@ def test_linux_runs_our_sort_on_its_ext2_disk(guest, tmp_path):
     assert block(out, "cksum", "end").split()[:2] == host
 
 
-def test_a_failing_script_powers_off_reporting_it(guest):
-    rc, out = linuxboot.run("echo before\nexit 3\n", guest, 64, log=str(_new_log()), timeout=300)
-    assert "before\n" in out and "linux-init: the commands ended with status 3" in out
+def test_commands_on_the_kernels_command_line_and_a_failure_reported(guest):
+    """cmd="..." on the kernel's command line is run instead of a script; its failing status
+    powers the guest off reporting a failure (runqemu's exit 1)."""
+    rc, out = linuxboot.run("echo from-the-script\n", guest, 64, log=str(_new_log()), timeout=300,
+                            append='cmd="echo from-the-command-line; cksum /usr/bin/sort; exit 3"')
+    assert "from-the-command-line\n" in out and "from-the-script" not in out
+    assert "/usr/bin/sort\n" in out
+    assert "linux-init: the commands ended with status 3" in out
     assert rc == 1
 
 
