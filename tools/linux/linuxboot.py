@@ -89,8 +89,8 @@ def command(vmlinuz, initrd, disk_path, mem, timeout=None, icount=None, align=Fa
 
 
 def run(script, disk_path, mem, log=None, keep=None, copy=True, **options):
-    """Boots Linux on a private copy of disk_path (or on it, copy=False), runs script, and
-    returns (runqemu's exit status, the console's text). log gets the console as it arrives;
+    """Boots Linux on a private copy of disk_path (or on it, copy=False), runs script (None:
+    none, for cmd= or script= on the kernel's command line, options' append), and returns (runqemu's exit status, the console's text). log gets the console as it arrives;
     keep gets the disk as the run left it. options: command()'s."""
     vmlinuz, base = ready(quiet=True)
     with tempfile.TemporaryDirectory() as d:
@@ -101,7 +101,8 @@ def run(script, disk_path, mem, log=None, keep=None, copy=True, **options):
         initrd = os.path.join(d, "initrd")
         with open(base, "rb") as f, open(initrd, "wb") as g:
             shutil.copyfileobj(f, g)
-            g.write(initramfs.run_cpio(script))
+            if script is not None:
+                g.write(initramfs.run_cpio(script))
         p = subprocess.Popen(command(vmlinuz, initrd, img, mem, **options), stdin=subprocess.DEVNULL,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         out = bytearray()
