@@ -38,9 +38,9 @@ negotiation's counters, the toucher's own page-outs (Linux does not count them b
 Added at the end: free_after_boot_kb, available_after_boot_kb, kernel.
 
 PRESETS.
-  matched   ours at 20 MB (16.8 MB to programs), a 15 MB toucher, sort of 8 MB with -m 320,
-            the disk at 512 KB/s and 100 requests a second, -icount shift=4 (62.5 MIPS),
-            align=on; S = 5 and 30 and sort alone (the issue's matched mix).
+  matched   memory matched to ours at 20 MB (about 17 MB to programs), a 15 MB toucher, sort
+            of 8 MB with -m 320, the disk at 512 KB/s and 100 requests a second, -icount
+            shift=4 (62.5 MIPS), align=on; S = 5 and 30, and sort alone.
   short     for the test: full speed, no throttle, a 1 MB toucher, sort of 256 KB with -m 32,
             S = 1, a 64 MB machine (no search).
 

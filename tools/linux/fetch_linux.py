@@ -214,7 +214,13 @@ def fetch(out_dir, refresh=False, quiet=False):
     if lock is None:
         say(quiet, "reading the %s %s index of %s" % (SUITE, ARCH, base))
         lock = dict(mirror=base, suite=SUITE, arch=ARCH, packages=resolve(base, cache, quiet))
-    debs = [download(base, p, cache, quiet) for p in lock["packages"]]
+    try:
+        debs = [download(base, p, cache, quiet) for p in lock["packages"]]
+    except FetchError as e:
+        if refresh or not os.path.exists(lock_path):
+            raise
+        say(quiet, "the pinned packages are gone from the mirror (%s): reading the index again" % e)
+        return fetch(out_dir, refresh=True, quiet=quiet)
     if os.path.exists(root):
         shutil.rmtree(root)
     os.makedirs(root)
