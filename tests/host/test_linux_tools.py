@@ -226,3 +226,59 @@ def test_the_disk_holds_ext2_with_busybox_init2_the_programs_and_the_files(tmp_p
     stats = subprocess.run([debugfs, "-R", "stats", str(part)], capture_output=True, text=True).stdout
     assert "Block size:               4096" in stats
     assert "has_journal" not in stats                                  # ext2: no journal
+
+
+# --- fetching, with the network played by a dictionary ----------------------------------------------
+@pytest.fixture
+def archive(tmp_path, monkeypatch):
+    """A mirror of one real .deb (made by dpkg-deb -b) at pool/new.deb; fetch_linux.get serves
+    it and refuses everything else, as a mirror does for a package a point release removed."""
+    if subprocess.run(["sh", "-c", "command -v dpkg-deb"], capture_output=True).returncode:
+        pytest.skip("no dpkg-deb on this host")
+    pkg = tmp_path / "pkg"
+    (pkg / "DEBIAN").mkdir(parents=True)
+    (pkg / "DEBIAN" / "control").write_text("Package: linux-image-6.1.0-51-686\nVersion: 2\nArchitecture: i386\n"
+                                            "Maintainer: t <t@t>\nDescription: t\n")
+    (pkg / "boot").mkdir()
+    (pkg / "boot" / "vmlinuz-6.1.0-51-686").write_bytes(b"kernel 51")
+    subprocess.run(["dpkg-deb", "-b", str(pkg), str(tmp_path / "new.deb")], check=True, capture_output=True)
+    served = {"http://m/pool/new.deb": (tmp_path / "new.deb").read_bytes()}
+    asked = []
+
+    def get(url, timeout=60):
+        asked.append(url)
+        if url not in served:
+            raise fetch_linux.FetchError("cannot fetch %s: HTTP Error 404" % url)
+        return served[url]
+    new = dict(package="linux-image-6.1.0-51-686", version="2", filename="pool/new.deb",
+               sha256=fetch_linux.sha256(served["http://m/pool/new.deb"]))
+    monkeypatch.setattr(fetch_linux, "get", get)
+    monkeypatch.setattr(fetch_linux, "resolve", lambda base, cache, quiet: [dict(new)])
+    monkeypatch.setattr(fetch_linux, "mirror", lambda: "http://m")
+    return tmp_path / "linux", new, asked
+
+
+def test_a_fetch_unpacks_checks_and_pins(archive):
+    out, new, asked = archive
+    lock = fetch_linux.fetch(str(out), quiet=True)
+    assert lock["packages"] == [new] and lock["mirror"] == "http://m"
+    assert (out / "root" / "boot" / "vmlinuz-6.1.0-51-686").read_bytes() == b"kernel 51"
+    assert fetch_linux.kernel_files(str(out))[0].endswith("vmlinuz-6.1.0-51-686")
+    n = len(asked)
+    fetch_linux.fetch(str(out), quiet=True)          # pinned, cached, unpacked: the mirror is not asked
+    assert len(asked) == n
+
+
+def test_a_pin_gone_from_the_mirror_is_replaced_and_a_bad_sum_refused(archive, monkeypatch):
+    out, new, asked = archive
+    out.mkdir()
+    (out / "packages.lock").write_text('{"mirror": "http://m", "suite": "bookworm", "arch": "i386", "packages": '
+                                       '[{"package": "linux-image-6.1.0-50-686", "version": "1", '
+                                       '"filename": "pool/old.deb", "sha256": "00"}]}')
+    lock = fetch_linux.fetch(str(out), quiet=True)
+    assert "http://m/pool/old.deb" in asked and lock["packages"] == [new]
+    new["sha256"] = "0" * 64
+    monkeypatch.setattr(fetch_linux, "resolve", lambda base, cache, quiet: [dict(new)])
+    os.unlink(out / "debs" / "new.deb")
+    with pytest.raises(fetch_linux.FetchError, match="SHA256"):
+        fetch_linux.fetch(str(out), refresh=True, quiet=True)

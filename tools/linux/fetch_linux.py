@@ -233,8 +233,8 @@ def fetch(out_dir, refresh=False, quiet=False):
     with open(lock_path + ".tmp", "w") as f:
         json.dump(lock, f, indent=1)
     os.replace(lock_path + ".tmp", lock_path)
-    say(quiet, "Linux %s and busybox %s in %s" % (lock["packages"][0]["version"], lock["packages"][1]["version"],
-                                                  os.path.relpath(root)))
+    say(quiet, "%s in %s" % (", ".join("%s %s" % (p["package"], p["version"]) for p in lock["packages"]),
+                             os.path.relpath(root)))
     return lock
 
 
