@@ -16,13 +16,19 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, "build", "linux", "bin")
-EXTRA = ["sh", "ls", "ps", "fault"]      # built here on demand: not on the guest's disk
+EXTRA = ["sh", "ls", "ps", "fault", "cat"]      # built here on demand: not on the guest's disk
 
 
 def prog(name):
+    """The program built for Linux; made (or brought up to date) under a lock, as two test
+    workers asking make for the same program at once would compile it twice into one file."""
+    import fcntl
     path = os.path.join(BIN, name)
     if not os.path.exists(path) or name in EXTRA:
-        subprocess.run(["make", "-s", "-C", ROOT, "build/linux/bin/" + name], check=True, capture_output=True)
+        os.makedirs(BIN, exist_ok=True)
+        with open(os.path.join(BIN, "..", ".make-lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            subprocess.run(["make", "-s", "-C", ROOT, "build/linux/bin/" + name], check=True, capture_output=True)
     return path
 
 
