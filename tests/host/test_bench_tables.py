@@ -77,13 +77,17 @@ matched,standalone,,,,,1,clock,20,17308,,,8M,320,524288,100,4,,,,,,,35500,35000,
 matched,ifs,30,0,fixed,,1,clock,20,17308,15360,50,8M,320,524288,100,4,3,0,9,4,20000,900,60000,59000,54,1,900,1000,880,950,900,2000,500,300,200,150,2000,5,700,900,1.5
 matched,ifs,30,120,fixed,,1,clock,20,17308,15360,50,8M,320,524288,100,4,2,1,5,3,2,0,100000,99000,54,1,0,0,0,0,64,1200,800,0,40,40,2000,5,700,900,1.5
 """,
-    "linux-ifs.csv": """preset,kind,interval_s,run,free_kb,sort_ms,pageins,pageouts,resp_min_ms,resp_max_ms,resp_avg_ms,after_ms,after_pageins,toucher_pageins,cache_min_kb,cache_max_kb
-matched,standalone,,1,17818,30000,0,0,,,,,,,,
-matched,ifs,30,1,17818,62000,1279,1500,100,38000,20000,81000,900,,,
+    "linux-ifs.csv": """preset,kind,interval_s,penalty_s,mode,run,policy,mem_mb,toucher_kb,sort_input,throttle_bps,throttle_iops,icount_shift,rounds,resp_min_ms,resp_max_ms,resp_avg_ms,sort_ms,sort_internal_ms,pageins,pageouts,toucher_pageins,toucher_pageouts,cache_min_kb,cache_max_kb,fs_asks_vm,fs_asks_vm_satisfied,vm_asks_fs,vm_asks_fs_satisfied,age_lag_ms,pageins_all,disk_reads,disk_writes,sort_host_ms,host_load,sort_kb,free_after_boot_kb,available_after_boot_kb,kernel
+matched,standalone,,,,1,linux,42,,8M,524288,100,4,,,,,84600,84000,0,0,,,1764,12304,,,,,,3,,,,,320,11864,17808,6.1.0-50-686
+matched,ifs,5,,,1,linux,42,15360,8M,524288,100,4,20,10,9000,1200.5,126900,,2000,3000,1900,,500,3000,,,,,,2100,,,,,320,11864,17808,6.1.0-50-686
+matched,ifs,30,,,1,linux,42,15360,8M,524288,100,4,4,20,30000,15000,169200,,3000,4000,2900,,600,4000,,,,,,3100,,,,,320,11864,17808,6.1.0-50-686
+""",
+    "linux-mem.csv": """preset,ours_mem_mb,ours_free_kb,linux_mem_mb,linux_available_kb,linux_free_kb,linux_total_kb
+matched,20,17308,42,17808,11864,26860
 """,
 }
 PARTS = ["boot", "vm-faults", "vm-irlam", "fs-cached", "fs-summary", "fs-disk", "fs-policy", "fork-7-1",
-         "fork-7-3", "ifs-paper", "ifs-matched"]
+         "fork-7-3", "ifs-paper", "ifs-matched", "linux-ifs"]
 
 
 def readme_text(parts=PARTS):
@@ -165,11 +169,16 @@ def test_every_part_regenerated_and_nothing_else(setup):
     m = part(text, "ifs-matched")
     assert "20 MB (16.9 MB free after boot" in m and "with a 320 KB budget (54 runs" in m
     # Linux's row under ours, what it does not measure empty, its degradation against its own sort alone
-    assert "| Linux | page cache | 30 | 0.10 / 38.00 / 20.00 | 81.00, 900 | 62.0 | +107 % | 1,279 (5.0 MB) | " \
-        "1,500 (5.9 MB) | | | | |" in m
-    assert "Linux had 17.4 MB free after boot" in m and "Sprite" not in m
+    assert "| Linux | page cache | 5 | 0.01 / 9.00 / 1.20 (20) | | 126.9 | +50 % | 2,000 (7.8 MB) | " \
+        "3,000 (11.7 MB) | 1,900 / – | 500–3,000 | | |" in m
+    assert "| Linux | page cache | 30 |" in m
+    assert "Linux had 17.4 MB available after boot (MemAvailable)" in m and "Sprite" not in m
     assert "Negotiations happened each way: over the variable-cache rows the cache asked the VM 1,300 times " \
         "(got 300 pages) and the VM asked the cache 240 times (got 190)." in m
+    lx = part(text, "linux-ifs")
+    assert "in a 42 MB machine" in lx and "17,808 KB available" in lx and "leaves 17,308 KB" in lx
+    assert "| sort alone | 84.6 | |" in lx and "| 5 | 126.9 | +50 % | 0.01 / 9.00 / 1.20 | 1,900 | 2,000 | 3,000 |" in lx
+    assert "| 30 | 169.2 | +100 % |" in lx
 
 
 def test_rerun_changes_nothing_and_check_sees_stale_figures(setup):

@@ -13,7 +13,8 @@ then the fixed caches by size.
 Linux's CSV has ifs.csv's column names where they apply (make bench-linux: one line a run, kind
 "ifs" with the toucher at interval_s, "standalone" for sort alone); a column it leaves out or
 empty stays empty in the table, never a zero. Its page-ins and page-outs are swap-ins and -outs
-(4 KB pages on i386, as ours), free_kb what it had free after boot."""
+(4 KB pages on i386, as ours), toucher_pageins the toucher's major faults, and what it had free
+after boot its MemAvailable (available_after_boot_kb; free_kb if that is missing)."""
 import csv, os, statistics
 
 # The paper's Tables 3 (no penalty) and 4 (120 s), by sleep interval: response min, max, avg
@@ -115,7 +116,8 @@ def linux(rows, preset):
         a["runs"] = len(rs)
         a["deg"] = 100 * (a["sort_ms"] / base - 1) if base and a["sort_ms"] is not None else None
         out[s] = a
-    return out, base, _mean(rows, "free_kb")
+    free = _mean(rows, "available_after_boot_kb")
+    return out, base, free if free is not None else _mean(rows, "free_kb")
 
 
 # --- the table ---------------------------------------------------------------------------------
@@ -133,7 +135,8 @@ def _pages(x):
 
 
 def _pair(a, b, sep=" / "):
-    return "" if a is None and b is None else "%s%s%s" % (_n(a), sep, _n(b))
+    """'a / b'; a half not measured is a dash, both: empty."""
+    return "" if a is None and b is None else "%s%s%s" % (_n(a) or "–", sep, _n(b) or "–")
 
 
 def table(agg, paper=False, linux_rows=None):
