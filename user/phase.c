@@ -7,20 +7,21 @@
  * so memory moves between the VM and the file cache at every change of phase. This program
  * stands for each phase by what it does to memory and to files, not by what it computes:
  *
- *   1. It grows its heap to the phase's VM image (Table 1's last column) and touches every
- *      page once, dirtying half of them (Sprite measured 40-60 % of user memory dirty).
+ *   1. Its heap grows to the phase's VM image (Table 1's last column) as it works: a page is
+ *      first touched when the working set (3, below) reaches it, so the image is whole by the
+ *      phase's end. Half the pages are dirtied (Sprite measured 40-60 % of user memory dirty).
  *   2. It does the phase's file I/O in 4 KB calls, in the order a compiler or linker would:
  *      its inputs read from the start (a read past an input's end goes round to its start
  *      again: a linker's second pass, a debugger looking a symbol up twice), then its
  *      output written. Outputs are the next phase's inputs (edit saves the source, compile
  *      writes the object the link reads, the link writes the kernel the debugger reads), so
  *      a cache big enough can hit.
- *   3. Between I/O calls it computes: a number of "touches", each adding up 1 KB of a page of
- *      its image and writing one word of the even-numbered pages. A touch goes, 31 times in
+ *   3. Between I/O calls it computes: a number of "touches", each adding up 256 bytes of a page
+ *      of its image and writing one word of the even-numbered pages. A touch goes, 31 times in
  *      32, to a page of a working set a quarter of the image wide which slides from the
- *      image's start to its end as the phase's I/O progresses, and otherwise anywhere: the
- *      locality of a real program, whose pages outside the working set are wanted now and
- *      then. Touches are spread evenly between the I/O calls.
+ *      image's start to its end as the phase's I/O progresses, and otherwise to any page the
+ *      working set has passed: the locality of a real program, whose older pages are wanted
+ *      now and then. Touches are spread evenly between the I/O calls.
  *
  * The environment (`phase env`) is the X server, the terminal windows and the tools, 5 MB
  * resident throughout: it touches a quarter of its pages every few seconds (a different
@@ -57,7 +58,7 @@
 #include <errno.h>
 
 #define BLK 4096
-#define TOUCH_WORDS 256           /* a touch adds up 1 KB of its page */
+#define TOUCH_WORDS 64            /* a touch adds up 256 bytes of its page */
 #define COLD_ONE_IN 32            /* touches outside the working set */
 
 struct io { const char *file; unsigned kb; };
@@ -172,8 +173,6 @@ static void grow(unsigned kb)
     exit(1);
   }
   image = (unsigned *)(((unsigned long)top + BLK - 1) & ~(unsigned long)(BLK - 1));
-  for (unsigned p = 0; p < npages; p++)
-    touch(p, p);
 }
 
 /* n touches, the working set's start at done/total of the way through the image. */
@@ -183,7 +182,7 @@ static void compute(unsigned n, unsigned done, unsigned total)
   unsigned base = total ? (unsigned)((unsigned long long)(npages - wset) * done / total) : 0;
   for (unsigned i = 0; i < n; i++) {
     unsigned r = next_rand();
-    unsigned p = r % COLD_ONE_IN == 0 ? (r / COLD_ONE_IN) % npages : base + (r / COLD_ONE_IN) % wset;
+    unsigned p = r % COLD_ONE_IN == 0 ? (r / COLD_ONE_IN) % (base + wset) : base + (r / COLD_ONE_IN) % wset;
     touch(p, r);
   }
 }
@@ -281,6 +280,8 @@ static int init(void)
 static void env(unsigned kb, unsigned seconds)
 {
   grow(kb);
+  for (unsigned p = 0; p < npages; p++)
+    touch(p, p);
   printf("phase env: %u KB ready\n", npages * 4);    /* whoever started it may go on */
   for (unsigned round = 0;; round++) {
     sleep(seconds);
