@@ -2,8 +2,9 @@
 each with Sprite's own (Appendix C) in the row of panels under ours: the same axes and series,
 so the shapes compare even where the scales cannot (Sprite's elapsed times are its Sun-3's).
 
-  fig1   time and disk busy (Sprite: server CPU) against memory, a line per fixed cache
-  fig2   FS, VM and total MB against memory, a line per fixed cache
+  fig1   time and disk busy (Sprite: server CPU) against memory, a line per fixed cache and
+         one for the variable cache (no penalty)
+  fig2   FS, VM and total MB against memory, the same lines
   fig3   time and busy: the variable cache (no penalty) against the smallest fixed (0.5 MB)
   fig4   FS, VM and total MB: the variable cache against the smallest fixed
   fig56  Figures 5 and 6: time, busy, VM, FS and total MB, a line per penalty
@@ -42,27 +43,35 @@ def _label(c):
     return "fixed " + c
 
 
-def _grid(agg, configs, metrics, title, png):
-    """Two rows of panels (here, Sprite), a column a metric, a line a config, against memory."""
+ALL = ["nocache", "0.5M", "1M", "2M", "3M", "4M", "5M", "6M", "7M", "p0", "p60", "p120", "p240", "p480", "p960"]
+COLORS = dict(zip(ALL, ["black", "tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink",
+                        "tab:olive", "tab:cyan", "tab:red", "gold", "tab:blue", "tab:green", "tab:purple",
+                        "tab:gray"]))
+
+
+def _grid(agg, configs, metrics, title, png, sprite_configs=None):
+    """Two rows of panels (here, Sprite), a column a metric, a line a config, against memory.
+    Sprite's row has sprite_configs (all of the figure's), ours what was run."""
     mems = sorted({m for m, _ in agg})
     fig, axes = plt.subplots(2, len(metrics), figsize=(4.2 * len(metrics), 7), squeeze=False, sharex=True)
     for j, (name, ours, sprite) in enumerate(metrics):
-        for c in configs:
-            style = "o--" if c.startswith("p") and c != "p0" else "s-" if c == "p0" else "o-"
-            pts = [(m, ours(agg[(m, c)])) for m in mems if (m, c) in agg]
-            if pts:
-                axes[0][j].plot([p[0] for p in pts], [p[1] for p in pts], style, label=_label(c), ms=4)
-            spts = [(m, sprite(m, c)) for m in ecd_paper.MEMS if sprite(m, c) is not None]
-            if spts:
-                axes[1][j].plot([p[0] for p in spts], [p[1] for p in spts], style, label=_label(c), ms=4)
+        for row, cs in ((0, configs), (1, sprite_configs or configs)):
+            for c in cs:
+                style = "o--" if c.startswith("p") and c != "p0" else "s-" if c == "p0" else "o-"
+                pts = [(m, ours(agg[(m, c)])) for m in mems if (m, c) in agg] if row == 0 else \
+                    [(m, sprite(m, c)) for m in ecd_paper.MEMS if sprite(m, c) is not None]
+                if pts:
+                    axes[row][j].plot([p[0] for p in pts], [p[1] for p in pts], style, label=_label(c), ms=4,
+                                      color=COLORS.get(c))
         axes[0][j].set_title("here: " + name, fontsize=9)
         axes[1][j].set_title("Sprite (Appendix C): " + name.split(" | ")[-1].replace("Sprite: ", ""), fontsize=9)
-        axes[1][j].set_xlabel("client memory (MB, Sprite's; here that less 1.3 MB for processes)")
+        axes[1][j].set_xlabel("client memory (Sprite's MB)")
         for ax in axes[:, j]:
             ax.grid(True, alpha=0.3)
             ax.set_xticks(ecd_paper.MEMS)
-    axes[0][0].legend(fontsize=7)
-    axes[1][0].legend(fontsize=7)
+    for ax in axes[:, 0]:
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(png, dpi=90)
@@ -102,18 +111,19 @@ def draw(csv_path, preset, prefix):
     configs = sorted({c for _, c in agg} | {"0.5M"}, key=lambda c: (c.startswith("p"), c != "nocache",
                                                                    float(c[1:]) if c.startswith("p") else
                                                                    float(c[:-1]) if c != "nocache" else 0))
-    fixed = [c for c in configs if not c.startswith("p")]
+    fixed = [c for c in configs if not c.startswith("p")] + ["p0"]       # and the variable cache beside
     pens = [c for c in configs if c.startswith("p")]
     out = [
         _grid(agg, fixed, [TIME, BUSY], "Figure 1: elapsed time and disk busy with fixed caches (%s)" % preset,
-              prefix + "-fig1.png"),
-        _grid(agg, fixed, [FS, VM, TOTAL], "Figure 2: MB moved with fixed caches (%s)" % preset, prefix + "-fig2.png"),
+              prefix + "-fig1.png", ALL[:10]),
+        _grid(agg, fixed, [FS, VM, TOTAL], "Figure 2: MB moved with fixed caches (%s)" % preset, prefix + "-fig2.png",
+              ALL[:10]),
         _grid(agg, ["0.5M", "p0"], [TIME, BUSY], "Figure 3: variable against the smallest fixed cache (%s)" % preset,
               prefix + "-fig3.png"),
         _grid(agg, ["0.5M", "p0"], [FS, VM, TOTAL], "Figure 4: MB moved, variable against the smallest fixed "
               "cache (%s)" % preset, prefix + "-fig4.png"),
         _grid(agg, pens, [TIME, BUSY, VM, FS, TOTAL], "Figures 5 and 6: the variable cache by penalty (%s)" % preset,
-              prefix + "-fig56.png"),
+              prefix + "-fig56.png", ALL[9:]),
     ]
     if any(c == "p0" for _, c in agg):
         out.append(_table2(agg, prefix + "-table2.png"))
