@@ -42,7 +42,7 @@ endif
 # A variable given on the command line that is not one of ours is named, with the one it looks
 # like: `make qemu mem=16` or `MEMS=16` would otherwise boot the default memory silently.
 OUR_VARS := MEM CMDLINE ACCEL FILES FSIMG FSSIZE JOBS CROSS HOSTCC PYTHON V TESTS BOOTDIR \
-  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS RESULTS_ARGS
+  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS ECD_ARGS RESULTS_ARGS
 GIVEN := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 UNKNOWN_VARS := $(filter-out $(OUR_VARS),$(GIVEN))
 looks_like = $(shell u=$$(printf %s '$(1)' | tr a-z A-Z); for k in $(OUR_VARS); do \
@@ -357,11 +357,11 @@ imgfuzz: all $(UBINS) $(PY_OK)
 # The documented tables change only through `make results` (tools/bench/results.py), which makes them
 # again from those CSVs and refuses a run shorter than a table's full one (RESULTS_ARGS=--partial
 # takes it, and the table then says what it lacks). ---------------------------------------------
-.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs
+.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs bench-ecd
 $(PY_OK): tools/setup/pydeps.py
 	@$(PYTHON) tools/setup/pydeps.py --dir $(B)/py
 	@touch $@
-bench: bench-boot bench-fs bench-vm bench-fork bench-ifs
+bench: bench-boot bench-fs bench-vm bench-fork bench-ifs bench-ecd
 bench-boot: $(ISO) $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_boot.py
 bench-fork: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
@@ -374,6 +374,10 @@ bench-fs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 IFS_ARGS ?=
 bench-ifs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_ifs.py $(IFS_ARGS)
+# WRL 90/4's ECD benchmark (tools/bench/bench_ecd.py -h): the full grid, or ECD_ARGS='--preset short'.
+ECD_ARGS ?=
+bench-ecd: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
+	$(PY) tools/bench/bench_ecd.py $(ECD_ARGS)
 RESULTS_ARGS ?=
 results: $(PY_OK)
 	$(PY) tools/bench/results.py $(RESULTS_ARGS)
@@ -410,6 +414,8 @@ help:
 	@echo 'make bench-fork      fork time against resident size (Sprite'"'"'s Table 7-1)'
 	@echo 'make bench-ifs       WRL 90/4'"'"'s IFS benchmark (Tables 3, 4): toucher beside sort, penalty 0 and 120 s'
 	@echo '                     (IFS_ARGS='"'"'--preset paper --runs 1 --intervals 1,30 -j 2'"'"'; both presets: an hour or more)'
+	@echo 'make bench-ecd       WRL 90/4'"'"'s edit-compile-debug benchmark (Figures 1-6, Table 2): fixed caches'
+	@echo '                     against the variable one, 10-16 MB (the full grid: hours; ECD_ARGS='"'"'--preset short'"'"')'
 	@echo 'make results         the documented tables (docs/) made again from build/bench'"'"'s CSVs; refuses a'
 	@echo '                     short run (RESULTS_ARGS=--partial takes it and says so in the table)'
 	@echo 'make compile_commands.json   the compiler flags for editors (clangd)'
@@ -419,7 +425,7 @@ help:
 	@echo 'Variables (each run uses what its command line gives, else the default):'
 	@echo '  MEM=64  CMDLINE='"'"'key=value ...'"'"'  FILES='"'"'file dir ...'"'"'  FSIMG=IMAGE  ACCEL=tcg|kvm'
 	@echo '  JOBS=2  TESTS=tests  V=1 (full compiler lines)  FSSIZE=128 (MB of a new image)  PYTHON=python3'
-	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  RESULTS_ARGS  MUTANTS_ARGS  DURATION  N SEED'
+	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  ECD_ARGS (bench-ecd)  RESULTS_ARGS  MUTANTS_ARGS  DURATION  N SEED'
 	@echo '  e.g. make qemu MEM=16 CMDLINE=vm.policy=fifo FILES=notes.txt'
 
 compile_commands.json: $(TOOLS_OK)
