@@ -42,7 +42,7 @@ endif
 # A variable given on the command line that is not one of ours is named, with the one it looks
 # like: `make qemu mem=16` or `MEMS=16` would otherwise boot the default memory silently.
 OUR_VARS := MEM CMDLINE ACCEL FILES FSIMG FSSIZE JOBS CROSS HOSTCC PYTHON V TESTS BOOTDIR \
-  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS ECD_ARGS RESULTS_ARGS
+  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS ECD_ARGS PAPER_ARGS RESULTS_ARGS
 GIVEN := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 UNKNOWN_VARS := $(filter-out $(OUR_VARS),$(GIVEN))
 looks_like = $(shell u=$$(printf %s '$(1)' | tr a-z A-Z); for k in $(OUR_VARS); do \
@@ -354,10 +354,10 @@ imgfuzz: all $(UBINS) $(PY_OK)
 	$(PY) tools/fuzz/imgfuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
 
 # --- benchmarks: figures printed, written under build/bench (CSV and PNG) and nowhere else.
-# The documented tables change only through `make results` (tools/bench/results.py), which makes them
-# again from those CSVs and refuses a run shorter than a table's full one (RESULTS_ARGS=--partial
-# takes it, and the table then says what it lacks). ---------------------------------------------
-.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs bench-ecd
+# The documented tables (docs/results.md) change only through `make results`
+# (tools/bench/results.py), which makes them again from those CSVs and refuses a run shorter than
+# a table's full one (RESULTS_ARGS=--partial takes it, and the table then says what it lacks). ---
+.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs bench-ecd paper
 $(PY_OK): tools/setup/pydeps.py
 	@$(PYTHON) tools/setup/pydeps.py --dir $(B)/py
 	@touch $@
@@ -378,6 +378,10 @@ bench-ifs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 ECD_ARGS ?=
 bench-ecd: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_ecd.py $(ECD_ARGS)
+# Every reproduced table of the seed papers, then the results chapter (tools/bench/paper.py -h).
+PAPER_ARGS ?=
+paper: $(B)/kernel.elf $(ISO) $(PRISTINE) $(PY_OK)
+	$(PY) tools/bench/paper.py $(PAPER_ARGS)
 RESULTS_ARGS ?=
 results: $(PY_OK)
 	$(PY) tools/bench/results.py $(RESULTS_ARGS)
@@ -416,7 +420,9 @@ help:
 	@echo '                     (IFS_ARGS='"'"'--preset paper --runs 1 --intervals 1,30 -j 2'"'"'; both presets: an hour or more)'
 	@echo 'make bench-ecd       WRL 90/4'"'"'s edit-compile-debug benchmark (Figures 1-6, Table 2): fixed caches'
 	@echo '                     against the variable one, 10-16 MB (the full grid: hours; ECD_ARGS='"'"'--preset short'"'"')'
-	@echo 'make results         the documented tables (docs/) made again from build/bench'"'"'s CSVs; refuses a'
+	@echo 'make paper           every table and figure of the seed papers reproduced here, run again, then'
+	@echo '                     make results (PAPER_ARGS='"'"'--preset full -j 2'"'"'; short: minutes, full: hours)'
+	@echo 'make results         docs/results.md'"'"'s tables made again from build/bench'"'"'s CSVs; refuses a'
 	@echo '                     short run (RESULTS_ARGS=--partial takes it and says so in the table)'
 	@echo 'make compile_commands.json   the compiler flags for editors (clangd)'
 	@echo 'make clean           remove build/'
@@ -425,7 +431,8 @@ help:
 	@echo 'Variables (each run uses what its command line gives, else the default):'
 	@echo '  MEM=64  CMDLINE='"'"'key=value ...'"'"'  FILES='"'"'file dir ...'"'"'  FSIMG=IMAGE  ACCEL=tcg|kvm'
 	@echo '  JOBS=2  TESTS=tests  V=1 (full compiler lines)  FSSIZE=128 (MB of a new image)  PYTHON=python3'
-	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  ECD_ARGS (bench-ecd)  RESULTS_ARGS  MUTANTS_ARGS  DURATION  N SEED'
+	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  ECD_ARGS (bench-ecd)  PAPER_ARGS  RESULTS_ARGS'
+	@echo '  MUTANTS_ARGS  DURATION  N SEED'
 	@echo '  e.g. make qemu MEM=16 CMDLINE=vm.policy=fifo FILES=notes.txt'
 
 compile_commands.json: $(TOOLS_OK)

@@ -10,10 +10,8 @@
  *                   data come from, and demand-loads them block by block (bypass_read_file)
  *   backing files   heap and stack pages go to files in /swap, created and removed by name,
  *                   with their blocks reserved when a segment grows; reserving tells the VM
- *                   each block's disk address, so that it reads and writes pages straight to
- *                   disk by address (bypass_rw): never through the block cache (no double
- *                   caching of VM pages), and never reading a block map (a page-out, which may
- *                   run to give a cache miss a frame, must not re-enter the cache)
+ *                   each block's disk address, and bypass_rw reads and writes a page there
+ *                   without the block cache or a block map (fs/bypass.c says why)
  */
 #ifndef FS_BYPASS_H
 #define FS_BYPASS_H

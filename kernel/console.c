@@ -13,8 +13,9 @@
  *
  * "Waits" means for the line being typed. Once a line is committed, the reader it woke may
  * not have run yet; bytes arriving meanwhile belong to its next read, after whatever the
- * command prints, so they are not echoed now. (Echoing them at once put "echo survived" before
- * the output of the command on the line above, and its output after a prompt: "$ survived".)
+ * command prints, so they are not echoed now. (Echoed at once, "echo survived" would show
+ * before the output of the command on the line above, and its output after a prompt:
+ * "$ survived".)
  *
  * Raw mode (SYS_consmode, for the shell's own line editing at its prompt) turns all of that
  * off: every byte is input as it comes (^C, ^D, erase and escape sequences too; \r is still

@@ -158,10 +158,10 @@ void neg_refill(void)
       break;
 }
 
-/* Ten refills a second were not enough for a burst: with the cache holding all but the
- * reserve in clean blocks (after writing a big file), 16 forks took the reserve's 64 frames
- * between two ticks and the 17th failed with ENOMEM, and a fault needing a page table would
- * have killed its process, with most of memory there for the taking. A caller that can
+/* Ten refills a second are not enough for a burst: with the cache holding all but the
+ * reserve in clean blocks (after writing a big file), 16 forks can take the reserve's 64
+ * frames between two ticks; the 17th would fail with ENOMEM, and a fault needing a page table
+ * would kill its process, with most of memory there for the taking. A caller that can
  * negotiate refills on the spot; one that cannot (a page table under vm_lock) finds the
  * other half. */
 void neg_refill_for_kernel(void)

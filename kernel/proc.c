@@ -428,8 +428,8 @@ int setpgid(int pid, int pgid)
 }
 
 /* (sleep): the name in parentheses is not the macro of kernel/proc.h, which passes what.
- * Never inlined: wpc must be its caller's call, not the caller's caller's (wait() once
- * inlined it, and its wait was shown as coming from sys_wait). */
+ * Never inlined: wpc must be its caller's call, not the caller's caller's (inlined into
+ * wait(), its wait would show as coming from sys_wait). */
 __attribute__((noinline)) void (sleep)(void *chan, struct spinlock *lk, const char *what)
 {
   struct proc *p = myproc();

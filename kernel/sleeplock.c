@@ -14,8 +14,8 @@ void initsleeplock(struct sleeplock *lk, const char *name)
 void acquiresleep(struct sleeplock *lk)
 {
   acquire(&lk->lk);
-  /* Waiting for ourselves would never end: say so at once, as acquire does for a spinlock
-   * (the fork-tree hang was a process waiting for the cowcor lock it held). */
+  /* Waiting for ourselves would never end: say so at once, as acquire does for a spinlock,
+   * rather than leave a silent hang (a process waiting for the cowcor lock it holds). */
   if (lk->locked && myproc() && lk->pid == myproc()->pid)
     panic("acquiresleep %s: already held by this process", lk->name);
   while (lk->locked) {

@@ -1,4 +1,4 @@
-/* forktree: fork trees that check every byte they share, for COW-COR (issue 6).
+/* forktree: fork trees that check every byte they share, for COW-COR.
  *
  *   forktree [-k KB] [-s KB] [-d DEPTH] [-w WIDTH] [-o] [-e] [-f] [-p] [-r]
  *

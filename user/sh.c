@@ -702,7 +702,7 @@ static void run_line(const char *line)
 
 static int editing;             /* stdin is the console: lines come from edit_line */
 /* Memory is kept small on purpose: the shell's data and bss (and so every child's, at fork)
- * stay within ten pages, as they were before the editor; with more, its backing file needs an
+ * stay within ten pages; with more, its backing file needs an
  * indirect block, which is written at once, and a test that counts the disk writes after a
  * scan of the cleaner (tests/qemu/test_writeback_timing.py) sees it. So there is no copy of the
  * screen (only how much of it still matches: same), the history is one buffer of NUL-ended

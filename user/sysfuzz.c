@@ -1,4 +1,4 @@
-/* sysfuzz: a system-call fuzzer (issue 15).
+/* sysfuzz: a system-call fuzzer.
  *
  *   sysfuzz [-p PROCS] [-v] SEED COUNT
  *

@@ -525,8 +525,8 @@ static void test_enomem(void)
     CHECK(errno == ENOSWAP, "sbrk(1.5 GB) failed with %s, expected ENOSWAP", errname(errno));
   }
   CHECK(sbrk(0) == before, "the break is %p, expected %p", sbrk(0), before);
-  /* A failed sbrk keeps no disk blocks: it once kept every free one until the process
-   * exited, and the VM daemon killed the next process it reserved backing store for. */
+  /* A failed sbrk keeps no disk blocks. Keeping every free one until the process exits would
+   * make the VM daemon kill the next process it reserves backing store for. */
   long raw = kstat_get("fs.disk.blocks.free");
   int fd = OK(open("f", O_CREAT | O_RDWR));
   int n = write(fd, bigbuf, sizeof(bigbuf));
@@ -559,7 +559,7 @@ static void test_exec_errors(void)
   if (pid == 0) {
     exec("trunc", argv);
     /* 1 + errno: below 128, where a killed process's statuses start (128 + the signal; 100 +
-     * errno once collided with them: killed at its first fault, 139, read as ENOTEMPTY). */
+     * errno would collide with them: 139, killed at its first fault, would read as ENOTEMPTY). */
     exit(errno == ENOEXEC ? 0 : 1 + (errno < 126 ? errno : 126));
   }
   int st = xwait(pid);
@@ -1043,8 +1043,8 @@ static void test_unlinkopen(void)
 /* Backing store comes and goes under the file system's feet: the VM daemon reserves it for
  * forked processes that live a while, sbrk grows it, exit removes it. Free plus backing
  * blocks must stay the same at every moment, or a test counting free blocks sees a leak
- * that is not there (unlinkopen did, once in about 70 runs: backing blocks were counted
- * out before the blocks were freed, and counted in after they were taken). */
+ * that is not there (unlinkopen would, about once in 70 runs, if backing blocks were counted
+ * out before the blocks are freed, or in after they are taken). */
 static void test_swapcount(void)
 {
   long base = free_blocks();

@@ -55,42 +55,37 @@ int vm_audit(bool quiet)
     if (!s->used || !s->pts)
       continue;
     uint32_t resident = 0, ondisk = 0, maxblock = 0;
-    for (uint32_t i = 0; i < (s->hi - s->lo) / PTSPAN; i++) {
-      pte_t *pt = s->pts[i];
-      if (!pt)
-        continue;
-      for (uint32_t j = 0; j < 1024; j++) {
-        pte_t e = pt[j];
-        uint32_t va = s->lo + i * PTSPAN + j * PGSIZE;
-        if (e & (PTE_P | PTE_INTRANS)) {
-          resident++;
-          struct frame *f = pa_to_frame(PTE_ADDR(e));
-          bool inmap = PTE_ADDR(e) >> PGSHIFT < nframes;
-          if (!inmap || f->pool != POOL_VM || f->owner != s || f->index != (va - s->lo) >> PGSHIFT)
-            BAD("segment %u va 0x%x maps frame 0x%x it does not own\n", k, va, PTE_ADDR(e));
-          if ((e & PTE_INTRANS) && inmap && !frame_busy(f))
-            BAD("segment %u va 0x%x in transit but its frame is not busy\n", k, va);
-          /* Every mapping the VM makes is a user one; code is shared, so never writable. */
-          if ((e & PTE_P) && !(e & PTE_U))
-            BAD("segment %u va 0x%x: present entry without the user bit 0x%x\n", k, va, e);
-          if ((e & PTE_P) && (e & PTE_W) && s->type == SEG_CODE)
-            BAD("segment %u va 0x%x: code page mapped writable 0x%x\n", k, va, e);
-        } else if (pte_is_cor(e)) {
-          /* checked by cowcor_audit */
-        } else if (e & PTE_ONDISK) {
-          ondisk++;
-          if (seg_block(s, va) + 1 > maxblock)
-            maxblock = seg_block(s, va) + 1;
-        } else if (e) {
-          BAD("segment %u va 0x%x has a strange entry 0x%x\n", k, va, e);
-        }
-        if ((e & PTE_P) && (e & PTE_COR))
-          BAD("segment %u va 0x%x: present entry with the COR bit 0x%x\n", k, va, e);
-        if ((e & PTE_ONDISK) && (e & PTE_COR))
-          BAD("segment %u va 0x%x: COR entry with the on-disk bit 0x%x\n", k, va, e);
-        if (e && (va < s->start || va >= s->end))
-          BAD("segment %u has a page at 0x%x outside [0x%x, 0x%x)\n", k, va, s->start, s->end);
+    pte_t *p;
+    for (uint32_t va = s->lo; (p = seg_next_pte(s, &va, s->hi)); va += PGSIZE) {
+      pte_t e = *p;
+      if (e & (PTE_P | PTE_INTRANS)) {
+        resident++;
+        struct frame *f = pa_to_frame(PTE_ADDR(e));
+        bool inmap = PTE_ADDR(e) >> PGSHIFT < nframes;
+        if (!inmap || f->pool != POOL_VM || f->owner != s || f->index != (va - s->lo) >> PGSHIFT)
+          BAD("segment %u va 0x%x maps frame 0x%x it does not own\n", k, va, PTE_ADDR(e));
+        if ((e & PTE_INTRANS) && inmap && !frame_busy(f))
+          BAD("segment %u va 0x%x in transit but its frame is not busy\n", k, va);
+        /* Every mapping the VM makes is a user one; code is shared, so never writable. */
+        if ((e & PTE_P) && !(e & PTE_U))
+          BAD("segment %u va 0x%x: present entry without the user bit 0x%x\n", k, va, e);
+        if ((e & PTE_P) && (e & PTE_W) && s->type == SEG_CODE)
+          BAD("segment %u va 0x%x: code page mapped writable 0x%x\n", k, va, e);
+      } else if (pte_is_cor(e)) {
+        /* checked by cowcor_audit */
+      } else if (e & PTE_ONDISK) {
+        ondisk++;
+        if (seg_block(s, va) + 1 > maxblock)
+          maxblock = seg_block(s, va) + 1;
+      } else if (e) {
+        BAD("segment %u va 0x%x has a strange entry 0x%x\n", k, va, e);
       }
+      if ((e & PTE_P) && (e & PTE_COR))
+        BAD("segment %u va 0x%x: present entry with the COR bit 0x%x\n", k, va, e);
+      if ((e & PTE_ONDISK) && (e & PTE_COR))
+        BAD("segment %u va 0x%x: COR entry with the on-disk bit 0x%x\n", k, va, e);
+      if (e && (va < s->start || va >= s->end))
+        BAD("segment %u has a page at 0x%x outside [0x%x, 0x%x)\n", k, va, s->start, s->end);
     }
     if (resident != s->resident)
       BAD("segment %u counts %u resident pages but maps %u\n", k, s->resident, resident);

@@ -115,14 +115,10 @@ static void check_master(struct segment *m)
 {
   if (m->cor_refs != 0 || !m->pts)
     return;
-  for (uint32_t i = 0; i < (m->hi - m->lo) / PTSPAN; i++) {
-    pte_t *pt = m->pts[i];
-    if (!pt)
-      continue;
-    for (int j = 0; j < 1024; j++)
-      if (pt[j] & PTE_COW)
-        unmark_page(m, m->lo + i * PTSPAN + j * PGSIZE);
-  }
+  pte_t *p;
+  for (uint32_t va = m->lo; (p = seg_next_pte(m, &va, m->hi)); va += PGSIZE)
+    if (*p & PTE_COW)
+      unmark_page(m, va);
 }
 
 static void list_insert_after(struct segment *ps, struct segment *s)
@@ -154,13 +150,8 @@ int cowcor_fork(struct segment *ps, struct segment *s)
   acquiresleep(&cow_lock);
   acquire(&vm_lock);
   list_insert_after(ps, s);
-  for (uint32_t va = ps->start; va < ps->end; va += PGSIZE) {
-    uint32_t i = (va - ps->lo) / PTSPAN;
-    if (!ps->pts[i]) {
-      va = ps->lo + (i + 1) * PTSPAN - PGSIZE;     /* a whole 4 MB without pages */
-      continue;
-    }
-    pte_t *pp = &ps->pts[i][PTX(va)];
+  pte_t *pp;
+  for (uint32_t va = ps->start; (pp = seg_next_pte(ps, &va, ps->end)); va += PGSIZE) {
     while (*pp & PTE_INTRANS)
       frame_wait(pa_to_frame(PTE_ADDR(*pp)), &vm_lock);   /* let the page settle in or out */
     pte_t e = *pp;
@@ -435,14 +426,8 @@ static void release_page(struct segment *s, uint32_t va)
 
 static void release_range(struct segment *s, uint32_t lo, uint32_t hi)
 {
-  for (uint32_t va = PGROUNDUP(lo); va < hi; va += PGSIZE) {
-    uint32_t i = (va - s->lo) / PTSPAN;
-    if (!s->pts[i]) {
-      va = s->lo + (i + 1) * PTSPAN - PGSIZE;
-      continue;
-    }
+  for (uint32_t va = PGROUNDUP(lo); seg_next_pte(s, &va, hi); va += PGSIZE)
     release_page(s, va);
-  }
 }
 
 void cowcor_release_range(struct segment *s, uint32_t lo, uint32_t hi)
@@ -504,39 +489,34 @@ int cowcor_audit(bool quiet)
     if (s->type == SEG_CODE && s->cow_next != s)
       BAD("code segment %u on a COW-COR list\n", k);
     bool has_cow = false;
-    for (uint32_t i = 0; i < (s->hi - s->lo) / PTSPAN; i++) {
-      pte_t *pt = s->pts[i];
-      if (!pt)
-        continue;
-      for (uint32_t j = 0; j < 1024; j++) {
-        pte_t e = pt[j];
-        uint32_t va = s->lo + i * PTSPAN + j * PGSIZE;
-        if (e & PTE_COW) {
-          has_cow = true;
-          if ((e & PTE_P) && (e & PTE_W))
-            BAD("segment %u va 0x%x: COW page mapped writable\n", k, va);
-          if (!(e & (PTE_P | PTE_ONDISK | PTE_INTRANS)))
-            BAD("segment %u va 0x%x: COW entry 0x%x holds no page\n", k, va, e);
-        }
-        if (!pte_is_cor(e))
-          continue;
-        uint32_t mi = e >> PGSHIFT;
-        if (mi >= nsegtab || mi == k) {
-          BAD("segment %u va 0x%x: COR entry names no master (0x%x)\n", k, va, e);
-          continue;
-        }
-        struct segment *m = &segtab[mi];
-        refs[mi]++;
-        bool onlist = false;
-        for (struct segment *w = s->cow_next; w != s && !onlist; w = w->cow_next)
-          onlist = w == m;
-        pte_t *mp = m->used && m->pts ? seg_walk(m, va, false) : 0;
-        if (!m->used || !onlist)
-          BAD("segment %u va 0x%x: master %u is dead or not on its list\n", k, va, mi);
-        else if (!mp || !(*mp & PTE_COW))
-          BAD("segment %u va 0x%x: master %u does not hold the page COW (0x%x)\n", k, va, mi,
-              mp ? *mp : 0);
+    pte_t *p;
+    for (uint32_t va = s->lo; (p = seg_next_pte(s, &va, s->hi)); va += PGSIZE) {
+      pte_t e = *p;
+      if (e & PTE_COW) {
+        has_cow = true;
+        if ((e & PTE_P) && (e & PTE_W))
+          BAD("segment %u va 0x%x: COW page mapped writable\n", k, va);
+        if (!(e & (PTE_P | PTE_ONDISK | PTE_INTRANS)))
+          BAD("segment %u va 0x%x: COW entry 0x%x holds no page\n", k, va, e);
       }
+      if (!pte_is_cor(e))
+        continue;
+      uint32_t mi = e >> PGSHIFT;
+      if (mi >= nsegtab || mi == k) {
+        BAD("segment %u va 0x%x: COR entry names no master (0x%x)\n", k, va, e);
+        continue;
+      }
+      struct segment *m = &segtab[mi];
+      refs[mi]++;
+      bool onlist = false;
+      for (struct segment *w = s->cow_next; w != s && !onlist; w = w->cow_next)
+        onlist = w == m;
+      pte_t *mp = m->used && m->pts ? seg_walk(m, va, false) : 0;
+      if (!m->used || !onlist)
+        BAD("segment %u va 0x%x: master %u is dead or not on its list\n", k, va, mi);
+      else if (!mp || !(*mp & PTE_COW))
+        BAD("segment %u va 0x%x: master %u does not hold the page COW (0x%x)\n", k, va, mi,
+            mp ? *mp : 0);
     }
     if (has_cow && s->cor_refs == 0)
       BAD("segment %u has COW pages but no dependants\n", k);

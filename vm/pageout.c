@@ -158,6 +158,16 @@ static bool must_write(struct segment *s, struct frame *f, pte_t old)
   return (f->pflags & VMF_DIRTY) || ((old & PTE_COW) && !(f->pflags & VMF_BACKED));
 }
 
+/* Frame f's page-table entry, read once into *old, its dirty bit folded into the frame
+ * (VMF_DIRTY); whether the page must be written before its frame can go. vm_lock held. */
+static bool needs_write(struct frame *f, pte_t *old)
+{
+  *old = *frame_pte(f);
+  if (*old & PTE_D)
+    f->pflags |= VMF_DIRTY;
+  return must_write(f->owner, f, *old);
+}
+
 /* The entry of a page whose page-out failed or that was cleaned: present again, COW if it
  * still is (COW-COR may have made it writable meanwhile; cur is the in-transit entry), and
  * neither accessed nor dirty. */
@@ -172,16 +182,14 @@ static pte_t restored(pte_t old, pte_t cur)
  * by nobody, stays in the VM's pool for the taker. A dirty one goes to the laundry. */
 bool take_if_clean(struct frame *f)
 {
-  struct segment *s = f->owner;
-  uint32_t va = frame_vaddr(f);
-  pte_t *pte = frame_pte(f);
-  pte_t old = *pte;
-  if (old & PTE_D)
-    f->pflags |= VMF_DIRTY;
-  if (must_write(s, f, old)) {
+  pte_t old;
+  if (needs_write(f, &old)) {
     launder(f);
     return false;
   }
+  struct segment *s = f->owner;
+  uint32_t va = frame_vaddr(f);
+  pte_t *pte = frame_pte(f);
   vm_trace_leave(f - coremap);
   unlist(f);
   bool ondisk = s->type != SEG_CODE && (f->pflags & VMF_BACKED);
@@ -307,16 +315,14 @@ static void clean_page(struct frame *f)
   uint32_t i = f - coremap;
   if (!pol_candidate(i))
     return;                   /* freed, or taken, while it waited */
-  struct segment *s = f->owner;
-  uint32_t va = frame_vaddr(f);
-  pte_t *pte = frame_pte(f);
-  pte_t old = *pte;
-  if (old & PTE_D)
-    f->pflags |= VMF_DIRTY;
-  if (!must_write(s, f, old)) {
+  pte_t old;
+  if (!needs_write(f, &old)) {
     make_ready(f);
     return;
   }
+  struct segment *s = f->owner;
+  uint32_t va = frame_vaddr(f);
+  pte_t *pte = frame_pte(f);
   /* No reference taken: the segment's end waits for the write (seg_free). */
   frame_try_busy(f);
   *pte = PTE_ADDR(old) | PTE_INTRANS | (old & PTE_COW);

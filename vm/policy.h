@@ -7,9 +7,9 @@
  * hand-made reference patterns. Every hook is called with the VM lock held and must not sleep.
  *
  * The VM already keeps, for every frame, a time of last reference (ms) refreshed from the
- * hardware accessed bit by a background sweep (a twentieth of the frames ten times a second:
- * a pass in 2 s) and by pol_referenced(). A policy may use that, the accessed bit itself, one
- * word per frame of its own, and its own static tables (kept small: kernel memory).
+ * hardware accessed bit by the aging sweep (vm/aging.c: a pass over all frames in 2 s) and by
+ * pol_referenced(). A policy may use that, the accessed bit itself, one word per frame of its
+ * own, and its own static tables (kept small: kernel memory).
  *
  * A policy chooses among the VM's own pages only. When the file cache and the VM trade frames
  * (kernel/negotiate.c), the VM's offer is its oldest page by time of last reference, whatever the

@@ -129,6 +129,19 @@ void as_link_pt(struct addrspace *as, struct segment *s, uint32_t va);
 /* The entry for va in as, or 0 when its page table does not exist. */
 pte_t *as_walk(struct addrspace *as, uint32_t va);
 struct segment *as_segment_at(struct addrspace *as, uint32_t va);
+/* The entry of s for the first page at or above *va and below hi whose page table exists,
+ * that page's address left in *va; 0 when there is none (vm_lock held). A missing page
+ * table skips its whole 4 MB. The walk over s's entries:
+ *   for (uint32_t va = s->lo; (p = seg_next_pte(s, &va, s->hi)); va += PGSIZE) */
+static inline pte_t *seg_next_pte(struct segment *s, uint32_t *va, uint32_t hi)
+{
+  for (; *va < hi; *va = s->lo + ((*va - s->lo) / PTSPAN + 1) * PTSPAN) {
+    pte_t *pt = s->pts[(*va - s->lo) / PTSPAN];
+    if (pt)
+      return &pt[PTX(*va)];
+  }
+  return 0;
+}
 static inline uint32_t seg_block(struct segment *s, uint32_t va)
 {
   return s->type == SEG_STACK ? (s->hi - PGSIZE - va) >> PGSHIFT : (va - s->lo) >> PGSHIFT;

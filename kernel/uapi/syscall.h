@@ -58,7 +58,7 @@
 #define CONS_COOKED 0
 #define CONS_RAW    1
 
-/* The VM (issue 5): 50 upward. */
+/* The VM: 50 upward. */
 #define SYS_vmaudit  50   /* (int quiet) -> problems found (printed on the console unless quiet) */
 #define SYS_vmcorrupt 51  /* (struct vmcorrupt *): test-only damage (uapi/vmcorrupt.h); -EPERM
                              unless debug.corrupt=1 */

@@ -1,5 +1,5 @@
 """The benchmarks' tables and figures, from small CSVs in the formats the bench scripts write:
-tools/bench/results.py (make results) regenerates exactly the marked parts of the docs (and refuses
+tools/bench/results.py (make results) regenerates exactly the marked parts of docs/results.md (and refuses
 what it cannot do, and a run shorter than a table's full one, in one line), and
 tools/bench/bench_figures.py draws every figure. A benchmark is not a test, but the code that turns
 its figures into the docs and PNGs must not break silently."""
@@ -194,8 +194,24 @@ def test_what_it_cannot_do_is_one_clear_line(setup, damage):
     assert readme.read_text() == before
 
 
-def test_the_project_docs_have_every_part(tmp_path):
-    r = tool(os.path.join(ROOT, "docs"), tmp_path, "--check")    # no CSVs: nothing to change
+def test_the_results_chapter_has_every_part_and_no_other_chapter_has_one(tmp_path):
+    """make results writes into docs/results.md by default; a part left in a design chapter
+    would be a second copy of its figures (or, with the default, never made again)."""
+    r = subprocess.run([sys.executable, TOOL, "--bench", str(tmp_path), "--check"], capture_output=True,
+                       text=True, timeout=60)                    # no CSVs: nothing to change
+    assert r.returncode == 0, r.stderr
+    import results
+    names = [name for name, *_ in results.PARTS]
+    assert set(PARTS) <= set(names)
+    docs = os.path.join(ROOT, "docs")
+    chapter = open(os.path.join(docs, "results.md")).read()
+    for name in names:
+        assert results.marker(name).search(chapter), "docs/results.md has no part %s" % name
+    for md in sorted(os.listdir(docs)):
+        if md.endswith(".md") and md != "results.md":
+            text = open(os.path.join(docs, md)).read()
+            assert "<!-- bench:" not in text, "docs/%s holds a generated part: it belongs in docs/results.md" % md
+    r = tool(docs, tmp_path, "--check")                          # the book as a whole: each part once
     assert r.returncode == 0, r.stderr
 
 

@@ -1,4 +1,4 @@
-"""fsck as an oracle for crash tests (issue 10): each test damages a good image the way a lost
+"""fsck as an oracle for crash tests: each test damages a good image the way a lost
 or misordered write (or a repair gone wrong) would, and fsck must fail naming the damage.
 The kinds the crash checker relies on: a block reachable from two files, a descriptor
 reachable from two names that should not share it, and sizes that disagree with blocks."""
@@ -56,7 +56,8 @@ def test_file_with_two_names_and_a_matching_count_is_a_note(good_image):
 
 
 def test_name_left_on_another_files_descriptor(good_image):
-    """The issue's loss: a name now reaches another file's descriptor, its own is orphaned."""
+    """An fsync'ed file's name reaching another file's descriptor, its own orphaned (a crash
+    state that loses the file's contents)."""
     im = Image(good_image)
     a = stat_of(good_image, "/data/a.txt")["ino"]
     c = stat_of(good_image, "/data/sub/deeper/c")["ino"]

@@ -16,16 +16,34 @@ LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
 
 def links(md):
+    """(file, anchor or None) of every link that is not a web address."""
     for target in LINK.findall(md.read_text()):
-        if re.match(r"[a-z]+:", target) or target.startswith("#"):
-            continue                            # a web address or an anchor in the same page
-        yield target.split("#", 1)[0]
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        yield path or md.name, anchor or None
+
+
+def anchors(md):
+    """The anchors a code-hosting site's viewer gives a page's headings: lower case, spaces to
+    hyphens, punctuation dropped; a repeated heading gets -1, -2, ..."""
+    seen, out = {}, set()
+    for line in md.read_text().splitlines():
+        m = re.match(r"#+\s+(.*)", line)
+        if not m:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().replace("`", "").lower()).replace(" ", "-")
+        out.add(slug if slug not in seen else "%s-%d" % (slug, seen[slug]))
+        seen[slug] = seen.get(slug, 0) + 1
+    return out
 
 
 @pytest.mark.parametrize("md", [README] + DOCS, ids=lambda p: p.name)
 def test_every_link_resolves(md):
-    broken = [t for t in links(md) if not (md.parent / t).exists()]
+    broken = [p for p, _ in links(md) if not (md.parent / p).exists()]
     assert broken == [], "%s: links to nothing: %s" % (md.relative_to(ROOT), broken)
+    lost = ["%s#%s" % (p, a) for p, a in links(md) if a and p.endswith(".md") and a not in anchors(md.parent / p)]
+    assert lost == [], "%s: links to headings that are not there: %s" % (md.relative_to(ROOT), lost)
 
 
 def test_the_readme_is_one_screenful_and_no_heading_names_an_issue():

@@ -1,4 +1,4 @@
-"""tools/ in families (issue 22, tools/README.md): the tools' Python modules import one another by
+"""tools/ in families (tools/README.md): the tools' Python modules import one another by
 bare name (each script puts its own folder, or tools/, on sys.path), so no two may share a name;
 no two may import each other, directly or round a longer cycle; and every tools/ path the
 Makefile, the docs, the tests and the tools themselves name must exist."""

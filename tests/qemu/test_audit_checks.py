@@ -46,8 +46,6 @@ makes each fail:
              segment has COW pages but no dependants ................. cor_refs_zero
              dependants count differs from the COR entries ........... cor_refs_count
 
-The last three of "pages" were added with this test (the audit did not notice those kinds of
-damage), and so were the free list's cycle and its lost frames (only the counts were compared).
 The processes damaged sit blocked in the kernel (`corrupt family`, `sleep`), so nothing runs
 over the damage; the VM daemon stands still while anything is damaged."""
 import os

@@ -158,9 +158,9 @@ def image_with_free_blocks(make_disk, tmp_path, free):
 
 
 def test_a_full_disk_at_boot_ends_in_a_message_not_a_panic(make_disk, tmp_path):
-    """An 8 MB image with 3 free blocks: init's exec cannot reserve backing store. The failed
-    exec once freed the new code segment with the program's inode locked, and the kernel
-    panicked on that lock; now init says why and the machine powers off reporting failure."""
+    """An 8 MB image with 3 free blocks: init's exec cannot reserve backing store. init says
+    why and the machine powers off reporting failure. (The bug this guards against: the failed
+    exec freeing the new code segment with the program's inode locked, a panic on that lock.)"""
     disk = image_with_free_blocks(make_disk, tmp_path, 3)
     r = boot("", disk=disk)
     assert r.rc != 0, r

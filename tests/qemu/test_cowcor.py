@@ -1,4 +1,4 @@
-"""COW-COR fork (issue 6) in a small machine (MEM=16). forktree makes fork trees in which every
+"""COW-COR fork in a small machine (MEM=16). forktree makes fork trees in which every
 process writes and checks its own pattern in its heap and on its stack, so a page shared by
 mistake shows as a wrong word; the audit (after every fault where it says so) checks the
 COW-COR lists and entries; frames and backing blocks must come back to where they were once
@@ -89,9 +89,9 @@ def test_fork_trees_under_memory_pressure(disk):
 
 def test_orphan_trees_in_little_memory(disk):
     """Processes exit while the pager writes their pages out for a COR fault. The pager's
-    reference to such a segment is then the last; freeing the segment there took the cowcor
-    lock that the faulting process held, and the tree hung. At 10-12 MB this workload did so
-    in about 2 boots of 3 (a panic now: acquiresleep refuses a lock its caller holds)."""
+    reference to such a segment is then the last; freeing the segment there would take the
+    cowcor lock that the faulting process holds (a panic: acquiresleep refuses a lock its
+    caller holds). At 10-12 MB this workload reaches that case in about 2 boots of 3."""
     r = boot("forktree -k 2048 -d 3 -w 2 -o -e -r\n" * 4 + "sleep 1\nvmstat\naudit\n", disk=disk,
              mem=11, timeout=400)
     assert r.rc == 0, r

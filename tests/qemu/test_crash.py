@@ -1,4 +1,4 @@
-"""Power cuts on a disk that logs every write and flush (issue 10): tools/crash/nbdlog.py,
+"""Power cuts on a disk that logs every write and flush: tools/crash/nbdlog.py,
 tools/crash/crashrec.py, tools/crash/crashstates.py, tools/crash/crashcheck.py, tools/crash/crashtest.py.
 
 test_crash_states is the short version of `make crashtest`: it fails while the kernel loses

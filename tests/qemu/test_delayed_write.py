@@ -126,8 +126,8 @@ def test_rename_is_atomic_across_hard_stops(disk, seed):
 
 
 def test_full_disk_gives_enospc_and_keeps_what_was_written(make_disk):
-    # Room for /bin and about 2 MB more: /keep fits, the 8 MB /fill does not. (A fixed 4 MB
-    # disk was full before /keep once /bin grew, and the test compared two empty checksums.)
+    # Room for /bin and about 2 MB more: /keep fits, the 8 MB /fill does not. (Sized from /bin:
+    # a fixed size fills up before /keep as /bin grows, and the test compares two empty checksums.)
     binmb = sum(f.stat().st_size for f in (BUILD / "user/bin").iterdir()) >> 20
     disk = make_disk(size_mb=binmb + 3)
     r = boot("mkdata /keep 150000 4\ncksum /keep\nmkdata /fill 8M 5\n"

@@ -1,5 +1,5 @@
-"""Corrupted images (issue 15): the short version of `make imgfuzz` (tools/fuzz/imgfuzz.py), and the
-damage that once hung the machine or powered it off without saying why, each on its own.
+"""Corrupted images: the short version of `make imgfuzz` (tools/fuzz/imgfuzz.py), and, each on its
+own, the damage that could hang the machine or power it off without saying why.
 
 test_damaged_image boots SEEDS images of every kind of damage; each must end in the shell or a
 refusal with a message, never a panic, a hang or a write outside the file system, and agree
@@ -75,8 +75,8 @@ def test_swap_entry_naming_a_bad_descriptor_is_refused_with_a_message(base, tmp_
 
 
 def test_directory_larger_than_its_blocks_is_an_error_not_a_hang(base, tmp_path):
-    """/d's size damaged to 2 GB with one block mapped: every lookup in it read 2 GB of holes
-    (a boot timed out). A directory's missing block is now an I/O error for that directory."""
+    """/d's size damaged to 2 GB with one block mapped: a lookup that read every hole would read
+    2 GB (a boot would time out). A directory's missing block is an I/O error for that directory."""
     def change(img, fs):
         imgfuzz.put32(img, fs.doff(fs.inum("/d")) + 4, 0x7FFFFFE0)
     data = image(base, change)
@@ -210,8 +210,8 @@ def test_repair_ends_a_directory_at_its_first_hole(base, tmp_path, where):
 
 
 def test_repair_rounds_an_oversized_directory_to_whole_entries(base, tmp_path):
-    """/d's size beyond 2 GB: cut to the largest legal size, 2 GB - 1, it was no longer a
-    multiple of 32, so the directory was refused ever after. Now it is rounded to whole
+    """/d's size beyond 2 GB: cut to the largest legal size, 2 GB - 1, it would no longer be a
+    multiple of 32, and the directory would be refused ever after; it is rounded to whole
     entries (then cut at its hole)."""
     def change(img, fs):
         imgfuzz.put32(img, fs.doff(fs.inum("/d")) + 4, 0xFFFFFFE0)

@@ -1,4 +1,4 @@
-"""Messages a student can read (issue 21): the kernel's own words instead of raw numbers.
+"""Messages a student can read: the kernel's own words instead of raw numbers.
 
   - the ^P dump names each sleeper's wait and kernel call chain by function (kernel/proc.c,
     with the symbol table of kernel/ksyms.c), checked against the ELF's own symbols;

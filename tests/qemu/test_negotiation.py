@@ -1,4 +1,4 @@
-"""The negotiation between the file cache and the VM (issue 12, kernel/negotiate.c), checked by its
+"""The negotiation between the file cache and the VM (kernel/negotiate.c), checked by its
 mechanism on short runs in a 16 MB machine: with a 120 s penalty an interactive program keeps
 its pages while sort runs and the cache stays small; without one the cache takes them; a
 file-only workload grows the cache to most of memory and a VM-only one shrinks it to its
@@ -39,8 +39,8 @@ LATER = "vmstat -n vm.pageins.backing"
 def ifs(disk, penalty, sleep_s):
     """The IFS benchmark in small: the toucher holds most of memory and sleeps sleep_s between
     touches while sort runs on a file larger than what is left. The toucher outlives the run
-    (1000 rounds): on a loaded host sort once outlasted 6 rounds, the toucher's exit freed its
-    memory, and the cache grew into it (to 6.8 MB) with no trade at all."""
+    (1000 rounds): on a loaded host sort can outlast 6 rounds, and a toucher that exits frees
+    its memory for the cache to grow into (to 6.8 MB) with no trade at all."""
     first = ("mklines /tmp/in %s\nsync\nsysctl vm.penalty=%d\ntoucher -m %d -s %d -n 1000 &\n"
              % (SORT_INPUT, penalty, TOUCHER_MB, sleep_s))
     # Once the toucher has touched everything once (it prints "touch 1 MS"), sort starts.

@@ -68,7 +68,7 @@ def test_every_setting_is_a_boot_key(defaults, disk):
 @pytest.fixture(params=["here", "deep"])
 def kernel(request, tmp_path):
     """The kernel as built, or a copy of it deep in folders: QEMU puts the kernel's path first
-    on the command line, so a clone in a deep folder once pushed the last setting out of it."""
+    on the command line, and a clone in a deep folder must not push the last setting out of it."""
     if request.param == "here":
         return None
     deep = tmp_path.joinpath(*["a-folder-named-at-length-%02d" % i for i in range(12)])

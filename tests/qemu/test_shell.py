@@ -70,8 +70,8 @@ def test_exit_status_of_each_command(sh):
     assert r.printed("sh -c 'exit 4'; echo \"was $?\" '$?'") == "was 4 $?\n", r
     assert r.cmd("nosuchprogram").status != 0, r.cmds
     # A counter that surely moves (the cleaner daemon scans every 5 s), and one that cannot
-    # reach its value: vmstat -w's two statuses. (fs.cache.dirty 0 was not sure: every
-    # program started dirties /swap's directory block.)
+    # reach its value: vmstat -w's two statuses. (fs.cache.dirty 0 is not sure to be reached:
+    # every program started dirties /swap's directory block.)
     vm = r.cmd("vmstat -w fs.cleaner.scans +1 30")
     assert vm.status == 0 and re.fullmatch(r"fs\.cleaner\.scans \d+\n", vm.out), r.cmds
     late = r.cmd("vmstat -w fs.cache.dirty 999999 1")

@@ -1,4 +1,4 @@
-"""A short soak (tools/fuzz/soak.py, issue 15): every workload at once on one machine for 35 s,
+"""A short soak (tools/fuzz/soak.py): every workload at once on one machine for 35 s,
 then its checks (no panic, every job's status 0, audit and fsck clean, frames, backing and
 disk blocks back to the baseline, settings unchanged). make soak runs the long one."""
 import os, sys

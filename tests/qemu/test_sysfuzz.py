@@ -1,4 +1,4 @@
-"""The system-call fuzzer (user/sysfuzz.c, issue 15): a bounded run of a few seeds, three
+"""The system-call fuzzer (user/sysfuzz.c): a bounded run of a few seeds, three
 processes each, then the checks that matter after hostile calls: no panic and no hang (the
 run ends in a clean power-off), no fuzzing process killed, the VM audit clean, every frame and
 backing block back where it was, the disk's free blocks and descriptors back once the scratch

@@ -1,4 +1,4 @@
-"""What a UNIX user expects of the shell (issue 21): grep, head, tail, pwd, clear; vmstat by
+"""What a UNIX user expects of the shell: grep, head, tail, pwd, clear; vmstat by
 name or prefix; ls -l's header; background jobs numbered by the group kill takes, and jobs;
 the shell's own line editing and history at the console. Each check reads what a command
 printed, never the echo of its line (except where the echo itself is what is checked: the

@@ -1,4 +1,4 @@
-"""Demand-paged virtual memory (issue 5) in a small machine (MEM=16): every byte comes back
+"""Demand-paged virtual memory in a small machine (MEM=16): every byte comes back
 from backing store under each policy, zero fill, shared code, the clock's counters, limits,
 policy switching under load. The audit runs after every workload, so a wrong implementation
 cannot pass by printing the right output."""

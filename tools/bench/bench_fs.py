@@ -8,7 +8,7 @@ Figures that depend on the disk (reads and overwrites of a file not in the cache
 write-policy comparison run in wall-clock mode (plain TCG), RUNS times: min, median, max.
 Writes build/bench/fs.csv (with the reference page copy of the same run, user/lib/bench.c)
 and build/bench/fs.png (cached throughput against transfer size, the page copy as the
-ceiling), and prints the tables docs/filecache.md quotes.
+ceiling), and prints the tables docs/results.md quotes.
 """
 import csv, os, statistics, sys
 

@@ -22,7 +22,7 @@ wakes); sort's time (between the two time stamps: exec and exit included) and it
 against the median standalone sort of the same preset; page-ins from backing store and
 page-outs of the whole machine and of the toucher alone; the cache's least and greatest size
 since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters. The CSV has one line a
-run; the documented (docs/negotiation.md) and the printed tables average the runs, as the paper does (min/max/avg of the
+run; the documented (docs/results.md) and the printed tables average the runs, as the paper does (min/max/avg of the
 runs are in the CSV).
 
 PRESETS.

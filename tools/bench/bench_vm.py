@@ -4,7 +4,7 @@ QEMU -icount shift=0 (1 TSC tick = 1 guest instruction = 1 ns of guest time).
 
   1. vmbench (MEM=64): the reference 4 KB page copy and zeroing (user/lib/bench.c), a
      zero-fill fault, a resident touch, a page-in from backing store. The fault's own overhead
-     is the zero-fill fault minus the zeroing, as a share of the page copy (issue 5 target
+     is the zero-fill fault minus the zeroing, as a share of the page copy (target
      <= 25 %; Sprite measured 44 %, Mach under 10 %, thesis 7.6). Exact and repeatable, but
      for the page-in, which waits for the disk.
   2. Irlam's table (MEM=16): `vmtest -t ROW_MS MB` for each MB, every child sweeping its 2 MB

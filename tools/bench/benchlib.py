@@ -2,7 +2,7 @@
 with commands on the console, one progress line per step, and min/median/max of several runs.
 
 Every benchmark writes its CSV under build/bench, draws its figure beside it as a PNG
-(tools/bench/bench_figures.py), and writes nothing else: the documented tables in docs/ change only
+(tools/bench/bench_figures.py), and writes nothing else: the tables in docs/results.md change only
 through `make results` (tools/bench/results.py), which makes them again from these CSVs."""
 import os, re, statistics, subprocess, sys, tempfile, time
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""make results: the documented figures (the book in docs/) made again from the CSVs the
-benchmarks wrote under build/bench, so that every figure there is one the current code
-measured. Benchmarks never run it: they write under build/ only, and the tracked documents
-change only when someone asks for it with this target.
+"""make results: the documented figures (docs/results.md, the book's results chapter) made again
+from the CSVs the benchmarks wrote under build/bench, so that every figure there is one the
+current code measured. Benchmarks never run it: they write under build/ only, and the tracked
+documents change only when someone asks for it with this target.
 
-The documents mark each generated part (in whichever file of docs/ holds it):
+The chapter marks each generated part:
 
     <!-- bench:NAME (generated from build/bench/FILE.csv by tools/bench/results.py) -->
     ...replaced on every run...
@@ -23,6 +23,8 @@ what it lacks, and nothing is written; --partial takes it, and the table then be
 what it lacks.
 
     results.py [--docs FILE_OR_DIR ...] [--bench build/bench] [--check] [--partial]
+
+--docs defaults to docs/results.md; a folder means every .md in it, each part in exactly one.
 
 --check changes nothing and exits 1 if the documents differ from what the CSVs give."""
 import argparse, csv, os, re, statistics, sys, textwrap
@@ -356,7 +358,7 @@ def ifs_part(preset):
                         "%.1f s" % (base / 1000) if base else "not run", len(alone), "" if len(alone) == 1 else "s",
                         "–".join("%.1f" % x for x in (min(alone), max(alone))) if alone else "–",
                         "; host load %.1f–%.1f on 2 cores" % (loads[0], loads[-1]) if loads else ""))
-        # The targets (issue 13), on the worst run of each row.
+        # The targets, on the worst run of each row.
         pen = {s: a for (p, m, s), a in agg.items() if p == 120 and m == "fixed"}
         none = {s: a for (p, m, s), a in agg.items() if p == 0}
         notes = []
@@ -466,7 +468,7 @@ def doc_files(paths):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--docs", nargs="+", default=[os.path.join(ROOT, "docs")])
+    ap.add_argument("--docs", nargs="+", default=[os.path.join(ROOT, "docs", "results.md")])
     ap.add_argument("--bench", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--partial", action="store_true", help="take a run shorter than a table's full one, and say so")

@@ -7,7 +7,7 @@
 The bugs are the catalog, tests/mutants/catalog.txt: each entry names a source file, an exact
 piece of text that occurs there exactly once, and what to put instead (its format is at the top
 of that file). A suite that only shows that things work when nothing is wrong passes on most of
-them; issue 11 asks for one that fails on every one.
+them; the aim is one that fails on every one.
 
 How a verdict is reached, and why:
   - The tree's files (git ls-files, tracked and untracked but not ignored) are copied to a
@@ -26,7 +26,7 @@ How a verdict is reached, and why:
     more (--retries), and a mutant whose failures never hold up is "flaky".
   - A mutant whose suite runs past --timeout is "timeout" (it hangs something no test bounds).
   - --suite crashtest (or crashtest-quick) judges by make crashtest's power cuts instead of the
-    suite: issue 11 leaves durability bugs (a missing or early flush) to crash-state testing.
+    suite: durability bugs (a missing or early flush) are crash-state testing's to catch.
 
 Results go to build/mutants.csv (one row per mutant, written as each finishes) with each
 mutant's output in build/mutants/ID.log; a table by area and the survivors are printed at the

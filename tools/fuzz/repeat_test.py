@@ -14,8 +14,8 @@ can run at once) with pytest's output beside the logs.
 Why --jitter: a loaded host rarely changes a guest's timing the way a flaky failure needs.
 Stopping each QEMU of these runs now and then for a few milliseconds (SIGSTOP, SIGCONT) is
 what a busy machine does to it, only more often: the serial line's input then arrives in
-bursts at random points of the guest's execution. That is how the fault test's echo race
-(kernel/console.c) was reproduced: 3 failures in 600 runs with jitter, none in 450 without.
+bursts at random points of the guest's execution. A race of the console's echo
+(kernel/console.c) fails the fault test 3 times in 600 runs with jitter, none in 450 without.
 """
 import argparse, os, random, shutil, signal, subprocess, sys, threading, time
 from pathlib import Path

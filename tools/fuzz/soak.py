@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """make soak DURATION=SECONDS: one machine under every workload at once for a while, then the
-checks that a long run must pass (issue 15).
+checks that a long run must pass.
 
 WHY. Each test boots a fresh machine for seconds; bugs that need hours of mixed load (a frame
 lost on one error path in ten thousand, a backing block never given back, a disk block leaked
