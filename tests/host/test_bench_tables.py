@@ -74,9 +74,15 @@ paper,ifs,1,120,fixed,1,lru,8,4260,1M,1048576,50,8,60,0,30,1,100000,99000,0,0,0,
 paper,ifs,30,120,fixed,1,lru,8,4260,1M,1048576,50,8,4,1,3,2,92000,91000,0,0,0,0,820,1010,610,0,40,40,2000,5,700,900,1.5
 linux-scaled,ifs,30,0,fixed,1,lru,96,15360,8M,524288,100,,3,0,9,4,60000,59000,0,0,0,0,900,60000,10,0,0,0,2000,5,700,900,1.5
 """,
+    "ecd.csv": """preset,mem_paper_mb,mem_mb,cache,cache_kb,penalty_s,run,loops,scale,env_kb,usable_kb,throttle_bps,throttle_iops,icount_shift,elapsed_ms,ms_edit,ms_compile,ms_link,ms_debug,fs_read_kb,fs_write_kb,vm_read_kb,vm_write_kb,faults,pageins,pageouts,fs_asks_vm,fs_asks_vm_satisfied,vm_asks_fs,vm_asks_fs_satisfied,cache_min_kb,cache_max_kb,disk_busy_ms,disk_reads,disk_writes,pageins_backing,wall_s,host_load
+short,10,12,variable,0,0,1,2,100,5716,9508,1048576,50,8,171355,2769,13828,81640,71678,28600,10880,12600,17504,12933,3150,4376,7501,4042,9551,4804,56,5072,109039,10288,7098,3101,369.5,2.5
+short,16,18,variable,0,0,1,2,100,5492,15428,1048576,50,8,96091,2738,13773,41882,37239,16184,11648,588,1248,6953,147,312,1752,226,3237,2848,56,7688,22872,4193,3224,128,250.0,2.5
+short,16,18,variable,0,0,2,2,100,5492,15428,1048576,50,8,104091,2738,13773,41882,37239,16184,11648,588,1248,6953,147,312,1752,226,3237,2848,56,7688,22872,4193,3224,128,250.0,2.5
+short,16,18,fixed,512,,1,2,100,5492,15428,1048576,50,8,120000,2738,13773,51882,47239,30000,11000,400,800,6000,100,200,0,0,0,0,56,512,40000,7600,2950,90,300.0,2.5
+""",
 }
 PARTS = ["boot", "vm-faults", "vm-irlam", "fs-cached", "fs-summary", "fs-disk", "fs-policy", "fork-7-1",
-         "fork-7-3", "ifs-paper", "ifs-linux-scaled"]
+         "fork-7-3", "ifs-paper", "ifs-linux-scaled", "ecd-points", "ecd-table2"]
 
 
 def readme_text(parts=PARTS):
@@ -148,6 +154,16 @@ def test_every_part_regenerated_and_nothing_else(setup):
     assert "slowest touch 0.03 s (0.1: met)" in ifs and "(20 %: NOT MET)" in ifs
     assert "page-ins by S (1, 30): 1, 273, growing with S" in ifs
     assert "Linux 6.1 on the scaled mix" in part(text, "ifs-linux-scaled")
+    # ECD: the runs of a point averaged (16 MB variable: 96.1 and 104.1 s), Sprite's row beside,
+    # busy = disk.busy_ms over elapsed; a fixed cache with Sprite's name; the fastest point named.
+    ecd = part(text, "ecd-points")
+    assert "| 16 | variable | 100 | 23 % | 27.2 (15.8 / 11.4) | 1.8 (0.6 / 1.2) | 6,953 | 663 s, 18.2 %, 16.2, 23.3, " \
+        "1,560 |" in ecd
+    assert "| 16 | fixed 0.5M | 120 | 33 % | 40.0 (29.3 / 10.7) |" in ecd and "667 s, 17.4 %, 38.9, 10.6, 699 |" in ecd
+    assert "16 MB: fastest here variable (100 s), Sprite variable (663 s)" in ecd
+    assert "Sprite's P MB standing for a guest of P + 2 MB" in ecd and "2 runs (averaged)" in ecd
+    assert "| 10 | 0.05–4.95 | 4,042 / 7,501 | 4,804 / 9,551 | 0.25–5.6, 1,810 / 8,125, 1,846 / 2,942 |" in \
+        part(text, "ecd-table2")
 
 
 def test_rerun_changes_nothing_and_check_sees_stale_figures(setup):
@@ -234,6 +250,9 @@ def test_a_partial_run_says_so_in_its_table(setup):
     assert ifs.startswith("(generated) --> Partial run (not the full one this table is made from): ")
     assert "120 s stepped at S = 10: 0 runs of 3" in ifs
     assert "Partial run" not in part(readme.read_text(), "boot")     # 5 runs: a full one
+    # the short ECD preset: 3 points of the full grid's 58, the first missing ones named
+    assert "3 of the full grid's 58 points (none of 10 MB nocache, 10 MB 0.5M, 10 MB 1M," in \
+        part(readme.read_text(), "ecd-points")
 
 
 def test_a_short_boot_run_is_refused_too(setup):

@@ -109,6 +109,15 @@ def config_key(row):
     return "%gM" % (int(row["cache_kb"]) / 1024)
 
 
+def label(config):
+    """A config's name in prose: none (64 KB), fixed 0.5M, variable, variable 120 s."""
+    if config == "nocache":
+        return "none (64 KB)"
+    if config.startswith("p"):
+        return "variable" if config == "p0" else "variable %s s" % config[1:]
+    return "fixed " + config
+
+
 AVERAGED = ["elapsed_ms", "ms_edit", "ms_compile", "ms_link", "ms_debug", "fs_read_kb", "fs_write_kb",
             "vm_read_kb", "vm_write_kb", "faults", "pageins", "pageouts", "fs_asks_vm", "fs_asks_vm_satisfied",
             "vm_asks_fs", "vm_asks_fs_satisfied", "cache_min_kb", "cache_max_kb", "disk_busy_ms"]
