@@ -21,7 +21,11 @@
  *      32, to a page of a working set a quarter of the image wide which slides from the
  *      image's start to its end as the phase's I/O progresses, and otherwise to any page the
  *      working set has passed: the locality of a real program, whose older pages are wanted
- *      now and then. Touches are spread evenly between the I/O calls.
+ *      now and then. Touches are spread evenly between the I/O calls. How many a phase makes
+ *      stands for its computing: Table 1 gives no times, so edit is short, compile and link
+ *      are alike and debug is the longest (Sprite's thesis: "most of the time is spent in
+ *      debugger initialization and in the compiler and linker"), and the whole, at the 3.9
+ *      MIPS of `make bench-ecd`, is about half a minute of CPU a loop.
  *
  * The environment (`phase env`) is the X server, the terminal windows and the tools, 5 MB
  * resident throughout: it touches a quarter of its pages every few seconds (a different
@@ -121,7 +125,8 @@ static const char *path(const char *file)
   return p;
 }
 
-static int die(const char *what, const char *file)
+static void die(const char *what, const char *file) __attribute__((noreturn));
+static void die(const char *what, const char *file)
 {
   fprintf(stderr, "phase: %s %s: %s\n", what, path(file), strerror(errno));
   exit(1);

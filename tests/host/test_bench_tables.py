@@ -78,6 +78,7 @@ linux-scaled,ifs,30,0,fixed,1,lru,96,15360,8M,524288,100,,3,0,9,4,60000,59000,0,
 short,10,12,variable,0,0,1,2,100,5716,9508,1048576,50,8,171355,2769,13828,81640,71678,28600,10880,12600,17504,12933,3150,4376,7501,4042,9551,4804,56,5072,109039,10288,7098,3101,369.5,2.5
 short,16,18,variable,0,0,1,2,100,5492,15428,1048576,50,8,96091,2738,13773,41882,37239,16184,11648,588,1248,6953,147,312,1752,226,3237,2848,56,7688,22872,4193,3224,128,250.0,2.5
 short,16,18,variable,0,0,2,2,100,5492,15428,1048576,50,8,104091,2738,13773,41882,37239,16184,11648,588,1248,6953,147,312,1752,226,3237,2848,56,7688,22872,4193,3224,128,250.0,2.5
+short,16,18,variable,0,120,1,2,100,5492,15428,1048576,50,8,94000,2738,13773,41882,37239,16184,11648,100,0,6689,25,0,1818,0,3054,3054,56,7260,20000,4100,2912,25,240.0,2.5
 short,16,18,fixed,512,,1,2,100,5492,15428,1048576,50,8,120000,2738,13773,51882,47239,30000,11000,400,800,6000,100,200,0,0,0,0,56,512,40000,7600,2950,90,300.0,2.5
 """,
 }
@@ -160,8 +161,12 @@ def test_every_part_regenerated_and_nothing_else(setup):
     assert "| 16 | variable | 100 | 23 % | 27.2 (15.8 / 11.4) | 1.8 (0.6 / 1.2) | 6,953 | 663 s, 18.2 %, 16.2, 23.3, " \
         "1,560 |" in ecd
     assert "| 16 | fixed 0.5M | 120 | 33 % | 40.0 (29.3 / 10.7) |" in ecd and "667 s, 17.4 %, 38.9, 10.6, 699 |" in ecd
-    assert "16 MB: fastest here variable (100 s), Sprite variable (663 s)" in ecd
+    assert "16 MB: fastest here variable 120 s (94 s), Sprite variable 120 s (653 s)" in ecd
     assert "Sprite's P MB standing for a guest of P + 2 MB" in ecd and "2 runs (averaged)" in ecd
+    assert "a penalty against none (elapsed, VM MB): 16 MB 120 s 94 s against 100 s, 0.1 against 1.8 MB (Sprite, " \
+        "the same points: 16 MB 653 s against 663 s, 20.4 against 23.3 MB)" in ecd
+    assert "16 MB 27.2 against 40.0 and 1.8 against 1.2; fewer file bytes at 1 of 1 memories and more VM bytes " \
+        "at 1" in ecd
     assert "| 10 | 0.05–4.95 | 4,042 / 7,501 | 4,804 / 9,551 | 0.25–5.6, 1,810 / 8,125, 1,846 / 2,942 |" in \
         part(text, "ecd-table2")
 
@@ -250,8 +255,8 @@ def test_a_partial_run_says_so_in_its_table(setup):
     assert ifs.startswith("(generated) --> Partial run (not the full one this table is made from): ")
     assert "120 s stepped at S = 10: 0 runs of 3" in ifs
     assert "Partial run" not in part(readme.read_text(), "boot")     # 5 runs: a full one
-    # the short ECD preset: 3 points of the full grid's 58, the first missing ones named
-    assert "3 of the full grid's 58 points (none of 10 MB nocache, 10 MB 0.5M, 10 MB 1M," in \
+    # the short ECD preset: 4 points of the full grid's 58, the first missing ones named
+    assert "4 of the full grid's 58 points (none of 10 MB nocache, 10 MB 0.5M, 10 MB 1M," in \
         part(readme.read_text(), "ecd-points")
 
 

@@ -1,6 +1,7 @@
 """The ECD benchmark's figures (tools/bench/bench_ecd.py), drawn from build/bench/ecd.csv alone,
 each with Sprite's own (Appendix C) in the row of panels under ours: the same axes and series,
-so the shapes compare even where the scales cannot (Sprite's elapsed times are its Sun-3's).
+so the shapes compare even where the scales cannot (Sprite's elapsed times are its Sun-3's). MB
+are on a log scale: the points where Sprite thrashed moved ten times the others.
 
   fig1   time and disk busy (Sprite: server CPU) against memory, a line per fixed cache and
          one for the variable cache (no penalty)
@@ -63,6 +64,9 @@ def _grid(agg, configs, metrics, title, png, sprite_configs=None):
                 if pts:
                     axes[row][j].plot([p[0] for p in pts], [p[1] for p in pts], style, label=_label(c), ms=4,
                                       color=COLORS.get(c))
+        if "MB" in name:             # Sprite's thrashing points are ten times the rest
+            for ax in axes[:, j]:
+                ax.set_yscale("log")
         axes[0][j].set_title("here: " + name, fontsize=9)
         axes[1][j].set_title("Sprite (Appendix C): " + name.split(" | ")[-1].replace("Sprite: ", ""), fontsize=9)
         axes[1][j].set_xlabel("client memory (Sprite's MB)")

@@ -472,8 +472,27 @@ def ecd_points(bench):
         sbest = min(sprite, key=sprite.get) if sprite else None
         notes.append("%d MB: fastest here %s (%.0f s)%s" % (m, label(best), here[best], ", Sprite %s (%d s)" % (
             label(sbest), sprite[sbest]) if sbest else ""))
-    return ecd_setup(rows) + "\n\n" + "\n".join(out) + "\n\n" + para(
-        "The fastest of the points run, by memory (Sprite's of the same points): " + "; ".join(notes) + ".")
+    text = "The fastest of the points run, by memory (Sprite's of the same points): " + "; ".join(notes) + "."
+    both = [m for m in sorted({m for m, _ in agg}) if (m, "p0") in agg and (m, "0.5M") in agg]
+    if both:
+        v, f = lambda m, k: agg[(m, "p0")][k], lambda m, k: agg[(m, "0.5M")][k]
+        fewer = [m for m in both if v(m, "fs_mb") < f(m, "fs_mb")]
+        more = [m for m in both if v(m, "vm_mb") > f(m, "vm_mb")]
+        text += (" Figure 4's comparison, the variable cache (no penalty) against the fixed 0.5 MB, FS MB and VM MB: "
+                 "%s; fewer file bytes at %d of %d memories and more VM bytes at %d (Sprite: fewer file bytes and "
+                 "more VM bytes at all five)." % ("; ".join("%d MB %.1f against %.1f and %.1f against %.1f" % (
+                     m, v(m, "fs_mb"), f(m, "fs_mb"), v(m, "vm_mb"), f(m, "vm_mb")) for m in both),
+                     len(fewer), len(both), len(more)))
+    pens = [(m, c) for m, c in sorted(agg) if c.startswith("p") and c != "p0" and (m, "p0") in agg]
+    if pens:
+        text += (" Figures 5 and 6's question, a penalty against none (elapsed, VM MB): %s (Sprite, the same "
+                 "points: %s)." % ("; ".join("%d MB %s s %.0f s against %.0f s, %.1f against %.1f MB" % (
+                     m, c[1:], agg[(m, c)]["elapsed_ms"] / 1000, agg[(m, "p0")]["elapsed_ms"] / 1000,
+                     agg[(m, c)]["vm_mb"], agg[(m, "p0")]["vm_mb"]) for m, c in pens),
+                     "; ".join("%d MB %.0f s against %.0f s, %.1f against %.1f MB" % (
+                         m, paper(m, c, "elapsed_s"), paper(m, "p0", "elapsed_s"), paper_mb(m, c)[1],
+                         paper_mb(m, "p0")[1]) for m, c in pens)))
+    return ecd_setup(rows) + "\n\n" + "\n".join(out) + "\n\n" + para(text)
 
 
 def ecd_table2(bench):
