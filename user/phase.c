@@ -42,8 +42,9 @@
  * code read from the server, second passes and temporary files. Each read and write below is
  * Table 1's times that factor (rounded to 4 KB), with the files' sizes those of the writes:
  * the outputs are bigger than Table 1's split and the extra reads go round an input again.
- * Two loops then read 33,936 KB and write 9,808 KB, which `phase plan` prints and a
- * benchmark run with the smallest fixed cache checks against the disk's counters.
+ * Two loops then read 33,936 KB and write 9,808 KB, which `phase plan` prints
+ * (tests/host/test_bench_ecd.py holds a recorded run to Appendix C's figures, and
+ * tests/qemu/test_ecd.py a tiny run with the least cache to the disk's counters).
  *
  *   phase [-d DIR] [-x PERCENT] [-q] edit|compile|link|debug    one phase
  *   phase [-d DIR] [-x PERCENT] init                            the inputs no phase writes
@@ -51,7 +52,7 @@
  *   phase [-x PERCENT] plan                                     the table and its totals
  *
  * -x scales every size and count (a tiny run for tests: -x 5). It uses only open, read, write,
- * lseek, close, unlink, sbrk, printf, sleep and a millisecond clock, so that it builds for
+ * lseek, close, sbrk, printf, sleep and a millisecond clock (uptime_ms), so that it builds for
  * other kernels unchanged; what the kernel counted (page-ins, disk traffic, negotiations) is
  * read by whoever runs it, with the shell's vmstat. */
 #include <stdio.h>

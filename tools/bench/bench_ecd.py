@@ -288,6 +288,8 @@ def main(argv=None):
             cache, "fixed%dk" % kb), k)
         load = host_load()
         t = time.monotonic()
+        print("%s: %d MB, %s, run %d: booting (%.0f s so far)" % (NAME, m, config_label(cache, kb, pen), k,
+                                                                 t - t_start), flush=True)
         r = one_run(cfg, m, cache, kb, pen, os.path.join(logs, tag + ".log"))
         r.update(preset=a.preset, mem_paper_mb=m, mem_mb=m + 2, cache=cache, cache_kb=kb,
                  penalty_s=pen if cache == "variable" else "", run=k, loops=cfg["loops"], scale=cfg["scale"],
