@@ -42,8 +42,9 @@ its own ("phase NAME: N ms"). The parsing is pure and tests/host/test_bench_ecd.
 against a recorded console.
 
 PRESETS. full (make bench-ecd's default): the five memory sizes, every fixed cache that fits,
-no cache, the variable cache with the six penalties: 58 boots of 3-5 minutes. short: 10 and 16
-MB, a fixed 0.5 MB (and 2 MB at 16), penalties 0 and 120: 7 boots, 10-20 minutes at -j 2.
+no cache, the variable cache with the six penalties: 58 boots of 4-6 minutes of wall clock, about
+2.5 hours at -j 2. short: 10 and 16 MB, a fixed 0.5 MB (and 2 MB at 16), penalties 0 and 120: 7
+boots, 20 minutes at -j 2 on a loaded 2-core host.
 
     bench_ecd.py [--preset full|short] [--mems 10,16] [--fixed 0.5,2] [--penalties 0,120]
                  [--no-nocache] [--runs 1] [-j 2] [--loops 2] [--scale PERCENT] [--no-figures]
