@@ -81,9 +81,17 @@ short,16,18,variable,0,0,2,2,100,5492,15428,1048576,50,8,104091,2738,13773,41882
 short,16,18,variable,0,120,1,2,100,5492,15428,1048576,50,8,94000,2738,13773,41882,37239,16184,11648,100,0,6689,25,0,1818,0,3054,3054,56,7260,20000,4100,2912,25,240.0,2.5
 short,16,18,fixed,512,,1,2,100,5492,15428,1048576,50,8,120000,2738,13773,51882,47239,30000,11000,400,800,6000,100,200,0,0,0,0,56,512,40000,7600,2950,90,300.0,2.5
 """,
+    "linux-ifs.csv": """preset,kind,interval_s,penalty_s,mode,run,policy,mem_mb,toucher_kb,sort_input,throttle_bps,throttle_iops,icount_shift,rounds,resp_min_ms,resp_max_ms,resp_avg_ms,sort_ms,sort_internal_ms,pageins,pageouts,toucher_pageins,toucher_pageouts,cache_min_kb,cache_max_kb,fs_asks_vm,fs_asks_vm_satisfied,vm_asks_fs,vm_asks_fs_satisfied,age_lag_ms,pageins_all,disk_reads,disk_writes,sort_host_ms,host_load,sort_kb,free_after_boot_kb,available_after_boot_kb,kernel
+matched,standalone,,,,1,linux,42,,8M,524288,100,4,,,,,84600,84000,0,0,,,1764,12304,,,,,,3,,,,,320,11864,17808,6.1.0-50-686
+matched,ifs,5,,,1,linux,42,15360,8M,524288,100,4,20,10,9000,1200.5,126900,,2000,3000,1900,,500,3000,,,,,,2100,,,,,320,11864,17808,6.1.0-50-686
+matched,ifs,30,,,1,linux,42,15360,8M,524288,100,4,4,20,30000,15000,169200,,3000,4000,2900,,600,4000,,,,,,3100,,,,,320,11864,17808,6.1.0-50-686
+""",
+    "linux-mem.csv": """preset,ours_mem_mb,ours_free_kb,linux_mem_mb,linux_available_kb,linux_free_kb,linux_total_kb
+matched,20,17308,42,17808,11864,26860
+""",
 }
 PARTS = ["boot", "vm-faults", "vm-irlam", "fs-cached", "fs-summary", "fs-disk", "fs-policy", "fork-7-1",
-         "fork-7-3", "ifs-paper", "ifs-linux-scaled", "ecd-points", "ecd-table2"]
+         "fork-7-3", "ifs-paper", "ifs-linux-scaled", "ecd-points", "ecd-table2", "linux-ifs"]
 
 
 def readme_text(parts=PARTS):
@@ -169,6 +177,10 @@ def test_every_part_regenerated_and_nothing_else(setup):
         "at 1" in ecd
     assert "| 10 | 0.05–4.95 | 4,042 / 7,501 | 4,804 / 9,551 | 0.25–5.6, 1,810 / 8,125, 1,846 / 2,942 |" in \
         part(text, "ecd-table2")
+    lx = part(text, "linux-ifs")
+    assert "in a 42 MB machine" in lx and "17,808 KB available" in lx and "leaves 17,308 KB" in lx
+    assert "| sort alone | 84.6 | |" in lx and "| 5 | 126.9 | +50 % | 0.01 / 9.00 / 1.20 | 1,900 | 2,000 | 3,000 |" in lx
+    assert "| 30 | 169.2 | +100 % |" in lx
 
 
 def test_rerun_changes_nothing_and_check_sees_stale_figures(setup):

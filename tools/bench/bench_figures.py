@@ -9,7 +9,9 @@ tested, without booting anything): one function per benchmark, CSV in, PNG out.
         4 KB page copy as the ceiling
   boot  time to the first prompt by route (median, min-max bars) beside its target
   ifs   WRL 90/4's IFS benchmark: the cache's size and the toucher's responses over time, by
-        sleep interval, with and without penalty; and Tables 3 and 4 beside the paper's"""
+        sleep interval, with and without penalty; and Tables 3 and 4 beside the paper's
+  linux_ifs  the same mix under Linux (bench_linux.py): the page cache, swap traffic and the
+        toucher's responses over time, by sleep interval, sort alone among them"""
 import csv, statistics
 
 import matplotlib
@@ -191,3 +193,45 @@ def ifs(csv_path, series_path, preset, png_time, png_tables):
     fig.savefig(png_tables, dpi=100)
     plt.close(fig)
     return [png_time, png_tables]
+
+
+def linux_ifs(csv_path, series_path, preset, png):
+    """One column a run of the preset (run 1; sort alone first): the page cache (Cached) and
+    the pages swapped in and out since sort began, over it the toucher's responses."""
+    series = [r for r in rows(series_path) if r["preset"] == preset and r["run"] == "1"]
+    runs = sorted({r["interval_s"] for r in series}, key=lambda s: float(s) if s else -1)
+    fig, axes = plt.subplots(2, max(1, len(runs)), figsize=(3.8 * max(1, len(runs)) + 1, 6), squeeze=False,
+                             sharex="col")
+    for j, s in enumerate(runs):
+        pick = [r for r in series if r["interval_s"] == s]
+        for what, color in (("cache_kb", "tab:blue"), ("free_kb", "tab:grey")):
+            pts = sorted((float(r["t_s"]), float(r["value"])) for r in pick if r["what"] == what)
+            axes[0][j].plot([t for t, _ in pts], [v for _, v in pts], color=color,
+                            label={"cache_kb": "page cache (Cached)", "free_kb": "MemFree"}[what])
+        ax2 = axes[1][j]
+        for what, color in (("pswpin", "tab:red"), ("pswpout", "tab:orange")):
+            pts = sorted((float(r["t_s"]), float(r["value"])) for r in pick if r["what"] == what)
+            ax2.plot([t for t, _ in pts], [v for _, v in pts], color=color, label=what + " (pages)")
+        touch = sorted((float(r["t_s"]), float(r["value"]) / 1000) for r in pick if r["what"] == "touch_ms")
+        if touch:
+            ax3 = ax2.twinx()
+            ax3.plot([t for t, _ in touch], [v for _, v in touch], "ko", ms=3, label="toucher's response (s)")
+            ax3.set_ylabel("response (s)", fontsize=8)
+        for r in pick:
+            if r["what"] == "sort_end":
+                for ax in axes[:, j]:
+                    ax.axvline(float(r["t_s"]), color="black", ls="--", lw=0.8)
+        axes[0][j].set_title("sort alone" if not s else "S = %s s" % s, fontsize=9)
+        ax2.set_xlabel("seconds since sort began (dashed: it ended)")
+        for ax in axes[:, j]:
+            ax.axvline(0, color="grey", lw=0.5)
+            ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylabel("KB")
+    axes[1][0].set_ylabel("pages swapped since sort began")
+    axes[0][0].legend(fontsize=7)
+    axes[1][0].legend(fontsize=7, loc="upper left")
+    fig.suptitle("IFS mix under Linux (%s): page cache, swap and responses over time, run 1" % preset, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return png

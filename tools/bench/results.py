@@ -513,6 +513,55 @@ def ecd_table2(bench):
         "left (about 56 KB): fs.cache_min_kb=256 is the floor it gives nothing below, not a size it starts at.")
 
 
+# --- Linux on the same work (bench_linux.py) ------------------------------------------------
+LINUX_FULL = {"preset": "matched", "intervals": [5, 30]}
+
+
+def linux_short(bench):
+    """What the matched preset's rows of linux-ifs.csv lack against a full run."""
+    rows = [r for r in load(bench, "linux-ifs.csv") if r["preset"] == LINUX_FULL["preset"]]
+    lack = []
+    if not any(r["kind"] == "standalone" for r in rows):
+        lack.append("no run of sort alone")
+    for s in LINUX_FULL["intervals"]:
+        if not any(r["kind"] == "ifs" and float(r["interval_s"]) == s for r in rows):
+            lack.append("no run at S = %d" % s)
+    return lack
+
+
+def linux_ifs(bench):
+    """The IFS mix under Linux, matched preset: one row a run (sort alone, then by S), after the
+    memory each kernel left to programs."""
+    rows = need([r for r in load(bench, "linux-ifs.csv") if r["preset"] == LINUX_FULL["preset"]],
+                "run of the matched preset", "linux-ifs.csv")
+    mem = [r for r in load(bench, "linux-mem.csv") if r["preset"] == LINUX_FULL["preset"]] \
+        if os.path.exists(os.path.join(bench, "linux-mem.csv")) else []
+    r0 = rows[0]
+    head = ("Linux %s (Debian 12, i386) in a %s MB machine; a %s KB toucher, sort of %s with `-m %s`, the disk at "
+            "%s B/s and %s requests/s, `-icount shift=%s,align=on`; times are the guest's." % (
+                r0["kernel"], r0["mem_mb"], num(max(float(r["toucher_kb"] or 0) for r in rows)),
+                r0["sort_input"], r0["sort_kb"], num(r0["throttle_bps"]), r0["throttle_iops"], r0["icount_shift"]))
+    if mem:
+        m = mem[0]
+        head += (" After boot Linux had %s KB available (MemAvailable; MemFree %s KB) where this kernel at %s MB "
+                 "leaves %s KB to programs (free frames and cache blocks less its reserve)." % (
+                     num(m["linux_available_kb"]), num(m["linux_free_kb"]), m["ours_mem_mb"] or "?",
+                     num(m["ours_free_kb"]) if m["ours_free_kb"] else "?"))
+    alone = [float(r["sort_ms"]) for r in rows if r["kind"] == "standalone"]
+    base = statistics.median(alone) if alone else None
+    out = ["| S | sort (s) | degradation | touches min/max/avg (s) | toucher's major faults | swap-ins | swap-outs "
+           "| major faults | page cache (KB) |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["kind"] != "standalone", float(r["interval_s"] or 0), int(r["run"]))):
+        ifs = r["kind"] == "ifs"
+        out.append("| %s | %.1f | %s | %s | %s | %s | %s | %s | %s-%s |" % (
+            "%g" % float(r["interval_s"]) if ifs else "sort alone", float(r["sort_ms"]) / 1000,
+            "+%.0f %%" % ((float(r["sort_ms"]) / base - 1) * 100) if ifs and base else "",
+            "%.2f / %.2f / %.2f" % tuple(float(r[k]) / 1000 for k in ("resp_min_ms", "resp_max_ms", "resp_avg_ms"))
+            if ifs else "", num(r["toucher_pageins"]) if ifs else "", num(r["pageins"]), num(r["pageouts"]),
+            num(r["pageins_all"]), num(r["cache_min_kb"]), num(r["cache_max_kb"])))
+    return para(head) + "\n\n" + "\n".join(out)
+
+
 full = lambda bench: []
 # (name, CSV, the part's text, what a run lacks against a full one)
 PARTS = [("boot", "boot.csv", boot, boot_short), ("vm-faults", "vm.csv", vm_faults, full),
@@ -522,7 +571,8 @@ PARTS = [("boot", "boot.csv", boot, boot_short), ("vm-faults", "vm.csv", vm_faul
          ("fork-7-3", "fork-workload.csv", fork73, full),
          ("ifs-paper", "ifs.csv", ifs_part("paper"), ifs_short("paper")),
          ("ifs-linux-scaled", "ifs.csv", ifs_part("linux-scaled"), ifs_short("linux-scaled")),
-         ("ecd-points", "ecd.csv", ecd_points, ecd_short), ("ecd-table2", "ecd.csv", ecd_table2, ecd_short)]
+         ("ecd-points", "ecd.csv", ecd_points, ecd_short), ("ecd-table2", "ecd.csv", ecd_table2, ecd_short),
+         ("linux-ifs", "linux-ifs.csv", linux_ifs, linux_short)]
 
 
 class Short(Exception):
