@@ -42,7 +42,7 @@ endif
 # A variable given on the command line that is not one of ours is named, with the one it looks
 # like: `make qemu mem=16` or `MEMS=16` would otherwise boot the default memory silently.
 OUR_VARS := MEM CMDLINE ACCEL FILES FSIMG FSSIZE JOBS CROSS HOSTCC PYTHON V TESTS BOOTDIR \
-  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS LINUX_ARGS PAPER_ARGS RESULTS_ARGS
+  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS ECD_ARGS LINUX_ARGS PAPER_ARGS RESULTS_ARGS
 GIVEN := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 UNKNOWN_VARS := $(filter-out $(OUR_VARS),$(GIVEN))
 looks_like = $(shell u=$$(printf %s '$(1)' | tr a-z A-Z); for k in $(OUR_VARS); do \
@@ -384,11 +384,11 @@ imgfuzz: all $(UBINS) $(PY_OK)
 # The documented tables (docs/results.md) change only through `make results`
 # (tools/bench/results.py), which makes them again from those CSVs and refuses a run shorter than
 # a table's full one (RESULTS_ARGS=--partial takes it, and the table then says what it lacks). ---
-.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs bench-linux paper
+.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs bench-ecd bench-linux paper
 $(PY_OK): tools/setup/pydeps.py
 	@$(PYTHON) tools/setup/pydeps.py --dir $(B)/py
 	@touch $@
-bench: bench-boot bench-fs bench-vm bench-fork bench-ifs
+bench: bench-boot bench-fs bench-vm bench-fork bench-ifs bench-ecd
 bench-boot: $(ISO) $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_boot.py
 bench-fork: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
@@ -401,6 +401,10 @@ bench-fs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 IFS_ARGS ?=
 bench-ifs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_ifs.py $(IFS_ARGS)
+# WRL 90/4's ECD benchmark (tools/bench/bench_ecd.py -h): the full grid, or ECD_ARGS='--preset short'.
+ECD_ARGS ?=
+bench-ecd: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
+	$(PY) tools/bench/bench_ecd.py $(ECD_ARGS)
 # The IFS mix under Linux 6.1 beside ours (tools/bench/bench_linux.py -h): Debian's kernel and
 # busybox are fetched into build/linux on first use. LINUX_ARGS='--preset short' for a minute's run.
 LINUX_ARGS ?=
@@ -408,7 +412,7 @@ bench-linux: $(B)/kernel.elf $(PRISTINE) $(LBINS) $(PY_OK)
 	$(PY) tools/bench/bench_linux.py $(LINUX_ARGS)
 # Every reproduced table of the seed papers, then the results chapter (tools/bench/paper.py -h).
 PAPER_ARGS ?=
-paper: $(B)/kernel.elf $(ISO) $(PRISTINE) $(PY_OK)
+paper: $(B)/kernel.elf $(ISO) $(PRISTINE) $(LBINS) $(PY_OK)
 	$(PY) tools/bench/paper.py $(PAPER_ARGS)
 RESULTS_ARGS ?=
 results: $(PY_OK)
@@ -446,6 +450,8 @@ help:
 	@echo 'make bench-fork      fork time against resident size (Sprite'"'"'s Table 7-1)'
 	@echo 'make bench-ifs       WRL 90/4'"'"'s IFS benchmark (Tables 3, 4): toucher beside sort, penalty 0 and 120 s'
 	@echo '                     (IFS_ARGS='"'"'--preset paper --runs 1 --intervals 1,30 -j 2'"'"'; both presets: an hour or more)'
+	@echo 'make bench-ecd       WRL 90/4'"'"'s edit-compile-debug benchmark (Figures 1-6, Table 2): fixed caches'
+	@echo '                     against the variable one, 10-16 MB (the full grid: hours; ECD_ARGS='"'"'--preset short'"'"')'
 	@echo 'make bench-linux     the IFS mix under Linux 6.1 (Debian'"'"'s, fetched into build/linux) in the same QEMU, memory'
 	@echo '                     free to programs matched to ours (LINUX_ARGS='"'"'--preset short'"'"'; the matched preset: an hour)'
 	@echo 'make linux-programs  the programs of user/ built for Linux (build/linux/bin)'
@@ -460,7 +466,8 @@ help:
 	@echo 'Variables (each run uses what its command line gives, else the default):'
 	@echo '  MEM=64  CMDLINE='"'"'key=value ...'"'"'  FILES='"'"'file dir ...'"'"'  FSIMG=IMAGE  ACCEL=tcg|kvm'
 	@echo '  JOBS=2  TESTS=tests  V=1 (full compiler lines)  FSSIZE=128 (MB of a new image)  PYTHON=python3'
-	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  LINUX_ARGS (bench-linux)  PAPER_ARGS  RESULTS_ARGS'
+	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  ECD_ARGS (bench-ecd)  LINUX_ARGS (bench-linux)'
+	@echo '  PAPER_ARGS  RESULTS_ARGS'
 	@echo '  MUTANTS_ARGS  DURATION  N SEED'
 	@echo '  e.g. make qemu MEM=16 CMDLINE=vm.policy=fifo FILES=notes.txt'
 

@@ -77,6 +77,13 @@ matched,standalone,,,,,1,clock,20,17308,,,8M,320,524288,100,4,,,,,,,35500,35000,
 matched,ifs,30,0,fixed,,1,clock,20,17308,15360,50,8M,320,524288,100,4,3,0,9,4,20000,900,60000,59000,54,1,900,1000,880,950,900,2000,500,300,200,150,2000,5,700,900,1.5
 matched,ifs,30,120,fixed,,1,clock,20,17308,15360,50,8M,320,524288,100,4,2,1,5,3,2,0,100000,99000,54,1,0,0,0,0,64,1200,800,0,40,40,2000,5,700,900,1.5
 """,
+    "ecd.csv": """preset,mem_paper_mb,mem_mb,cache,cache_kb,penalty_s,run,loops,scale,env_kb,usable_kb,throttle_bps,throttle_iops,icount_shift,elapsed_ms,ms_edit,ms_compile,ms_link,ms_debug,fs_read_kb,fs_write_kb,vm_read_kb,vm_write_kb,faults,pageins,pageouts,fs_asks_vm,fs_asks_vm_satisfied,vm_asks_fs,vm_asks_fs_satisfied,cache_min_kb,cache_max_kb,disk_busy_ms,disk_reads,disk_writes,pageins_backing,wall_s,host_load
+short,10,12,variable,0,0,1,2,100,5716,9508,1048576,50,8,171355,2769,13828,81640,71678,28600,10880,12600,17504,12933,3150,4376,7501,4042,9551,4804,56,5072,109039,10288,7098,3101,369.5,2.5
+short,16,18,variable,0,0,1,2,100,5492,15428,1048576,50,8,96091,2738,13773,41882,37239,16184,11648,588,1248,6953,147,312,1752,226,3237,2848,56,7688,22872,4193,3224,128,250.0,2.5
+short,16,18,variable,0,0,2,2,100,5492,15428,1048576,50,8,104091,2738,13773,41882,37239,16184,11648,588,1248,6953,147,312,1752,226,3237,2848,56,7688,22872,4193,3224,128,250.0,2.5
+short,16,18,variable,0,120,1,2,100,5492,15428,1048576,50,8,94000,2738,13773,41882,37239,16184,11648,100,0,6689,25,0,1818,0,3054,3054,56,7260,20000,4100,2912,25,240.0,2.5
+short,16,18,fixed,512,,1,2,100,5492,15428,1048576,50,8,120000,2738,13773,51882,47239,30000,11000,400,800,6000,100,200,0,0,0,0,56,512,40000,7600,2950,90,300.0,2.5
+""",
     "linux-ifs.csv": """preset,kind,interval_s,penalty_s,mode,run,policy,mem_mb,toucher_kb,sort_input,throttle_bps,throttle_iops,icount_shift,rounds,resp_min_ms,resp_max_ms,resp_avg_ms,sort_ms,sort_internal_ms,pageins,pageouts,toucher_pageins,toucher_pageouts,cache_min_kb,cache_max_kb,fs_asks_vm,fs_asks_vm_satisfied,vm_asks_fs,vm_asks_fs_satisfied,age_lag_ms,pageins_all,disk_reads,disk_writes,sort_host_ms,host_load,sort_kb,free_after_boot_kb,available_after_boot_kb,kernel
 matched,standalone,,,,1,linux,42,,8M,524288,100,4,,,,,84600,84000,0,0,,,1764,12304,,,,,,3,,,,,320,11864,17808,6.1.0-50-686
 matched,ifs,5,,,1,linux,42,15360,8M,524288,100,4,20,10,9000,1200.5,126900,,2000,3000,1900,,500,3000,,,,,,2100,,,,,320,11864,17808,6.1.0-50-686
@@ -87,7 +94,7 @@ matched,20,17308,42,17808,11864,26860
 """,
 }
 PARTS = ["boot", "vm-faults", "vm-irlam", "fs-cached", "fs-summary", "fs-disk", "fs-policy", "fork-7-1",
-         "fork-7-3", "ifs-paper", "ifs-matched", "linux-ifs"]
+         "fork-7-3", "ifs-paper", "ifs-matched", "ecd-points", "ecd-table2", "linux-ifs"]
 
 
 def readme_text(parts=PARTS):
@@ -175,6 +182,20 @@ def test_every_part_regenerated_and_nothing_else(setup):
     assert "Linux had 17.4 MB available after boot (MemAvailable)" in m and "Sprite" not in m
     assert "Negotiations happened each way: over the variable-cache rows the cache asked the VM 1,300 times " \
         "(got 300 pages) and the VM asked the cache 240 times (got 190)." in m
+    # ECD: the runs of a point averaged (16 MB variable: 96.1 and 104.1 s), Sprite's row beside,
+    # busy = disk.busy_ms over elapsed; a fixed cache with Sprite's name; the fastest point named.
+    ecd = part(text, "ecd-points")
+    assert "| 16 | variable | 100 | 23 % | 27.2 (15.8 / 11.4) | 1.8 (0.6 / 1.2) | 6,953 | 663 s, 18.2 %, 16.2, 23.3, " \
+        "1,560 |" in ecd
+    assert "| 16 | fixed 0.5M | 120 | 33 % | 40.0 (29.3 / 10.7) |" in ecd and "667 s, 17.4 %, 38.9, 10.6, 699 |" in ecd
+    assert "16 MB: fastest here variable 120 s (94 s), Sprite variable 120 s (653 s)" in ecd
+    assert "Sprite's P MB standing for a guest of P + 2 MB" in ecd and "2 runs (averaged)" in ecd
+    assert "a penalty against none (elapsed, VM MB): 16 MB 120 s 94 s against 100 s, 0.1 against 1.8 MB (Sprite, " \
+        "the same points: 16 MB 653 s against 663 s, 20.4 against 23.3 MB)" in ecd
+    assert "16 MB 27.2 against 40.0 and 1.8 against 1.2; fewer file bytes at 1 of 1 memories and more VM bytes " \
+        "at 1" in ecd
+    assert "| 10 | 0.05–4.95 | 4,042 / 7,501 | 4,804 / 9,551 | 0.25–5.6, 1,810 / 8,125, 1,846 / 2,942 |" in \
+        part(text, "ecd-table2")
     lx = part(text, "linux-ifs")
     assert "in a 42 MB machine" in lx and "17,808 KB available" in lx and "leaves 17,308 KB" in lx
     assert "| sort alone | 84.6 | |" in lx and "| 5 | 126.9 | +50 % | 0.01 / 9.00 / 1.20 | 1,900 | 2,000 | 3,000 |" in lx
@@ -265,6 +286,9 @@ def test_a_partial_run_says_so_in_its_table(setup):
     assert ifs.startswith("(generated) --> Partial run (not the full one this table is made from): ")
     assert "120 s stepped at S = 10: 0 runs of 3" in ifs
     assert "Partial run" not in part(readme.read_text(), "boot")     # 5 runs: a full one
+    # the short ECD preset: 4 points of the full grid's 58, the first missing ones named
+    assert "4 of the full grid's 58 points (none of 10 MB nocache, 10 MB 0.5M, 10 MB 1M," in \
+        part(readme.read_text(), "ecd-points")
 
 
 def test_a_short_boot_run_is_refused_too(setup):

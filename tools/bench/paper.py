@@ -60,6 +60,11 @@ BENCHES = [
     Bench("bench-ifs", "bench_ifs.py", "WRL 90/4 Tables 2, 3 and 4 (the IFS benchmark)", False,
           (["--preset", "paper", "--runs", "1", "--intervals", "1,30", "--penalties", "0,120"], {}), ([], {}),
           {"short": 1200, "full": 14400}, jobs_flag=True),
+    Bench("bench-ecd", "bench_ecd.py", "WRL 90/4 Table 1's ECD benchmark: Figures 1-6, Table 2, Appendix C", False,
+          (["--preset", "short"], {}), (["--runs", "3"], {}), {"short": 1200, "full": 27000}, jobs_flag=True),
+    Bench("bench-linux", "bench_linux.py", "Linux 6.1 on the IFS mix, beside the matched preset's rows", False,
+          (["--runs", "1", "--intervals", "5,30"], {}), (["--runs", "3"], {}), {"short": 900, "full": 2400},
+          jobs_flag=True),
 ]
 
 

@@ -492,6 +492,111 @@ def ifs_part(preset):
     return part
 
 
+# --- ecd ---------------------------------------------------------------------------------------
+def ecd_rows(bench):
+    """The full grid's rows of ecd.csv, else the short preset's (then --partial says so)."""
+    rows = load(bench, "ecd.csv")
+    for preset in ("full", "short"):
+        got = [r for r in rows if r["preset"] == preset]
+        if got:
+            return got
+    raise ValueError("ecd.csv has no rows of the full or the short preset")
+
+
+def ecd_short(bench):
+    """The points of the full grid (bench_ecd.py's full preset, one run each) that the rows lack."""
+    from bench_ecd import PRESETS, grid
+    from ecd_paper import config_key
+    have = {(int(r["mem_paper_mb"]), config_key(r)) for r in ecd_rows(bench)}
+    full = PRESETS["full"]
+    want = [(m, config_key({"cache": c, "cache_kb": kb, "penalty_s": p}))
+            for m, c, kb, p in grid(full["mems"], full["fixed"], full["nocache"], full["penalties"])]
+    lack = [w for w in want if w not in have]
+    return ["%d of the full grid's %d points (none of %s)" % (len(want) - len(lack), len(want),
+            ", ".join("%d MB %s" % w for w in lack[:6]) + (" ..." if len(lack) > 6 else ""))] if lack else []
+
+
+def ecd_setup(rows):
+    first = rows[0]
+    wall = [float(r["wall_s"]) / (float(r["elapsed_ms"]) / 1000) for r in rows if r.get("wall_s")]
+    runs = sorted({int(r["run"]) for r in rows})
+    return para("Preset %s: %s loop%s of the phases at %s %% of Table 1 (user/phase.c), Sprite's P MB standing for a "
+                "guest of P + 2 MB whose environment takes 5 MB and the surplus over Sprite's P - 1.3 MB; the disk "
+                "throttled to %s KB/s and %s requests/s; CPU %.1f MIPS (-icount shift=%s, the guest's clock held to "
+                "the host's); %d run%s a point%s. FS and VM MB are what each moved to and from the disk (reads + "
+                "writes; Sprite's VM MB is its network total less its file bytes, headers included); busy is "
+                "disk.busy_ms over the elapsed time, where Sprite gives its file server's CPU." % (
+                    first["preset"], first["loops"], "" if first["loops"] == "1" else "s", first["scale"],
+                    num(float(first["throttle_bps"]) / 1024), first["throttle_iops"], 1e3 / 2 ** int(first["icount_shift"]),
+                    first["icount_shift"], max(runs), "" if max(runs) == 1 else "s (averaged)",
+                    "; the host ran the guest at %.2f-%.2f of real time (guest time over wall clock, boot "
+                    "included: QEMU says the guest is late), so a wait for the disk looks shorter in guest time "
+                    "than the throttle makes it" % (1 / max(wall), 1 / min(wall)) if wall else ""))
+
+
+def ecd_points(bench):
+    from ecd_paper import aggregate, paper, paper_mb, label
+    from bench_ecd import _order
+    rows = ecd_rows(bench)
+    agg = aggregate(rows)
+    out = ["| Sprite's MB | cache | elapsed (s) | busy | FS MB (read / write) | VM MB (read / write) | faults | "
+           "Sprite (Appendix C): elapsed, server CPU, FS MB, VM MB, faults |", "|---|---|---|---|---|---|---|---|"]
+    for (m, c), a in sorted(agg.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]))):
+        pmb = paper_mb(m, c)
+        sprite = "%d s, %.1f %%, %.1f, %.1f, %s" % (paper(m, c, "elapsed_s"), paper(m, c, "util"), pmb[0], pmb[1],
+                                                   num(paper(m, c, "faults"))) if pmb else "– (not run: it thrashed)"
+        out.append("| %d | %s | %.0f | %.0f %% | %.1f (%.1f / %.1f) | %.1f (%.1f / %.1f) | %s | %s |" % (
+            m, label(c), a["elapsed_ms"] / 1000, a["util"], a["fs_mb"], a["fs_read_kb"] / 1024, a["fs_write_kb"] / 1024,
+            a["vm_mb"], a["vm_read_kb"] / 1024, a["vm_write_kb"] / 1024, num(a["faults"]), sprite))
+    notes = []
+    for m in sorted({m for m, _ in agg}):
+        here = {c: a["elapsed_ms"] / 1000 for (mm, c), a in agg.items() if mm == m}
+        best = min(here, key=here.get)
+        sprite = {c: paper(m, c, "elapsed_s") for c in here if paper(m, c, "elapsed_s") is not None}
+        sbest = min(sprite, key=sprite.get) if sprite else None
+        notes.append("%d MB: fastest here %s (%.0f s)%s" % (m, label(best), here[best], ", Sprite %s (%d s)" % (
+            label(sbest), sprite[sbest]) if sbest else ""))
+    text = "The fastest of the points run, by memory (Sprite's of the same points): " + "; ".join(notes) + "."
+    both = [m for m in sorted({m for m, _ in agg}) if (m, "p0") in agg and (m, "0.5M") in agg]
+    if both:
+        v, f = lambda m, k: agg[(m, "p0")][k], lambda m, k: agg[(m, "0.5M")][k]
+        fewer = [m for m in both if v(m, "fs_mb") < f(m, "fs_mb")]
+        more = [m for m in both if v(m, "vm_mb") > f(m, "vm_mb")]
+        text += (" Figure 4's comparison, the variable cache (no penalty) against the fixed 0.5 MB, FS MB and VM MB: "
+                 "%s; fewer file bytes at %d of %d memories and more VM bytes at %d (Sprite: fewer file bytes and "
+                 "more VM bytes at all five)." % ("; ".join("%d MB %.1f against %.1f and %.1f against %.1f" % (
+                     m, v(m, "fs_mb"), f(m, "fs_mb"), v(m, "vm_mb"), f(m, "vm_mb")) for m in both),
+                     len(fewer), len(both), len(more)))
+    pens = [(m, c) for m, c in sorted(agg) if c.startswith("p") and c != "p0" and (m, "p0") in agg]
+    if pens:
+        text += (" Figures 5 and 6's question, a penalty against none (elapsed, VM MB): %s (Sprite, the same "
+                 "points: %s)." % ("; ".join("%d MB %s s %.0f s against %.0f s, %.1f against %.1f MB" % (
+                     m, c[1:], agg[(m, c)]["elapsed_ms"] / 1000, agg[(m, "p0")]["elapsed_ms"] / 1000,
+                     agg[(m, c)]["vm_mb"], agg[(m, "p0")]["vm_mb"]) for m, c in pens),
+                     "; ".join("%d MB %.0f s against %.0f s, %.1f against %.1f MB" % (
+                         m, paper(m, c, "elapsed_s"), paper(m, "p0", "elapsed_s"), paper_mb(m, c)[1],
+                         paper_mb(m, "p0")[1]) for m, c in pens)))
+    return ecd_setup(rows) + "\n\n" + "\n".join(out) + "\n\n" + para(text)
+
+
+def ecd_table2(bench):
+    from ecd_paper import aggregate, TABLE_2
+    agg = aggregate(ecd_rows(bench))
+    mems = sorted(m for m, c in agg if c == "p0")
+    if not mems:
+        raise ValueError("ecd.csv has no run of the variable cache without penalty")
+    out = ["| Sprite's MB | cache min–max (MB) | FS asks VM: given / asked | VM asks FS: given / asked | "
+           "Sprite (Table 2): cache, FS asks VM, VM asks FS |", "|---|---|---|---|---|"]
+    for m in mems:
+        a, t = agg[(m, "p0")], TABLE_2[m]
+        out.append("| %d | %.2f–%.2f | %s / %s | %s / %s | %.2f–%.1f, %s / %s, %s / %s |" % (
+            m, a["cache_min_kb"] / 1024, a["cache_max_kb"] / 1024, num(a["fs_asks_vm_satisfied"]), num(a["fs_asks_vm"]),
+            num(a["vm_asks_fs_satisfied"]), num(a["vm_asks_fs"]), t[0], t[1], num(t[3]), num(t[2]), num(t[5]), num(t[4])))
+    return "\n".join(out) + "\n\n" + para(
+        "The cache's least size is counted from the reset before the first phase, when it holds what the boot "
+        "left (about 56 KB): fs.cache_min_kb=256 is the floor it gives nothing below, not a size it starts at.")
+
+
 # --- Linux on the same work (bench_linux.py) ------------------------------------------------
 LINUX_FULL = {"preset": "matched", "intervals": [5, 30]}
 
@@ -550,6 +655,7 @@ PARTS = [("boot", "boot.csv", boot, boot_short), ("vm-faults", "vm.csv", vm_faul
          ("fork-7-3", "fork-workload.csv", fork73, full),
          ("ifs-paper", "ifs.csv", ifs_part("paper"), ifs_short("paper")),
          ("ifs-matched", "ifs.csv", ifs_part("matched"), ifs_short("matched")),
+         ("ecd-points", "ecd.csv", ecd_points, ecd_short), ("ecd-table2", "ecd.csv", ecd_table2, ecd_short),
          ("linux-ifs", "linux-ifs.csv", linux_ifs, linux_short)]
 
 
