@@ -228,3 +228,49 @@ def test_frames_pt_seg_agree_with_the_kernels_walk(disk, kernel):
     for k, s in segs.items():
         mine = [p for p in kernel_pages if p[5] == k]
         assert int(s["PRESENT"]) == len(mine), (s, len(mine))
+
+
+# --- gdb's lru and frames against the cache's own answer (SYS_incore) -----------------------------
+
+INCORE_CATCH = "fs/sysfile.c:%d" % next(i + 1 for i, l in enumerate(open(ROOT / "fs/sysfile.c"))
+                                        if "copy_to_user(vec + i, chunk, m)" in l)
+DUMP_INCORE = ("python exec(\"import gdb\\nm = int(gdb.parse_and_eval('m'))\\n"
+               "print('incore', *[int(gdb.parse_and_eval('chunk[%d]' % i)) for i in range(m)])\")")
+
+
+@pytest.mark.parametrize("kernel", [DEBUG_KERNEL, KERNEL], ids=["debug", "optimised"])
+def test_lru_and_frames_agree_with_incore(disk, kernel):
+    """A 16-block file written and synced, then appended to: its last block dirty again, the
+    others clean. gdb stops incore where the cache has answered which blocks it holds and which
+    are dirty (cache_incore); lru's rows for the file, its dirty-files table and frames' cache
+    rows must say the same of each block."""
+    guest = "mkdata /d 65000\nsync\necho tail >> /d\nincore /d\n"
+    steps = ['break %s if $_streq(current->name, "incore")' % INCORE_CATCH, "continue", DUMP_INCORE,
+             "lru 0", "frames cache", "delete", "kill"]
+    r = session(disk, guest, steps, kernel=kernel)
+    for c in steps[:-2]:
+        assert not errors(r.of(c)), (c, r.of(c), r)
+    vec = [int(x) for x in next(l for l in r.of(DUMP_INCORE).splitlines() if l.startswith("incore ")).split()[1:]]
+    assert len(vec) == 16 and all(v & 1 for v in vec), vec
+    dirty = {i for i, v in enumerate(vec) if v & 2}
+    assert dirty == {15}, vec                       # the append changed the last block only
+
+    out = r.of("lru 0")
+    head, rows = table_rows(out, "POS")
+    mine = {int(row[2]): row for row in rows if len(row) == 8 and row[1] == "/d"}
+    assert sorted(mine) == list(range(16)), (sorted(mine), out)
+    for i, row in mine.items():
+        assert (row[4] == "dirty") == (i in dirty), (i, row, vec[i])
+    files = out.split("dirty files:", 1)[1]
+    d = [l.split() for l in files.splitlines() if l.split()[:1] == ["/d"]]
+    assert len(d) == 1 and int(d[0][1]) == len(dirty) and d[0][-1] == "15", files
+
+    head, rows = table_rows(r.of("frames cache"), "FRAME")
+    blocks = {}
+    for row in rows:
+        m = re.fullmatch(r"/d block (\d+)", row[3]) if len(row) > 5 else None
+        if m:
+            blocks[int(m.group(1))] = row[5].split()
+    assert sorted(blocks) == list(range(16)), blocks
+    for i, words in blocks.items():
+        assert ("dirty" in words) == (i in dirty), (i, words)
