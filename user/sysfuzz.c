@@ -76,6 +76,7 @@
 #include <sys.h>
 #include <sys/stat.h>
 #include "uapi/syscall.h"
+#include "uapi/vmpages.h"
 
 #define MAXPROCS 8
 #define NFD 16             /* NOFILE */
@@ -516,9 +517,9 @@ static void draw(struct call *c)
     a[0] = any_ptr(32 * 64, 1);
     break;
   case SYS_vmpages:
-    a[0] = below(20);
+    a[0] = chance(80) ? below(20) : rnd();
     a[1] = any_ptr(8, 1);
-    a[2] = any_ptr(1024, 1);
+    a[2] = any_ptr(VMPAGES_MAX * sizeof(struct vmpage), 1);
     a[3] = chance(50) ? below(100) : any_len();
     break;
   case SYS_vmtrace:

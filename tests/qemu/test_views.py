@@ -281,14 +281,18 @@ def test_lru_and_frames_agree_with_incore(disk, kernel):
 KEEP = "memhog -k 64 8"
 
 
-def test_aging_policy_and_clock_rate_in_the_guest(disk):
+def test_aging_policy_clock_rate_and_cluster_in_the_guest(disk):
     """vm.policy=aging (the lab's model solution, otherwise run only by the host's grader):
     memory twice over comes back intact under it, and a 64 KB working set read after every
     fresh page stays resident (its history of use outweighs pages used once). vm.clock_rate:
     at 500 frames a second the aging sweep's pass over an 8 MB machine's 2048 frames takes
-    about 4.1 s, and back at 0 (auto) about 2 s (vm.age_lag_ms, the last pass's length)."""
+    about 4.1 s, and back at 0 (auto) about 2 s (vm.age_lag_ms, the last pass's length).
+    vm.cluster: clusterlru keeps the working set with one cluster of all memory, not with
+    clusters of one frame."""
     lines = ["sysctl vm.policy", "memhog 16 3", KEEP, "audit", "sysctl vm.clock_rate=500", "sleep 10",
-             "vmstat -n vm.age_lag_ms", "sysctl vm.clock_rate=0", "sleep 6", "vmstat -n vm.age_lag_ms"]
+             "vmstat -n vm.age_lag_ms", "sysctl vm.clock_rate=0", "sleep 6", "vmstat -n vm.age_lag_ms",
+             "sysctl vm.policy=clusterlru", "sysctl vm.cluster=4096", KEEP, "sysctl vm.cluster=1", KEEP,
+             "sysctl vm.cluster=16", "audit"]
     r = boot("\n".join(lines) + "\n", disk=disk, mem=8, cmdline="vm.policy=aging", status=True, timeout=600)
     assert r.rc == 0, r
     assert [c.status for c in r.cmds] == [0] * len(r.cmds), r.cmds
@@ -299,3 +303,10 @@ def test_aging_policy_and_clock_rate_in_the_guest(disk):
     assert "audit: ok" in r.printed("audit"), r
     slow, auto = int(r.printed("vmstat -n vm.age_lag_ms", 0)), int(r.printed("vmstat -n vm.age_lag_ms", 1))
     assert 3700 <= slow <= 6000 and 1800 <= auto <= 3000, (slow, auto)
+    # vm.cluster: clusterlru with one cluster of all memory is a global LRU and keeps the set;
+    # with clusters of one frame it takes frames in turn, whatever their use, and loses it
+    whole, single = (re.fullmatch(r"memhog: kept 64 KB: (\d+) page-ins, \d+ evictions in passes 2-3\n",
+                                  r.printed(KEEP, i)) for i in (1, 2))
+    assert whole and single, r
+    assert int(whole.group(1)) == 0 and int(single.group(1)) > 0, (r.printed(KEEP, 1), r.printed(KEEP, 2))
+
