@@ -48,8 +48,9 @@ static void one(struct segment *s, uint32_t va, pte_t e, uint32_t *n)
              (frame_busy(f) ? VMP_BUSY : 0);
 }
 
-/* The walk; vm_lock held. Not inlined: the test stops at its end. */
-static __attribute__((noinline)) uint32_t walk(struct addrspace *as)
+/* The walk; vm_lock held. Not inlined: a test stops as it returns (gdb's finish), the lock
+ * still held. */
+static __attribute__((noinline)) uint32_t vmpages_walk(struct addrspace *as)
 {
   uint32_t n = 0;
   info = (struct vmpages_info){ .now_ms = uptime_ms() };
@@ -75,7 +76,7 @@ int sys_vmpages(void)
     return -EINVAL;
   acquire(&vm_lock);
   struct addrspace *as = as_of(pid);
-  uint32_t n = as ? walk(as) : 0;
+  uint32_t n = as ? vmpages_walk(as) : 0;
   struct vmpages_info in = info;
   release(&vm_lock);
   if (!as)
