@@ -53,6 +53,9 @@ COMPUTED = {
     ("fs/alloc.c", "shown_free_descs"): lambda st: (
         int(value("fs_sb")["free_descs"]) + var_u32("st_pending_descs", "fs/alloc.c")),
     ("drivers/virtio_blk.c", "disk_inflight"): lambda st: var_u32("inflight", "drivers/virtio_blk.c"),
+    ("drivers/virtio_blk.c", "busy_ms"): lambda st: (var_u32("st_busy_ms", "drivers/virtio_blk.c") + (
+        (st.now - var_u32("busy_since", "drivers/virtio_blk.c")) & 0xFFFFFFFF
+        if var_u32("inflight", "drivers/virtio_blk.c") else 0)) & 0xFFFFFFFF,
     ("kernel/negotiate.c", "untraded_tsc_avg"): lambda st: (
         int(value("untraded_tsc", "kernel/negotiate.c")) // var_u32("st_untraded", "kernel/negotiate.c")
         if var_u32("st_untraded", "kernel/negotiate.c") else 0),
