@@ -42,7 +42,7 @@ endif
 # A variable given on the command line that is not one of ours is named, with the one it looks
 # like: `make qemu mem=16` or `MEMS=16` would otherwise boot the default memory silently.
 OUR_VARS := MEM CMDLINE ACCEL FILES FSIMG FSSIZE JOBS CROSS HOSTCC PYTHON V TESTS BOOTDIR \
-  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS RESULTS_ARGS
+  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS ECD_ARGS LINUX_ARGS PAPER_ARGS RESULTS_ARGS
 GIVEN := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 UNKNOWN_VARS := $(filter-out $(OUR_VARS),$(GIVEN))
 looks_like = $(shell u=$$(printf %s '$(1)' | tr a-z A-Z); for k in $(OUR_VARS); do \
@@ -81,7 +81,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: all tracesim traces grade qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: linux-programs all tracesim traces grade qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(PRISTINE) $(B)/mkfs $(B)/fsck $(B)/tracesim compile_commands.json
 
 # --- host tools: installed if missing (see tools/setup/check-tools.sh) -------------------
@@ -194,6 +194,33 @@ $(B)/user/bin/%: $(B)/u/user/%.c.o $(B)/u/user/lib/crt0.S.o $(B)/user/libc.a use
 	$(msg) LD $@
 	$(Q)$(LD) -m elf_i386 -z noexecstack -T user/user.ld -nostdlib -o $@ $(B)/u/user/lib/crt0.S.o $< $(B)/user/libc.a $(LIBGCC)
 .SECONDARY:
+
+# The same programs as 32-bit static Linux programs (user/lib/linux/: Linux's system calls
+# under the same library), for the benchmark of Linux beside this kernel (make bench-linux).
+# Any user/NAME.c builds as build/linux/bin/NAME; LINUX_PROGS are those the Linux guest's disk
+# holds (tools/linux/linuxdisk.py).
+LINUX_PROGS := sort toucher mklines cksum wc $(patsubst user/%.c,%,$(wildcard user/phase.c))
+LULIBSRC := $(filter-out user/lib/syscall.c user/lib/vm.c user/lib/crt0.S,$(ULIBSRC)) \
+  $(wildcard user/lib/linux/*.c user/lib/linux/*.S)
+LULIBOBJ := $(patsubst %,$(B)/lu/%.o,$(filter-out user/lib/linux/crt0.S,$(LULIBSRC)))
+LBINS := $(addprefix $(B)/linux/bin/,$(LINUX_PROGS))
+$(B)/lu/%.c.o: %.c | $(TOOLS_OK)
+	@mkdir -p $(dir $@)
+	$(msg) CC-LNX $<
+	$(Q)$(CC) $(UCFLAGS) -c $< -o $@
+$(B)/lu/%.S.o: %.S | $(TOOLS_OK)
+	@mkdir -p $(dir $@)
+	$(msg) CC-LNX $<
+	$(Q)$(CC) $(UCFLAGS) -c $< -o $@
+$(B)/linux/libc.a: $(LULIBOBJ)
+	@mkdir -p $(dir $@)
+	$(msg) AR $@
+	$(Q)rm -f $@ && $(CROSS)ar rcs $@ $^
+$(B)/linux/bin/%: $(B)/lu/user/%.c.o $(B)/lu/user/lib/linux/crt0.S.o $(B)/linux/libc.a user/user.ld
+	@mkdir -p $(dir $@)
+	$(msg) LD-LNX $@
+	$(Q)$(LD) -m elf_i386 -z noexecstack -static -T user/user.ld -nostdlib -o $@ $(B)/lu/user/lib/linux/crt0.S.o $< $(B)/linux/libc.a $(LIBGCC)
+linux-programs: $(LBINS)
 
 # --- host tools: mkfs and fsck share the on-disk layout with the kernel -----------------------
 $(B)/mkfs: mkfs/mkfs.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h) | $(TOOLS_OK)
@@ -327,7 +354,7 @@ test: test-build
 
 # Everything the tests use, built and installed, without running them.
 .PHONY: test-build mutants results
-test-build: all $(UBINS) $(HOSTTESTS) $(PY_OK) $(DB)/kernel.elf
+test-build: all $(UBINS) $(LBINS) $(HOSTTESTS) $(PY_OK) $(DB)/kernel.elf
 
 # Planted bugs, one at a time, each against the whole suite (tools/fuzz/mutants.py):
 # make mutants MUTANTS_ARGS='--area cache -j 2'. Results in build/mutants.csv.
@@ -357,11 +384,11 @@ imgfuzz: all $(UBINS) $(PY_OK)
 # The documented tables (docs/results.md) change only through `make results`
 # (tools/bench/results.py), which makes them again from those CSVs and refuses a run shorter than
 # a table's full one (RESULTS_ARGS=--partial takes it, and the table then says what it lacks). ---
-.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs
+.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs bench-ecd bench-linux paper
 $(PY_OK): tools/setup/pydeps.py
 	@$(PYTHON) tools/setup/pydeps.py --dir $(B)/py
 	@touch $@
-bench: bench-boot bench-fs bench-vm bench-fork bench-ifs
+bench: bench-boot bench-fs bench-vm bench-fork bench-ifs bench-ecd
 bench-boot: $(ISO) $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_boot.py
 bench-fork: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
@@ -374,6 +401,19 @@ bench-fs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 IFS_ARGS ?=
 bench-ifs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_ifs.py $(IFS_ARGS)
+# WRL 90/4's ECD benchmark (tools/bench/bench_ecd.py -h): the full grid, or ECD_ARGS='--preset short'.
+ECD_ARGS ?=
+bench-ecd: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
+	$(PY) tools/bench/bench_ecd.py $(ECD_ARGS)
+# The IFS mix under Linux 6.1 beside ours (tools/bench/bench_linux.py -h): Debian's kernel and
+# busybox are fetched into build/linux on first use. LINUX_ARGS='--preset short' for a minute's run.
+LINUX_ARGS ?=
+bench-linux: $(B)/kernel.elf $(PRISTINE) $(LBINS) $(PY_OK)
+	$(PY) tools/bench/bench_linux.py $(LINUX_ARGS)
+# Every reproduced table of the seed papers, then the results chapter (tools/bench/paper.py -h).
+PAPER_ARGS ?=
+paper: $(B)/kernel.elf $(ISO) $(PRISTINE) $(LBINS) $(PY_OK)
+	$(PY) tools/bench/paper.py $(PAPER_ARGS)
 RESULTS_ARGS ?=
 results: $(PY_OK)
 	$(PY) tools/bench/results.py $(RESULTS_ARGS)
@@ -409,7 +449,14 @@ help:
 	@echo 'make bench-vm        VM: fault costs, page-in, Irlam'"'"'s table'
 	@echo 'make bench-fork      fork time against resident size (Sprite'"'"'s Table 7-1)'
 	@echo 'make bench-ifs       WRL 90/4'"'"'s IFS benchmark (Tables 3, 4): toucher beside sort, penalty 0 and 120 s'
-	@echo '                     (IFS_ARGS='"'"'--preset paper --runs 1 --intervals 1,30 -j 2'"'"'; both presets: an hour or more)'
+	@echo '                     (IFS_ARGS='"'"'--preset paper --runs 1 --intervals 1,30 -j 2'"'"'; both presets in full: hours)'
+	@echo 'make bench-ecd       WRL 90/4'"'"'s edit-compile-debug benchmark (Figures 1-6, Table 2): fixed caches'
+	@echo '                     against the variable one, 10-16 MB (the full grid: hours; ECD_ARGS='"'"'--preset short'"'"')'
+	@echo 'make bench-linux     the IFS mix under Linux 6.1 (Debian'"'"'s, fetched into build/linux) in the same QEMU, memory'
+	@echo '                     free to programs matched to ours (LINUX_ARGS='"'"'--preset short'"'"'; the matched preset: an hour)'
+	@echo 'make linux-programs  the programs of user/ built for Linux (build/linux/bin)'
+	@echo 'make paper           every table and figure of the seed papers reproduced here, run again, then'
+	@echo '                     make results (PAPER_ARGS='"'"'--preset full -j 2'"'"'; short: minutes, full: hours)'
 	@echo 'make results         docs/results.md'"'"'s tables made again from build/bench'"'"'s CSVs; refuses a'
 	@echo '                     short run (RESULTS_ARGS=--partial takes it and says so in the table)'
 	@echo 'make compile_commands.json   the compiler flags for editors (clangd)'
@@ -419,7 +466,9 @@ help:
 	@echo 'Variables (each run uses what its command line gives, else the default):'
 	@echo '  MEM=64  CMDLINE='"'"'key=value ...'"'"'  FILES='"'"'file dir ...'"'"'  FSIMG=IMAGE  ACCEL=tcg|kvm'
 	@echo '  JOBS=2  TESTS=tests  V=1 (full compiler lines)  FSSIZE=128 (MB of a new image)  PYTHON=python3'
-	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  RESULTS_ARGS  MUTANTS_ARGS  DURATION  N SEED'
+	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  ECD_ARGS (bench-ecd)  LINUX_ARGS (bench-linux)'
+	@echo '  PAPER_ARGS  RESULTS_ARGS'
+	@echo '  MUTANTS_ARGS  DURATION  N SEED'
 	@echo '  e.g. make qemu MEM=16 CMDLINE=vm.policy=fifo FILES=notes.txt'
 
 compile_commands.json: $(TOOLS_OK)
@@ -429,4 +478,4 @@ clean:
 	rm -rf $(B) compile_commands.json
 
 FORCE:
--include $(shell find $(B)/k $(B)/u $(DB)/k -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/k $(B)/u $(B)/lu $(DB)/k -name '*.d' 2>/dev/null)

@@ -108,18 +108,28 @@ static struct frame *surrender(enum neg_pool pool)
   return pools[pool] ? pools[pool]->surrender() : 0;
 }
 
-static uint32_t penalty_ms(void)
+/* The pools' sizes as one negotiation saw them: its penalty is computed from them and its
+ * record keeps them, so that the trace shows what a stepped penalty was charged for. */
+struct shares {
+  uint32_t cache, vm, free;
+};
+
+static uint32_t penalty_ms(struct shares *sh)
 {
+  sh->cache = frame_count(POOL_CACHE);
+  sh->vm = frame_count(POOL_VM);
+  sh->free = frame_count(POOL_FREE);
   struct neg_penalty p = {
     .penalty_s = penalty_s,
     .mode = penalty_mode,
-    .cache_frames = frame_count(POOL_CACHE),
-    .total_frames = frame_count(POOL_CACHE) + frame_count(POOL_VM) + frame_count(POOL_FREE),
+    .cache_frames = sh->cache,
+    .total_frames = sh->cache + sh->vm + sh->free,
   };
   return neg_penalty_ms(&p);
 }
 
-static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm, uint32_t pen)
+static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm, uint32_t pen,
+                   const struct shares *sh)
 {
   acquire(&trace_lock);
   struct negrecord *r = &trace[trace_seq % NEGTRACE_MAX];
@@ -132,6 +142,9 @@ static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm
   r->fs_lastref_ms = fs.lastref_ms;
   r->vm_lastref_ms = vm.lastref_ms;
   r->penalty_ms = pen;
+  r->cache_frames = sh->cache;
+  r->vm_frames = sh->vm;
+  r->free_frames = sh->free;
   release(&trace_lock);
 }
 
@@ -140,10 +153,11 @@ static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm
 static bool refill_one(void)
 {
   struct neg_offer fs = offer(NEG_FS, true), vm = offer(NEG_VM, true);
-  uint32_t pen = penalty_ms();
+  struct shares sh;
+  uint32_t pen = penalty_ms(&sh);
   enum neg_verdict v = neg_decide(NEG_FS, fs, vm, pen);
   struct frame *f = v == NEG_OTHER ? surrender(NEG_VM) : v == NEG_OWN ? surrender(NEG_FS) : 0;
-  record(NEGT_KERNEL, !f ? NEGT_NOBODY : v == NEG_OTHER ? NEGT_VM : NEGT_FS, fs, vm, pen);
+  record(NEGT_KERNEL, !f ? NEGT_NOBODY : v == NEG_OTHER ? NEGT_VM : NEGT_FS, fs, vm, pen, &sh);
   if (!f)
     return false;
   frame_free(f);
@@ -189,7 +203,8 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   /* None is free: both pools answer, the asker's own as "what would you recycle", the
    * other's as "what would you give". */
   struct neg_offer fs = offer(NEG_FS, asker != NEG_FS), vm = offer(NEG_VM, asker != NEG_VM);
-  uint32_t pen = penalty_ms();
+  struct shares sh;
+  uint32_t pen = penalty_ms(&sh);
   *verdict = neg_decide(asker, asker == NEG_FS ? fs : vm, asker == NEG_FS ? vm : fs, pen);
   /* Asked to surrender after refusing (NEG_NONE), a pool that only lacked a clean page
    * hands its dirty ones to whoever writes them, and may have a clean one by now. */
@@ -202,7 +217,7 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   int gave = f ? (asker == NEG_FS ? NEGT_VM : NEGT_FS) : *verdict == NEG_OWN ? (int)asker : NEGT_NOBODY;
   if (f)
     *verdict = NEG_OTHER;
-  record(asker, gave, fs, vm, pen);
+  record(asker, gave, fs, vm, pen, &sh);
   if (asker == NEG_FS) {
     st_fs_asks++;
     st_fs_satisfied += f != 0;

@@ -102,6 +102,7 @@ int sys_consmode(void);
 int sys_vmcorrupt(void);
 int sys_negtrace(void);
 int sys_vmtrace(void);
+int sys_vmpages(void);
 
 static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_fork] = sys_fork,       [SYS_exit] = sys_exit,       [SYS_wait] = sys_wait,
@@ -117,7 +118,7 @@ static const syscall_fn syscalls[NSYSCALL] = {
   [SYS_dup2] = sys_dup2,       [SYS_sysctl] = sys_sysctl,   [SYS_setpgid] = sys_setpgid,
   [SYS_setfg] = sys_setfg,     [SYS_incore] = sys_incore,   [SYS_consmode] = sys_consmode,
   [SYS_vmaudit] = sys_vmaudit, [SYS_vmcorrupt] = sys_vmcorrupt,
-  [SYS_negtrace] = sys_negtrace, [SYS_vmtrace] = sys_vmtrace,
+  [SYS_negtrace] = sys_negtrace, [SYS_vmtrace] = sys_vmtrace, [SYS_vmpages] = sys_vmpages,
 };
 
 void syscall_dispatch(void)

@@ -1,13 +1,15 @@
 /* negtrace [-n N] [-s]: the last negotiations between the file cache and the VM (at most N,
  * default all the kernel keeps), oldest first, one a line:
  *
- *   seq time_ms asker fs_age_ms vm_age_ms penalty_s gave
+ *   seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames
  *
  * asker is fs (a cache miss), vm (a page fault) or kernel (refilling its reserve of free
  * frames); an age is how long before the negotiation the page on offer was last used,
  * "free" for a free block or page (it has no age: it goes before any page in use), or
  * "refuse"; the VM's age is shown before the penalty is taken off it; gave is the pool whose
- * frame the asker got (its own: it recycles its own oldest page), or "none". -s prints only
+ * frame the asker got (its own: it recycles its own oldest page), or "none"; then the frames each
+ * pool held when the penalty was computed (a stepped penalty is vm.penalty for every whole
+ * tenth of their sum that the cache holds). -s prints only
  * a summary: how many each asker made and who gave. */
 #include <stdio.h>
 #include <string.h>
@@ -57,14 +59,15 @@ int main(int argc, char **argv)
              count[a][0] + count[a][1] + count[a][3], count[a][0], count[a][1], count[a][3]);
     return 0;
   }
-  printf("seq time_ms asker fs_age_ms vm_age_ms penalty_s gave\n");
+  printf("seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames\n");
   for (int i = 0; i < n; i++) {
     struct negrecord *r = &recs[i];
     char fs[16], vm[16];
     age(fs, sizeof fs, r->time_ms, r->fs_lastref_ms, r->flags & NEGT_FS_REFUSED, r->flags & NEGT_FS_FREE);
     age(vm, sizeof vm, r->time_ms, r->vm_lastref_ms, r->flags & NEGT_VM_REFUSED, r->flags & NEGT_VM_FREE);
-    printf("%u %u %s %s %s %u %s\n", r->seq, r->time_ms, who[r->asker < 3 ? r->asker : 3], fs, vm,
-           r->penalty_ms / 1000, who[r->gave < 4 ? r->gave : 3]);
+    printf("%u %u %s %s %s %u %s %u %u %u\n", r->seq, r->time_ms, who[r->asker < 3 ? r->asker : 3], fs, vm,
+           r->penalty_ms / 1000, who[r->gave < 4 ? r->gave : 3], r->cache_frames, r->vm_frames,
+           r->free_frames);
   }
   return 0;
 }

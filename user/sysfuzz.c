@@ -76,6 +76,7 @@
 #include <sys.h>
 #include <sys/stat.h>
 #include "uapi/syscall.h"
+#include "uapi/vmpages.h"
 
 #define MAXPROCS 8
 #define NFD 16             /* NOFILE */
@@ -328,7 +329,7 @@ static void draw(struct call *c)
     SYS_write, SYS_write, SYS_lseek, SYS_fstat, SYS_stat, SYS_unlink, SYS_mkdir, SYS_rmdir,
     SYS_readdir, SYS_rename, SYS_rename, SYS_dup, SYS_dup2, SYS_pipe, SYS_chdir, SYS_fsync,
     SYS_kstat, SYS_ps, SYS_sync, SYS_getcwd, SYS_dup2, SYS_sysctl, SYS_setpgid, SYS_setfg,
-    SYS_incore, SYS_vmaudit, SYS_vmcorrupt, SYS_negtrace, SYS_vmtrace, SYS_open, SYS_write,
+    SYS_incore, SYS_vmaudit, SYS_vmcorrupt, SYS_negtrace, SYS_vmtrace, SYS_vmpages, SYS_open, SYS_write,
     SYS_lseek, SYS_mkdir, SYS_unlink,
   };
   static const int nonumbers[] = { 0, 36, 42, 49, 54, 63, NSYSCALL, NSYSCALL + 1, -1, -64,
@@ -514,6 +515,12 @@ static void draw(struct call *c)
   case SYS_negtrace:
     a[1] = chance(50) ? below(100) : any_len();
     a[0] = any_ptr(32 * 64, 1);
+    break;
+  case SYS_vmpages:
+    a[0] = chance(80) ? below(20) : rnd();
+    a[1] = any_ptr(8, 1);
+    a[2] = any_ptr(VMPAGES_MAX * sizeof(struct vmpage), 1);
+    a[3] = chance(50) ? below(100) : any_len();
     break;
   case SYS_vmtrace:
     a[0] = any_ptr(32, 1);

@@ -1,6 +1,7 @@
 /* toucher: the interactive program of the IFS benchmark (WRL 90/4, section 3). It holds MB of
  * memory and, every SECONDS, wakes up and touches all of it, dirtying half the pages (Sprite's
- * workstations had 40-60 % of user memory dirty), the way a user's key stroke makes a program
+ * workstations had 40-60 % of user memory dirty; -d PERCENT dirties another share, as the
+ * thesis's Table 6-5 did with 10 %), the way a user's key stroke makes a program
  * touch its code, heap and stack. The time one round of touching takes is the response time
  * the user would see: instant when the pages are resident, seconds when the file cache has
  * taken them and they must be paged back in.
@@ -9,12 +10,17 @@
  * console) triggers one round, and end of input (Ctrl-D) ends the program. The time between
  * rounds is then however long the user waited.
  *
+ * The dirtied pages are spread evenly: page p is written when p * PERCENT mod 100 < PERCENT,
+ * so every run of 100 pages holds exactly PERCENT of them (50: every other page; 10: every
+ * tenth), and the others are only read. A clean page the VM takes is dropped, a dirty one must
+ * be written to backing store first: the page-outs of a round follow PERCENT.
+ *
  * The page-ins of each round are the process's own (ps's PAGEIN column, counted by the kernel
  * for this process alone), so a round that had to bring pages back shows it even while other
  * programs page too.
  *
- *   toucher [-m MB] [-s SECONDS] [-n ROUNDS] [-t] [-q]  every SECONDS, ROUNDS times
- *   toucher -i [-m MB] [-q]                              one round per line of input
+ *   toucher [-m MB] [-d PERCENT] [-s SECONDS] [-n ROUNDS] [-t] [-q]  every SECONDS, ROUNDS times
+ *   toucher -i [-m MB] [-d PERCENT] [-q]                              one round per line of input
  *
  * MB and SECONDS may have decimals (-m 4.4: the IFS benchmark's "all but 1 MB" in an 8 MB
  * machine is not a whole number of MB). Prints "touch ROUND MS ms, PAGEINS page-ins" per
@@ -31,11 +37,13 @@
 
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: toucher [-m MB] [-s SECONDS] [-n ROUNDS] [-t] [-q] | toucher -i [-m MB] [-q]\n");
+  fprintf(f, "usage: toucher [-m MB] [-d PERCENT] [-s SECONDS] [-n ROUNDS] [-t] [-q]\n"
+             "       toucher -i [-m MB] [-d PERCENT] [-q]\n");
   if (f == stdout)
     fprintf(f, "Holds MB (4; fractions allowed, 4.4) of memory and touches all of it every SECONDS\n"
                "(1, fractions allowed),\n"
-               "ROUNDS (10) times, dirtying half the pages; prints each round's time and page-ins.\n"
+               "ROUNDS (10) times, dirtying PERCENT (0-100; 50) of the pages, spread evenly, and\n"
+               "only reading the others; prints each round's time and page-ins.\n"
                "-i: one round per line read from standard input, until its end.\n"
                "-t: each round's line ends with when it began: \", at UPTIME ms\".\n"
                "-q: only the summary: response min/max/avg and this process's page-ins and\n"
@@ -79,14 +87,22 @@ static void own_paging(unsigned *ins, unsigned *outs)
 
 int main(int argc, char **argv)
 {
-  unsigned kb = 4096, rounds = 10, quiet = 0, interactive = 0, stamp = 0;
+  unsigned kb = 4096, rounds = 10, quiet = 0, interactive = 0, stamp = 0, dirty = 50;
   unsigned interval_ms = 1000;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
       kb = thousandths(argv[++i]) > 2000000000ull ? ~0u : thousandths(argv[i]) * 1024 / 1000;
     else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
       interval_ms = thousandths(argv[++i]) > 1000000000ull ? 1000000000u : thousandths(argv[i]);
-    else if (strcmp(argv[i], "-t") == 0)
+    else if (strcmp(argv[i], "-d") == 0 && i + 1 < argc) {
+      char *end;
+      long d = strtol(argv[++i], &end, 10);
+      if (*argv[i] == 0 || *end != 0 || d < 0 || d > 100) {
+        fprintf(stderr, "toucher: -d takes a whole percentage, 0 to 100\n");
+        return 1;
+      }
+      dirty = d;
+    } else if (strcmp(argv[i], "-t") == 0)
       stamp = 1;
     else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
       rounds = atoi(argv[++i]);
@@ -131,8 +147,8 @@ int main(int argc, char **argv)
     own_paging(&in0, &out);
     unsigned t0 = uptime_ms();
     for (unsigned p = 0; p < pages; p++) {
-      if (p % 2 == 0)
-        mem[p * 4096 + (r % 64)] = (char)(p + r);     /* dirty half the pages */
+      if ((p % 100) * dirty % 100 < dirty)
+        mem[p * 4096 + (r % 64)] = (char)(p + r);
       else
         sink = mem[p * 4096];
     }

@@ -24,5 +24,8 @@ struct negrecord {
   unsigned fs_lastref_ms;         /* the cache's offer: its oldest block's time of last use */
   unsigned vm_lastref_ms;         /* the VM's offer: its next victim's, unbiased */
   unsigned penalty_ms;            /* added to the VM's time for the comparison */
+  unsigned cache_frames;          /* the pools' frames when the penalty was computed: a stepped */
+  unsigned vm_frames;             /* penalty is one vm.penalty per whole tenth of */
+  unsigned free_frames;           /* cache + vm + free that the cache holds */
 };
 #endif

@@ -65,6 +65,8 @@
 #define SYS_negtrace 52   /* (struct negrecord *buf, int max) -> the last negotiations, oldest first */
 #define SYS_vmtrace  53   /* (struct vmtrace_info *info, struct vmtrace_rec *buf, unsigned first,
                              unsigned max) -> records first.. copied (uapi/vmtrace.h) */
+#define SYS_vmpages  55   /* (int pid, struct vmpages_info *info, struct vmpage *buf, int max) ->
+                             records copied: the process's resident pages (uapi/vmpages.h) */
 
 #define NSYSCALL     64
 #endif

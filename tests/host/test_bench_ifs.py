@@ -17,14 +17,16 @@ LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ifs-pape
 FINAL = "vmstat " + " ".join(bench_ifs.COUNTERS)
 
 # Read off the recording by hand: its rounds 2 and 3 began while sort ran, round 4 is the first
-# after; the counters are the final vmstat's less the one before sort; the toucher's page-outs
-# its ps PAGEOUT at the end less at the start.
+# after, reported apart; the counters are the final vmstat's less the one before sort; the
+# toucher's page-outs its ps PAGEOUT at the end less at the start; what was free after boot the
+# first vmstat's 1295 free frames and 135 cached, less the kernel's reserve of 64.
 EXPECTED = {"sort_ms": 167402 - 48450, "sort_internal_ms": 48429 + 68004, "pageins": 280, "pageouts": 354,
             "pageins_all": 359 - 59, "disk_reads": 740 - 16, "disk_writes": 1178 - 276, "cache_min_kb": 912,
             "cache_max_kb": 2076, "fs_asks_vm": 992, "fs_asks_vm_satisfied": 623, "vm_asks_fs": 630,
-            "vm_asks_fs_satisfied": 610, "age_lag_ms": 2109, "rounds": 3, "resp_min_ms": 8139,
-            "resp_max_ms": 15388, "resp_avg_ms": round((13944 + 15388 + 8139) / 3, 1),
-            "toucher_pageins": 74 + 89 + 110, "toucher_pageouts": 310}
+            "vm_asks_fs_satisfied": 610, "age_lag_ms": 2109, "rounds": 2, "resp_min_ms": 13944,
+            "resp_max_ms": 15388, "resp_avg_ms": round((13944 + 15388) / 2, 1), "after_ms": 8139,
+            "after_pageins": 110, "toucher_pageins": 74 + 89 + 110, "toucher_pageouts": 310,
+            "sort_runs": 17, "sort_passes": 1, "free_kb": (1295 + 135 - 64) * 4}
 
 
 def recorded():
@@ -79,6 +81,20 @@ def test_a_toucher_gone_quiet_is_an_error():
     quiet = "".join(l for l in out.splitlines(True) if not l.startswith("touch "))
     with pytest.raises(bench_ifs.ParseError, match="no round"):
         bench_ifs.parse_run(quiet, typed, toucher=True)
+    # Its last round, the one after sort, missing: the rounds during sort do not stand for it.
+    last = "".join(l for l in out.splitlines(True) if not l.startswith("touch 4 "))
+    with pytest.raises(bench_ifs.ParseError, match="no round of the toucher after sort"):
+        bench_ifs.parse_run(last, typed, toucher=True)
+
+
+def test_with_no_round_during_sort_the_round_after_still_counts():
+    # S = 30 beside a short sort: no round overlaps it. The responses during sort are empty,
+    # never zero, and the round after is still counted.
+    out, typed = recorded()
+    kept = "".join(l for l in out.splitlines(True) if not l.startswith(("touch 2 ", "touch 3 ")))
+    r = bench_ifs.parse_run(kept, typed, toucher=True)
+    assert r["rounds"] == 0 and r["resp_max_ms"] == "" and r["resp_avg_ms"] == ""
+    assert r["after_ms"] == 8139 and r["toucher_pageins"] == 110
 
 
 def test_sort_alone_needs_no_toucher():
@@ -90,12 +106,55 @@ def test_sort_alone_needs_no_toucher():
 def test_the_paper_presets_toucher_leaves_a_megabyte():
     # 1160 free frames and 270 in the cache, less the kernel's 64, less sort's 180 KB and 1 MB.
     assert bench_ifs.toucher_kb("", "1160\n270\n") == (1160 + 270 - 64) * 4 - 180 - 1024 == 4260
+    # A larger budget for sort (-m 320) leaves the toucher that much less.
+    assert bench_ifs.toucher_kb("", "1160\n270\n", sort_kb=320) == 4260 - (320 - 128)
+
+
+def test_what_a_run_types_for_each_kind_of_row():
+    cfg = dict(bench_ifs.PRESETS["matched"])
+    pen = bench_ifs.setup_lines(cfg, 1200, "fixed")
+    assert "sysctl vm.penalty=1200\nsysctl vm.penalty_mode=fixed\n" in pen and "cache_fixed_kb" not in pen
+    cache = bench_ifs.setup_lines(cfg, 170, "cache")
+    assert "sysctl fs.cache_fixed_kb=170\n" in cache and "vm.penalty" not in cache
+    assert bench_ifs.FREE + "\n" in pen and bench_ifs.FREE + "\n" in cache
+    alone = bench_ifs.setup_lines(cfg, None, "fixed")
+    assert "vm.penalty" not in alone and "cache_fixed_kb" not in alone
+    assert bench_ifs.sort_line(cfg) == "sort -v -m 320 -o /tmp/out /in"
+    assert bench_ifs.sort_line(bench_ifs.PRESETS["paper"]) == "sort -v -o /tmp/out /in"
+    assert bench_ifs.toucher_line(cfg, 15360, 5) == "toucher -t -m 15.000 -d 50 -s 5 -n 100000 &\n"
+    assert " -d 10 " in bench_ifs.toucher_line(dict(cfg, dirty=10), 4260, 30)
+
+
+def test_the_matched_preset_is_the_linux_runs_mix():
+    m = bench_ifs.PRESETS["matched"]
+    assert (m["mem"], m["toucher_mb"], m["sort_input"], m["sort_kb"]) == (20, 15.0, "8M", 320)
+    assert m["must_negotiate"] and "linux-scaled" not in bench_ifs.PRESETS
 
 
 def test_penalties_and_their_modes():
-    assert bench_ifs.parse_penalties("0,120,120:stepped") == [(0, "fixed"), (120, "fixed"), (120, "stepped")]
+    assert bench_ifs.parse_penalties("0,120,120:stepped,1200") == [(0, "fixed"), (120, "fixed"), (120, "stepped"),
+                                                                  (1200, "fixed")]
     with pytest.raises(ValueError):
         bench_ifs.parse_penalties("120:sometimes")
+
+
+def test_fixed_caches():
+    assert bench_ifs.parse_fixed_kb("170,512, 1024") == [(170, "cache"), (512, "cache"), (1024, "cache")]
+    assert bench_ifs.parse_fixed_kb("") == []
+    for bad in ("1M", "-5", "32"):
+        with pytest.raises(ValueError, match="64 or more"):
+            bench_ifs.parse_fixed_kb(bad)
+
+
+def test_the_defaults_run_sprites_penalty_and_the_small_fixed_caches(monkeypatch):
+    seen = {}
+    monkeypatch.setattr(bench_ifs, "run_preset", lambda a: seen.setdefault(a.preset, (a.penalties, a.fixed_kb,
+                                                                                      a.dirty)) and 0)
+    bench_ifs.main([])
+    assert seen == {"paper": ("0,120,120:stepped,1200", "170,512,1024", None),
+                    "matched": ("0,120,120:stepped,1200", "170,512,1024", None)}
+    with pytest.raises(SystemExit):
+        bench_ifs.main(["--dirty", "101"])
 
 
 def row(**kw):
@@ -109,7 +168,7 @@ def test_rows_average_over_runs_and_degrade_against_the_median_standalone_sort()
     rows = [row(kind="standalone", penalty_s="", interval_s="", sort_ms=s) for s in (40000, 50000, 90000)]
     rows += [row(run=k, sort_ms=s, resp_max_ms=m, toucher_pageins=p)
              for k, s, m, p in ((1, 60000, 100, 0), (2, 70000, 300, 4), (3, 80000, 200, 2))]
-    rows += [row(preset="linux-scaled", kind="standalone", sort_ms=1)]        # another preset: ignored
+    rows += [row(preset="matched", kind="standalone", sort_ms=1)]             # another preset: ignored
     agg, base = bench_ifs.aggregate(rows, "paper")
     a = agg[(0, "fixed", 30.0)]
     assert base == 50000 and a["runs"] == 3
@@ -124,3 +183,68 @@ def test_sorts_host_time_comes_from_when_the_echoes_arrived():
     b = out.index("$ " + bench_ifs.STAMP, a)
     arrivals = [(0, 100.0), (a - 5, 110.0), (a + 40, 111.0), (b, 170.5), (b + 100, 171.0)]
     assert bench_ifs.host_span(out, arrivals) == 60500
+
+
+def test_fixed_cache_rows_are_their_own_configuration():
+    rows = [row(kind="standalone", penalty_s="", interval_s="", mode="", sort_ms=50000)]
+    rows += [row(mode="cache", penalty_s="", cache_fixed_kb=kb, sort_ms=60000, interval_s=5) for kb in (1024, 170)]
+    rows += [row(penalty_s=p, sort_ms=70000, interval_s=5) for p in (1200, 0)]
+    agg, _ = bench_ifs.aggregate(rows, "paper")
+    assert [k for k, _ in bench_ifs.ifs_tables.ordered(agg)] == [(0, "fixed", 5.0), (1200, "fixed", 5.0),
+                                                                (170, "cache", 5.0), (1024, "cache", 5.0)]
+    assert agg[(170, "cache", 5.0)]["deg"] == pytest.approx(20.0)
+    assert bench_ifs.config_label(170, "cache") == "170 KB fixed cache"
+
+
+def test_the_printed_table_has_linux_rows_beside_the_matched_preset_only():
+    rows = [row(preset="matched", kind="ifs", interval_s=5, resp_min_ms=10, resp_max_ms=900, resp_avg_ms=300,
+                rounds=4, after_ms=2000, after_pageins=256, sort_ms=99000, pageins=1024, pageouts=2560,
+                toucher_pageins=300, toucher_pageouts=400, cache_min_kb=64, cache_max_kb=1500, fs_asks_vm=20,
+                fs_asks_vm_satisfied=5, vm_asks_fs=7, vm_asks_fs_satisfied=7, free_kb=17308)]
+    linux = [dict(preset="matched", kind="ifs", interval_s="5", sort_ms="88000", pageins="1279", resp_max_ms="",
+                  free_kb="17818")]
+    text = bench_ifs.table_text(rows, "matched", linux)
+    assert "free after boot 16.9 MB; Linux 17.4 MB" in text
+    assert "| ours | 0 s | 5 | 0.01 / 0.90 / 0.30 (4) | 2.00, 256 | 99.0 |  | 1,024 (4.0 MB) | 2,560 (10.0 MB) | " \
+        "300 / 400 | 64–1,500 | 5 / 20 | 7 / 7 |" in text
+    # Linux measures no asks and here no responses: its cells are empty, not zeros.
+    assert "| Linux | page cache | 5 |  |  | 88.0 |  | 1,279 (5.0 MB) |  |  |  |  |  |" in text
+    assert "Sprite" not in text
+    paper = bench_ifs.table_text([dict(r, preset="paper") for r in rows], "paper", linux)
+    assert "Linux" not in paper and "Sprite (Tables 3, 4)" in paper
+
+
+def test_the_counters_wait_for_the_round_after_sort():
+    # The run reads its counters only once the toucher has finished a round begun after sort's
+    # end (its line is printed when it ends): at S = 5 without a penalty such a round paged for
+    # 39 s, longer than any fixed sleep after sort.
+    out, _ = recorded()
+    since = out[out.index("$ sort -v"):]
+    assert bench_ifs.round_after_sort(since)
+    assert not bench_ifs.round_after_sort(since.replace("touch 4 ", "tuoch 4 "))
+    # Sort still running (no time stamp after it yet): not even a round after it counts.
+    assert not bench_ifs.round_after_sort(since[:since.index("sort: ")])
+
+
+# A run of the matched preset (S = 5 s, no penalty), read by hand: sort between the time stamps
+# at 5753 and 161752 ms, 54 runs and 1 merge pass before the last; rounds 2-11 overlapped it
+# (the 11th began at 153270 and ended after it), round 12 is the first after; 4381 free frames
+# and 10 cached after boot; the toucher's ps PAGEOUT 0 before sort and 3860 at the end.
+MATCHED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "ifs-matched-s5-p0.log")
+
+
+def test_a_matched_run_shows_the_pools_trading_each_way():
+    out, typed = bench_ifs.read_log(MATCHED)
+    r = bench_ifs.parse_run(out, typed, toucher=True)
+    during = [177, 256, 222, 543, 850, 363, 21, 10, 638, 532]
+    assert {k: r[k] for k in ("sort_ms", "sort_runs", "sort_passes", "free_kb", "pageins", "pageouts", "rounds",
+                              "resp_min_ms", "resp_max_ms", "after_ms", "after_pageins", "toucher_pageins",
+                              "toucher_pageouts")} == {
+        "sort_ms": 161752 - 5753, "sort_runs": 54, "sort_passes": 1, "free_kb": (4381 + 10 - 64) * 4,
+        "pageins": 3626, "pageouts": 3989, "rounds": 10, "resp_min_ms": 339, "resp_max_ms": 27558,
+        "after_ms": 3, "after_pageins": 1, "toucher_pageins": sum(during) + 1, "toucher_pageouts": 3860}
+    # What the preset is for: the cache asked the VM and the VM the cache, thousands of times,
+    # and each got pages (the old linux-scaled preset: 0 asks either way).
+    assert (r["fs_asks_vm"], r["fs_asks_vm_satisfied"], r["vm_asks_fs"], r["vm_asks_fs_satisfied"]) == \
+        (6851, 4282, 7583, 4149)
+    assert "sort -v -m 320 -o /tmp/out /in" in typed

@@ -65,18 +65,36 @@ wall,policy_delay,,651,22,,700,
     "fork-workload.csv": """cow_marked,cor_marked,cow_faulted_pct,cor_faulted_pct,cowcor_pct_of_faults,copies_cowcor,copies_copy_on_fork,saved_pct,list_max,faults_cowcor,faults_copy
 366,366,30.1,34.2,34.0,232,366,36.6,4,2000,2100
 """,
-    "ifs.csv": """preset,kind,interval_s,penalty_s,mode,run,policy,mem_mb,toucher_kb,sort_input,throttle_bps,throttle_iops,icount_shift,rounds,resp_min_ms,resp_max_ms,resp_avg_ms,sort_ms,sort_internal_ms,pageins,pageouts,toucher_pageins,toucher_pageouts,cache_min_kb,cache_max_kb,fs_asks_vm,fs_asks_vm_satisfied,vm_asks_fs,vm_asks_fs_satisfied,age_lag_ms,pageins_all,disk_reads,disk_writes,host_load
-paper,standalone,,,,1,lru,8,,1M,1048576,50,8,,,,,45000,44000,0,0,,,1000,3000,0,0,0,0,2000,10,2,40,1.0
-paper,standalone,,,,2,lru,8,,1M,1048576,50,8,,,,,47000,46000,0,0,,,1000,3000,0,0,0,0,2000,10,2,40,2.5
-paper,ifs,1,0,fixed,1,lru,8,4260,1M,1048576,50,8,60,0,40,2,90000,89000,3,5,1,2,800,1100,600,10,20,20,2000,5,700,900,1.5
-paper,ifs,30,0,fixed,1,lru,8,4260,1M,1048576,50,8,4,8139,15388,12490.3,118952,116433,280,354,273,310,912,2076,992,623,630,610,2109,300,724,902,1.5
-paper,ifs,1,120,fixed,1,lru,8,4260,1M,1048576,50,8,60,0,30,1,100000,99000,0,0,0,0,800,1000,600,0,50,50,2000,5,700,900,1.5
-paper,ifs,30,120,fixed,1,lru,8,4260,1M,1048576,50,8,4,1,3,2,92000,91000,0,0,0,0,820,1010,610,0,40,40,2000,5,700,900,1.5
-linux-scaled,ifs,30,0,fixed,1,lru,96,15360,8M,524288,100,,3,0,9,4,60000,59000,0,0,0,0,900,60000,10,0,0,0,2000,5,700,900,1.5
+    "ifs.csv": """preset,kind,interval_s,penalty_s,mode,cache_fixed_kb,run,policy,mem_mb,free_kb,toucher_kb,dirty_pct,sort_input,sort_kb,throttle_bps,throttle_iops,icount_shift,rounds,resp_min_ms,resp_max_ms,resp_avg_ms,after_ms,after_pageins,sort_ms,sort_internal_ms,sort_runs,sort_passes,pageins,pageouts,toucher_pageins,toucher_pageouts,cache_min_kb,cache_max_kb,fs_asks_vm,fs_asks_vm_satisfied,vm_asks_fs,vm_asks_fs_satisfied,age_lag_ms,pageins_all,disk_reads,disk_writes,host_load
+paper,standalone,,,,,1,lru,8,5464,,,1M,128,1048576,50,8,,,,,,,45000,44000,17,1,0,0,,,1000,3000,0,0,0,0,2000,10,2,40,1.0
+paper,standalone,,,,,2,lru,8,5464,,,1M,128,1048576,50,8,,,,,,,47000,46000,17,1,0,0,,,1000,3000,0,0,0,0,2000,10,2,40,2.5
+paper,ifs,1,0,fixed,,1,lru,8,5464,4260,50,1M,128,1048576,50,8,59,0,40,2,10,1,90000,89000,17,1,3,5,1,2,800,1100,600,10,20,20,2000,5,700,900,1.5
+paper,ifs,30,0,fixed,,1,lru,8,5464,4260,50,1M,128,1048576,50,8,2,13944,15388,14666,8139,110,118952,116433,17,1,280,354,273,310,912,2076,992,623,630,610,2109,300,724,902,1.5
+paper,ifs,1,120,fixed,,1,lru,8,5464,4260,50,1M,128,1048576,50,8,60,0,30,1,2,0,100000,99000,17,1,0,0,0,0,800,1000,600,0,50,50,2000,5,700,900,1.5
+paper,ifs,30,120,fixed,,1,lru,8,5464,4260,50,1M,128,1048576,50,8,3,1,3,2,1,0,92000,91000,17,1,0,0,0,0,820,1010,610,0,40,40,2000,5,700,900,1.5
+paper,ifs,30,,cache,170,1,lru,8,5464,4260,50,1M,128,1048576,50,8,4,1,4,2,2,0,55000,54000,17,1,0,0,0,0,168,172,0,0,30,0,2000,5,700,900,1.5
+matched,standalone,,,,,1,clock,20,17308,,,8M,320,524288,100,4,,,,,,,35500,35000,54,1,0,0,,,40,16836,1963,1900,4,4,2000,10,2,40,1.0
+matched,ifs,30,0,fixed,,1,clock,20,17308,15360,50,8M,320,524288,100,4,3,0,9,4,20000,900,60000,59000,54,1,900,1000,880,950,900,2000,500,300,200,150,2000,5,700,900,1.5
+matched,ifs,30,120,fixed,,1,clock,20,17308,15360,50,8M,320,524288,100,4,2,1,5,3,2,0,100000,99000,54,1,0,0,0,0,64,1200,800,0,40,40,2000,5,700,900,1.5
+""",
+    "ecd.csv": """preset,mem_paper_mb,mem_mb,cache,cache_kb,penalty_s,run,loops,scale,env_kb,usable_kb,throttle_bps,throttle_iops,icount_shift,elapsed_ms,ms_edit,ms_compile,ms_link,ms_debug,fs_read_kb,fs_write_kb,vm_read_kb,vm_write_kb,faults,pageins,pageouts,fs_asks_vm,fs_asks_vm_satisfied,vm_asks_fs,vm_asks_fs_satisfied,cache_min_kb,cache_max_kb,disk_busy_ms,disk_reads,disk_writes,pageins_backing,wall_s,host_load
+short,10,12,variable,0,0,1,2,100,5716,9508,1048576,50,8,171355,2769,13828,81640,71678,28600,10880,12600,17504,12933,3150,4376,7501,4042,9551,4804,56,5072,109039,10288,7098,3101,369.5,2.5
+short,16,18,variable,0,0,1,2,100,5492,15428,1048576,50,8,96091,2738,13773,41882,37239,16184,11648,588,1248,6953,147,312,1752,226,3237,2848,56,7688,22872,4193,3224,128,250.0,2.5
+short,16,18,variable,0,0,2,2,100,5492,15428,1048576,50,8,104091,2738,13773,41882,37239,16184,11648,588,1248,6953,147,312,1752,226,3237,2848,56,7688,22872,4193,3224,128,250.0,2.5
+short,16,18,variable,0,120,1,2,100,5492,15428,1048576,50,8,94000,2738,13773,41882,37239,16184,11648,100,0,6689,25,0,1818,0,3054,3054,56,7260,20000,4100,2912,25,240.0,2.5
+short,16,18,fixed,512,,1,2,100,5492,15428,1048576,50,8,120000,2738,13773,51882,47239,30000,11000,400,800,6000,100,200,0,0,0,0,56,512,40000,7600,2950,90,300.0,2.5
+""",
+    "linux-ifs.csv": """preset,kind,interval_s,penalty_s,mode,run,policy,mem_mb,toucher_kb,sort_input,throttle_bps,throttle_iops,icount_shift,rounds,resp_min_ms,resp_max_ms,resp_avg_ms,sort_ms,sort_internal_ms,pageins,pageouts,toucher_pageins,toucher_pageouts,cache_min_kb,cache_max_kb,fs_asks_vm,fs_asks_vm_satisfied,vm_asks_fs,vm_asks_fs_satisfied,age_lag_ms,pageins_all,disk_reads,disk_writes,sort_host_ms,host_load,sort_kb,free_after_boot_kb,available_after_boot_kb,kernel
+matched,standalone,,,,1,linux,42,,8M,524288,100,4,,,,,84600,84000,0,0,,,1764,12304,,,,,,3,,,,,320,11864,17808,6.1.0-50-686
+matched,ifs,5,,,1,linux,42,15360,8M,524288,100,4,20,10,9000,1200.5,126900,,2000,3000,1900,,500,3000,,,,,,2100,,,,,320,11864,17808,6.1.0-50-686
+matched,ifs,30,,,1,linux,42,15360,8M,524288,100,4,4,20,30000,15000,169200,,3000,4000,2900,,600,4000,,,,,,3100,,,,,320,11864,17808,6.1.0-50-686
+""",
+    "linux-mem.csv": """preset,ours_mem_mb,ours_free_kb,linux_mem_mb,linux_available_kb,linux_free_kb,linux_total_kb
+matched,20,17308,42,17808,11864,26860
 """,
 }
 PARTS = ["boot", "vm-faults", "vm-irlam", "fs-cached", "fs-summary", "fs-disk", "fs-policy", "fork-7-1",
-         "fork-7-3", "ifs-paper", "ifs-linux-scaled"]
+         "fork-7-3", "ifs-paper", "ifs-matched", "ecd-points", "ecd-table2", "linux-ifs"]
 
 
 def readme_text(parts=PARTS):
@@ -141,13 +159,47 @@ def test_every_part_regenerated_and_nothing_else(setup):
     assert "| 64 | – |" in f71                                   # a size not measured: a dash
     assert "| here | 366 | 366 | 30 % | 34 % | 34 % | 37 % (232 vs 366" in part(text, "fork-7-3")
     ifs = part(text, "ifs-paper")
-    # averages of the runs; degradation against the median sort alone (46 s); Sprite's row beside
-    assert "| 0 s | 30 | 8.14 / 15.39 / 12.49 | 119.0 | +159 % | 280 / 354 | 273 / 310 | 912–2076 | 623 / 992 | " \
-        "610 / 630 | 12.5 / 22.0 / 15.8 s, 96.3 s, 61 %, 1250 / 983, 141–2533 |" in ifs
-    assert "a toucher of 4.16 MB, sort of a 1M file" in ifs and "sort alone 46.0 s (2 runs: 45.0–47.0)" in ifs and "3.9 MIPS (-icount shift=8" in ifs
-    assert "slowest touch 0.03 s (0.1: met)" in ifs and "(20 %: NOT MET)" in ifs
-    assert "page-ins by S (1, 30): 1, 273, growing with S" in ifs
-    assert "Linux 6.1 on the scaled mix" in part(text, "ifs-linux-scaled")
+    # averages of the runs; degradation against the median sort alone (46 s); the touches during
+    # sort apart from the first after it; page-ins in pages and MB; Sprite's row beside
+    assert "| ours | 0 s | 30 | 13.94 / 15.39 / 14.67 (2) | 8.14, 110 | 119.0 | +159 % | 280 (1.1 MB) | " \
+        "354 (1.4 MB) | 273 / 310 | 912–2,076 | 623 / 992 | 610 / 630 | " \
+        "12.5 / 22.0 / 15.8 s, 96.3 s, 61 %, 1250 / 983, 141–2533 |" in ifs
+    assert "| ours | 170 KB fixed cache | 30 | 0.00 / 0.00 / 0.00 (4) | 0.00, 0 | 55.0 | +20 % |" in ifs
+    assert "8 MB (5.3 MB free after boot" in ifs and "a toucher of 4.16 MB dirtying 50 % of its pages a round, " \
+        "sort of a 1M file with a 128 KB budget (17 runs, 1 merge pass before the last merge)" in ifs
+    assert "sort alone 46.0 s (2 runs: 45.0–47.0)" in ifs and "3.9 MIPS (-icount shift=8" in ifs
+    # every target names the asks that could have made it fail
+    assert "its slowest touch 0.03 s, target 0.1 (met; the cache asked the VM 1,210 times and got 0 pages)" in ifs
+    assert "(target 20 %: NOT MET)" in ifs and "Linux" not in ifs
+    assert "170 KB: the toucher's page-ins 0 (0: met), slowest touch 0.00 s, sort +20 % (at most 25 %: met)" in ifs
+    assert "page-ins by S (1, 30): 1, 273, growing with S (Sprite's Table 3" in ifs
+    m = part(text, "ifs-matched")
+    assert "20 MB (16.9 MB free after boot" in m and "with a 320 KB budget (54 runs" in m
+    # Linux's row under ours, what it does not measure empty, its degradation against its own sort alone
+    assert "| Linux | page cache | 5 | 0.01 / 9.00 / 1.20 (20) | | 126.9 | +50 % | 2,000 (7.8 MB) | " \
+        "3,000 (11.7 MB) | 1,900 / – | 500–3,000 | | |" in m
+    assert "| Linux | page cache | 30 |" in m
+    assert "Linux had 17.4 MB available after boot (MemAvailable)" in m and "Sprite" not in m
+    assert "Negotiations happened each way: over the variable-cache rows the cache asked the VM 1,300 times " \
+        "(got 300 pages) and the VM asked the cache 240 times (got 190)." in m
+    # ECD: the runs of a point averaged (16 MB variable: 96.1 and 104.1 s), Sprite's row beside,
+    # busy = disk.busy_ms over elapsed; a fixed cache with Sprite's name; the fastest point named.
+    ecd = part(text, "ecd-points")
+    assert "| 16 | variable | 100 | 23 % | 27.2 (15.8 / 11.4) | 1.8 (0.6 / 1.2) | 6,953 | 663 s, 18.2 %, 16.2, 23.3, " \
+        "1,560 |" in ecd
+    assert "| 16 | fixed 0.5M | 120 | 33 % | 40.0 (29.3 / 10.7) |" in ecd and "667 s, 17.4 %, 38.9, 10.6, 699 |" in ecd
+    assert "16 MB: fastest here variable 120 s (94 s), Sprite variable 120 s (653 s)" in ecd
+    assert "Sprite's P MB standing for a guest of P + 2 MB" in ecd and "2 runs (averaged)" in ecd
+    assert "a penalty against none (elapsed, VM MB): 16 MB 120 s 94 s against 100 s, 0.1 against 1.8 MB (Sprite, " \
+        "the same points: 16 MB 653 s against 663 s, 20.4 against 23.3 MB)" in ecd
+    assert "16 MB 27.2 against 40.0 and 1.8 against 1.2; fewer file bytes at 1 of 1 memories and more VM bytes " \
+        "at 1" in ecd
+    assert "| 10 | 0.05–4.95 | 4,042 / 7,501 | 4,804 / 9,551 | 0.25–5.6, 1,810 / 8,125, 1,846 / 2,942 |" in \
+        part(text, "ecd-table2")
+    lx = part(text, "linux-ifs")
+    assert "in a 42 MB machine" in lx and "17,808 KB available" in lx and "leaves 17,308 KB" in lx
+    assert "| sort alone | 84.6 | |" in lx and "| 5 | 126.9 | +50 % | 0.01 / 9.00 / 1.20 | 1,900 | 2,000 | 3,000 |" in lx
+    assert "| 30 | 169.2 | +100 % |" in lx
 
 
 def test_rerun_changes_nothing_and_check_sees_stale_figures(setup):
@@ -234,6 +286,9 @@ def test_a_partial_run_says_so_in_its_table(setup):
     assert ifs.startswith("(generated) --> Partial run (not the full one this table is made from): ")
     assert "120 s stepped at S = 10: 0 runs of 3" in ifs
     assert "Partial run" not in part(readme.read_text(), "boot")     # 5 runs: a full one
+    # the short ECD preset: 4 points of the full grid's 58, the first missing ones named
+    assert "4 of the full grid's 58 points (none of 10 MB nocache, 10 MB 0.5M, 10 MB 1M," in \
+        part(readme.read_text(), "ecd-points")
 
 
 def test_a_short_boot_run_is_refused_too(setup):
@@ -253,10 +308,38 @@ def test_the_reading_under_a_table_cites_its_own_figures(setup):
         "15.39 s, and the cache grew to 1100–2076 KB" in ifs
     assert "With a fixed penalty the toucher paged in 0 pages in all, over 2 rows; the cache's asks of the VM " \
         "were granted 0 times of 1210, and sort's cache held at most 1010 KB." in ifs
-    assert "No negotiation took place" not in part(readme.read_text(), "ifs-linux-scaled")     # 10 asks
-    (bench / "ifs.csv").write_text(CSVS["ifs.csv"].replace("900,60000,10,0,0,0", "900,60000,0,0,0,0"))
+    assert "No negotiation took place" not in ifs
+    lines = CSVS["ifs.csv"].splitlines(True)
+    paper = "".join(lines[:1] + [l for l in lines if l.startswith("paper,")])
+    (bench / "ifs.csv").write_text(paper.replace("600,10,20,20", "0,0,0,0").replace("992,623,630,610", "0,0,0,0")
+                                   .replace("600,0,50,50", "0,0,0,0").replace("610,0,40,40", "0,0,0,0"))
     assert tool(readme, bench).returncode == 0
-    assert "No negotiation took place" in part(readme.read_text(), "ifs-linux-scaled")
+    ifs = part(readme.read_text(), "ifs-paper")
+    assert "No negotiation took place" in ifs
+    # with no ask of the cache, the toucher's targets were not tested, never met
+    assert "the toucher's page-ins at S >= 5 0, target 0 (not tested: the cache never asked the VM)" in ifs
+    assert "(met;" not in ifs
+
+
+def test_the_matched_preset_without_negotiation_is_refused(setup):
+    # Its point is that the pools trade: a run with no ask either way tests nothing (the old
+    # linux-scaled preset's 96 MB never ran short), and its table must not be written.
+    readme, bench = setup
+    before = readme.read_text()
+    for old, new in (("500,300,200,150", "0,0,200,150"), ("500,300,200,150", "500,300,0,0")):
+        (bench / "ifs.csv").write_text(CSVS["ifs.csv"].replace(old, new).replace("800,0,40,40", "0,0,0,0"))
+        r = tool(readme, bench)
+        assert r.returncode != 0 and "ifs-matched: no negotiation" in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and readme.read_text() == before
+
+
+def test_the_matched_preset_says_when_linux_has_not_run(setup):
+    readme, bench = setup
+    (bench / "linux-ifs.csv").unlink()
+    assert tool(readme, bench).returncode == 0
+    m = part(readme.read_text(), "ifs-matched")
+    assert "No Linux rows: build/bench/linux-ifs.csv is missing (make bench-linux). Linux 6.1 had 17.4 MB free" in m
+    assert "| Linux |" not in m
 
 
 def test_parts_spread_over_several_files(setup, tmp_path):
@@ -287,11 +370,16 @@ def test_every_figure_is_drawn(setup, tmp_path):
         assert fn(str(bench / (name + ".csv")), str(png)) == str(png)
         data = png.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, name
-    (bench / "ifs-series.csv").write_text("preset,interval_s,penalty_s,mode,run,what,t_s,value,pageins\n" + "".join(
-        "paper,30,%s,fixed,1,%s,%d,%d,\n" % (p, w, t, v) for p in (0, 120) for w, v in (("cache_kb", 900), ("touch_ms", 5))
-        for t in range(-5, 120, 10)))
-    pngs = bench_figures.ifs(str(bench / "ifs.csv"), str(bench / "ifs-series.csv"), "paper",
-                             str(tmp_path / "t.png"), str(tmp_path / "tab.png"))
-    for png in pngs:
-        data = open(png, "rb").read()
-        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, png
+    (bench / "ifs-series.csv").write_text("preset,interval_s,penalty_s,mode,cache_fixed_kb,run,what,t_s,value,pageins\n"
+                                          + "".join("%s,30,%s,%s,%s,1,%s,%d,%d,\n" % (pre, p, m, kb, w, t, v)
+                                                    for pre in ("paper", "matched")
+                                                    for p, m, kb in (("0", "fixed", ""), ("120", "fixed", ""),
+                                                                     ("", "cache", "170"))
+                                                    for w, v in (("cache_kb", 900), ("touch_ms", 5))
+                                                    for t in range(-5, 120, 10)))
+    for preset in ("paper", "matched"):
+        pngs = bench_figures.ifs(str(bench / "ifs.csv"), str(bench / "ifs-series.csv"), preset,
+                                 str(tmp_path / "t.png"), str(tmp_path / "tab.png"), linux_csv=str(bench / "linux-ifs.csv"))
+        for png in pngs:
+            data = open(png, "rb").read()
+            assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, png

@@ -1,7 +1,8 @@
 """tools/ in families (tools/README.md): the tools' Python modules import one another by
 bare name (each script puts its own folder, or tools/, on sys.path), so no two may share a name;
 no two may import each other, directly or round a longer cycle; and every tools/ path the
-Makefile, the docs, the tests and the tools themselves name must exist."""
+Makefile, the docs, the tests and the tools themselves name must exist; and every family
+(a folder of tools/) and every file of it is described in tools/README.md."""
 import ast, re
 from pathlib import Path
 from conftest import ROOT
@@ -63,4 +64,20 @@ def test_every_tools_path_named_exists():
                 continue            # a glob: tools/bench/bench_*.py
             if not (ROOT / m.group(0)).exists():
                 missing.append("%s: %s" % (f.relative_to(ROOT), m.group(0)))
+    assert not missing, "\n".join(missing)
+
+
+def test_every_family_and_its_files_are_in_the_readme():
+    readme = (TOOLS / "README.md").read_text()
+    missing = []
+    for d in sorted(p for p in TOOLS.iterdir() if p.is_dir() and not p.name.startswith((".", "__"))):
+        if "## %s/" % d.name not in readme:
+            missing.append("the family %s/ has no heading '## %s/'" % (d.name, d.name))
+            continue
+        section = readme.split("## %s/" % d.name, 1)[1].split("\n## ", 1)[0]
+        for f in sorted(d.iterdir()):
+            globbed = [m for m in re.findall(r"`([\w*.-]+)`", section) if "*" in m]
+            if f.suffix in (".py", ".sh", ".in") and "`%s`" % f.name not in section and \
+                    not any(Path(f.name).match(g) for g in globbed):
+                missing.append("tools/%s/%s is not described under '## %s/'" % (d.name, f.name, d.name))
     assert not missing, "\n".join(missing)

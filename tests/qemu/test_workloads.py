@@ -106,3 +106,27 @@ def test_toucher_takes_fractions_of_a_megabyte_and_stamps_its_rounds(sh):
     at = [int(x[3]) for x in rounds]
     # Each round begins at least the 0.2 s sleep (and the touch before it) after the last.
     assert all(b - a >= 200 for a, b in zip(at, at[1:])) and at[-1] - at[0] < 5000, rounds
+
+
+def test_toucher_dirties_the_percentage_it_is_given(disk):
+    # 8 MB in a 5 MB machine: each round pushes out what the round before touched. A page it
+    # dirtied is written out and paged back in; a page only ever read is still the zero page,
+    # dropped and zero-filled again. The toucher's page-outs over its 4 rounds (the first fill
+    # and 3) therefore follow -d, and its page-ins too: with 2048 pages, at most 4 * 205
+    # written for 10 %, at least 2 rounds' 1024 for 50 %, none for 0 %.
+    cmds = ["toucher -m 8 -s 0 -n 3 -q -d %d" % d for d in (10, 50, 0)] + \
+        ["toucher -d 101", "toucher -d 1x", "toucher -h"]
+    r = boot("\n".join(cmds) + "\n", disk=disk, mem=5, status=True)
+    assert r.rc == 0, r
+    ins, outs = {}, {}
+    for d, c in zip((10, 50, 0), cmds):
+        m = re.search(r"^toucher: own page-ins (\d+) page-outs (\d+)$", r.printed(c), re.M)
+        assert m and r.cmd(c).status == 0, r
+        ins[d], outs[d] = int(m.group(1)), int(m.group(2))
+    assert 2 * 205 <= outs[10] <= 4 * 205 + 20, outs
+    assert outs[50] >= 2 * 1024 and outs[50] > 3 * outs[10], outs
+    assert outs[0] <= 20, outs
+    assert ins[10] >= 2 * 205 and ins[50] > 3 * ins[10] and ins[0] <= 40, ins
+    for bad in cmds[3:5]:
+        assert r.cmd(bad).status != 0 and "-d takes a whole percentage, 0 to 100" in r.printed(bad), r
+    assert "dirtying PERCENT (0-100; 50) of the pages" in r.printed("toucher -h"), r

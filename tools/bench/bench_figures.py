@@ -9,7 +9,9 @@ tested, without booting anything): one function per benchmark, CSV in, PNG out.
         4 KB page copy as the ceiling
   boot  time to the first prompt by route (median, min-max bars) beside its target
   ifs   WRL 90/4's IFS benchmark: the cache's size and the toucher's responses over time, by
-        sleep interval, with and without penalty; and Tables 3 and 4 beside the paper's"""
+        sleep interval, with and without penalty; and Tables 3 and 4 beside the paper's
+  linux_ifs  the same mix under Linux (bench_linux.py): the page cache, swap traffic and the
+        toucher's responses over time, by sleep interval, sort alone among them"""
 import csv, statistics
 
 import matplotlib
@@ -114,25 +116,35 @@ def boot(csv_path, png):
     return _save(fig, ax, png, "Boot time by route")
 
 
-IFS_STYLE = {("0", "fixed"): ("tab:red", "no penalty"), ("120", "fixed"): ("tab:blue", "120 s"),
-             ("120", "stepped"): ("tab:green", "120 s stepped")}
+IFS_STYLE = {(0, "fixed"): ("tab:red", "no penalty"), (120, "fixed"): ("tab:blue", "120 s"),
+             (120, "stepped"): ("tab:green", "120 s stepped"), (1200, "fixed"): ("tab:purple", "1200 s")}
+CACHE_COLORS = ["tab:olive", "tab:cyan", "tab:brown", "tab:gray"]
 
 
-def _ifs_label(p, m):
-    return IFS_STYLE.get((p, m), (None, "%s s%s" % (p, " stepped" if m == "stepped" else "")))
+def _ifs_label(c, configs):
+    """(colour, label) of a configuration (ifs_tables.config_of): the penalties' own colours,
+    the fixed caches' in size order."""
+    from ifs_tables import config_label
+    if c in IFS_STYLE:
+        return IFS_STYLE[c]
+    caches = sorted(x for x in configs if x[1] == "cache")
+    color = CACHE_COLORS[caches.index(c) % len(CACHE_COLORS)] if c in caches else None
+    return color, config_label(*c)
 
 
-def ifs(csv_path, series_path, preset, png_time, png_tables):
-    """Two figures of one preset: over time (run 1 of each row), and the tables by interval."""
-    from ifs_tables import PAPER, aggregate
+def ifs(csv_path, series_path, preset, png_time, png_tables, linux_csv=None):
+    """Two figures of one preset: over time (run 1 of each row), and the tables by interval,
+    with the paper's Tables 3 and 4 beside the paper preset and Linux's rows (linux_csv, if it
+    exists) beside the matched one."""
+    from ifs_tables import PAPER, aggregate, config_of, config_order, linux, read_csv
     series = [r for r in rows(series_path) if r["preset"] == preset and r["run"] == "1" and r["interval_s"]]
     intervals = sorted({float(r["interval_s"]) for r in series}) or [0]
-    configs = sorted({(r["penalty_s"], r["mode"]) for r in series}, key=lambda c: (int(c[0]), c[1]))
+    configs = sorted({config_of(r) for r in series}, key=config_order)
     fig, axes = plt.subplots(2, len(intervals), figsize=(3.6 * len(intervals) + 1, 6), squeeze=False, sharex="col")
     for j, s in enumerate(intervals):
         for c in configs:
-            color, label = _ifs_label(*c)
-            pick = [r for r in series if float(r["interval_s"]) == s and (r["penalty_s"], r["mode"]) == c]
+            color, label = _ifs_label(c, configs)
+            pick = [r for r in series if float(r["interval_s"]) == s and config_of(r) == c]
             cache = sorted((float(r["t_s"]), float(r["value"])) for r in pick if r["what"] == "cache_kb")
             touch = sorted((float(r["t_s"]), float(r["value"]) / 1000) for r in pick if r["what"] == "touch_ms")
             axes[0][j].plot([t for t, _ in cache], [v for _, v in cache], color=color, label=label)
@@ -155,28 +167,37 @@ def ifs(csv_path, series_path, preset, png_time, png_tables):
     plt.close(fig)
 
     agg, base = aggregate(rows(csv_path), preset)
+    lin = linux(read_csv(linux_csv), preset) if linux_csv and preset != "paper" else None
     keys = sorted(agg)
     intervals = sorted({k[2] for k in keys})
-    configs = sorted({(str(k[0]), k[1]) for k in keys}, key=lambda c: (int(c[0]), c[1]))
+    configs = sorted({k[:2] for k in keys}, key=config_order)
+    slowest = lambda a: max(x for x in (a["resp_max_ms"], a["after_ms"], 0) if x is not None) / 1000
     panels = [("page-ins from backing store (all processes)", lambda a: a["pageins"], 5, False),
-              ("slowest touch (s)", lambda a: a["resp_max_ms"] / 1000, 1, True),
+              ("slowest touch, during sort or the first after (s)", slowest, 1, True),
               ("sort's degradation (%)", lambda a: a["deg"] if a["deg"] is not None else 0, 4, False),
               ("largest cache (KB)", lambda a: a["cache_max_kb"], 8, False)]
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
-    width = 0.8 / (len(configs) + 2)
+    others = 2 if preset == "paper" else 1 if lin else 0
+    width = 0.8 / (len(configs) + others)
     for ax, (title, get, col, log) in zip(axes.flat, panels):
         series_n = 0
         for c in configs:
-            color, label = _ifs_label(*c)
-            xs = [i + series_n * width for i, s in enumerate(intervals) if (int(c[0]), c[1], s) in agg]
-            ys = [get(agg[(int(c[0]), c[1], s)]) for s in intervals if (int(c[0]), c[1], s) in agg]
+            color, label = _ifs_label(c, configs)
+            xs = [i + series_n * width for i, s in enumerate(intervals) if c + (s,) in agg]
+            ys = [get(agg[c + (s,)]) or 0 for s in intervals if c + (s,) in agg]
             ax.bar(xs, ys, width, color=color, label="here, " + label)
             series_n += 1
-        for pen, hatch in ((0, "//"), (120, "..")):
-            xs = [i + series_n * width for i, s in enumerate(intervals) if int(s) in PAPER[pen]]
-            ys = [PAPER[pen][int(s)][col] for s in intervals if int(s) in PAPER[pen]]
-            ax.bar(xs, ys, width, color="white", edgecolor="black", hatch=hatch,
-                   label="Sprite, Table %d (%s)" % (3 if pen == 0 else 4, "no penalty" if pen == 0 else "120 s"))
+        if preset == "paper":
+            for pen, hatch in ((0, "//"), (120, "..")):
+                xs = [i + series_n * width for i, s in enumerate(intervals) if int(s) in PAPER[pen]]
+                ys = [PAPER[pen][int(s)][col] for s in intervals if int(s) in PAPER[pen]]
+                ax.bar(xs, ys, width, color="white", edgecolor="black", hatch=hatch,
+                       label="Sprite, Table %d (%s)" % (3 if pen == 0 else 4, "no penalty" if pen == 0 else "120 s"))
+                series_n += 1
+        elif lin:
+            xs = [i + series_n * width for i, s in enumerate(intervals) if s in lin[0]]
+            ys = [get(lin[0][s]) or 0 for s in intervals if s in lin[0]]
+            ax.bar(xs, ys, width, color="white", edgecolor="black", hatch="xx", label="Linux 6.1 (empty: not measured)")
             series_n += 1
         ax.set_xticks([i + width * (series_n - 1) / 2 for i in range(len(intervals))])
         ax.set_xticklabels(["S = %g" % s for s in intervals])
@@ -185,9 +206,53 @@ def ifs(csv_path, series_path, preset, png_time, png_tables):
         ax.set_title(title, fontsize=9)
         ax.grid(True, axis="y", alpha=0.3)
     axes[0][0].legend(fontsize=7)
-    fig.suptitle("IFS benchmark (%s) beside WRL 90/4 Tables 3 and 4 (averages of the runs; sort alone %s)"
-                 % (preset, "%.1f s" % (base / 1000) if base else "not run"), fontsize=10)
+    fig.suptitle("IFS benchmark (%s) beside %s (averages of the runs; sort alone %s)"
+                 % (preset, "WRL 90/4 Tables 3 and 4" if preset == "paper" else "Linux" if lin else
+                    "nothing (no linux-ifs.csv)",
+                    "%.1f s" % (base / 1000) if base else "not run"), fontsize=10)
     fig.tight_layout()
     fig.savefig(png_tables, dpi=100)
     plt.close(fig)
     return [png_time, png_tables]
+
+
+def linux_ifs(csv_path, series_path, preset, png):
+    """One column a run of the preset (run 1; sort alone first): the page cache (Cached) and
+    the pages swapped in and out since sort began, over it the toucher's responses."""
+    series = [r for r in rows(series_path) if r["preset"] == preset and r["run"] == "1"]
+    runs = sorted({r["interval_s"] for r in series}, key=lambda s: float(s) if s else -1)
+    fig, axes = plt.subplots(2, max(1, len(runs)), figsize=(3.8 * max(1, len(runs)) + 1, 6), squeeze=False,
+                             sharex="col")
+    for j, s in enumerate(runs):
+        pick = [r for r in series if r["interval_s"] == s]
+        for what, color in (("cache_kb", "tab:blue"), ("free_kb", "tab:grey")):
+            pts = sorted((float(r["t_s"]), float(r["value"])) for r in pick if r["what"] == what)
+            axes[0][j].plot([t for t, _ in pts], [v for _, v in pts], color=color,
+                            label={"cache_kb": "page cache (Cached)", "free_kb": "MemFree"}[what])
+        ax2 = axes[1][j]
+        for what, color in (("pswpin", "tab:red"), ("pswpout", "tab:orange")):
+            pts = sorted((float(r["t_s"]), float(r["value"])) for r in pick if r["what"] == what)
+            ax2.plot([t for t, _ in pts], [v for _, v in pts], color=color, label=what + " (pages)")
+        touch = sorted((float(r["t_s"]), float(r["value"]) / 1000) for r in pick if r["what"] == "touch_ms")
+        if touch:
+            ax3 = ax2.twinx()
+            ax3.plot([t for t, _ in touch], [v for _, v in touch], "ko", ms=3, label="toucher's response (s)")
+            ax3.set_ylabel("response (s)", fontsize=8)
+        for r in pick:
+            if r["what"] == "sort_end":
+                for ax in axes[:, j]:
+                    ax.axvline(float(r["t_s"]), color="black", ls="--", lw=0.8)
+        axes[0][j].set_title("sort alone" if not s else "S = %s s" % s, fontsize=9)
+        ax2.set_xlabel("seconds since sort began (dashed: it ended)")
+        for ax in axes[:, j]:
+            ax.axvline(0, color="grey", lw=0.5)
+            ax.grid(True, alpha=0.3)
+    axes[0][0].set_ylabel("KB")
+    axes[1][0].set_ylabel("pages swapped since sort began")
+    axes[0][0].legend(fontsize=7)
+    axes[1][0].legend(fontsize=7, loc="upper left")
+    fig.suptitle("IFS mix under Linux (%s): page cache, swap and responses over time, run 1" % preset, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return png

@@ -2,28 +2,36 @@
 """make bench-ifs: the IFS benchmark of WRL 90/4 (sections 3, 5.2 and 6.3; Tables 3 and 4).
 
 An interactive program, the toucher, holds most of memory and every S seconds touches all of
-it, dirtying half; `sort`, an external merge sort with many temporary files, runs beside it
+it, dirtying half (--dirty: the thesis's Table 6-5 dirtied 10 %); `sort`, an external merge sort with many temporary files, runs beside it
 and wants memory for the file cache. Without a penalty the cache takes the sleeping toucher's
 pages, and each touch waits for them to come back from backing store; with a 120 s penalty
 the cache may take a VM page only if it has been idle 120 s longer than the cache's own oldest
-block, so the toucher keeps its memory and sort lives in a small cache.
+block, so the toucher keeps its memory and sort lives in a small cache. Sprite ran with 1200 s
+(thesis 6.3). Rows with a small FIXED cache (fs.cache_fixed_kb, --fixed-kb) test the paper's
+section 4: a cache of 170 KB-1 MB gives instant response (no page-ins) and costs sort at most
+25 % against sort alone with all of memory for its cache.
 
 ONE RUN is one fresh boot on a private copy of an image that holds sort's input (/in, made once
 a preset by mklines: on disk, not in the cache, when a run begins): set the policy and the
 penalty, start a sampler of the cache's size (`vmstat -i`) and the toucher in the background;
 once the toucher has touched everything once (it prints "touch 1"), reset the negotiation's
-counters, take a time stamp, run sort, take another, sleep until the toucher has woken once
-more after sort ended, read every counter and `ps`, kill both background jobs. The standalone
-case is the same boot without the toucher. Each row (preset, penalty, S) runs --runs times.
+counters, take a time stamp, run sort, take another, wait until the toucher has finished a
+round begun after that stamp (however long it pages), read every counter and `ps`, kill both
+background jobs. The standalone
+case is the same boot without the toucher. Each row (preset, penalty or fixed cache, S) runs
+--runs times. What the kernel has free after boot (free frames and the cache's blocks, less the
+kernel's reserve) is read before anything starts and kept with each run (free_kb).
 
-WHAT A ROW REPORTS. The toucher's responses (min, max, avg of its rounds that began while sort
-ran and of the first round after it: the damage sort did is seen when the toucher next
-wakes); sort's time (between the two time stamps: exec and exit included) and its degradation
-against the median standalone sort of the same preset; page-ins from backing store and
-page-outs of the whole machine and of the toucher alone; the cache's least and greatest size
-since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters. The CSV has one line a
-run; the documented (docs/results.md) and the printed tables average the runs, as the paper does (min/max/avg of the
-runs are in the CSV).
+WHAT A ROW REPORTS. The toucher's responses (min, max, avg of its rounds that overlapped sort)
+and, apart from them, its first round after sort (after_ms, after_pageins: the damage sort did
+is seen when the toucher next wakes, and at S = 30 it may be the only round there is); its
+page-ins are those of both; sort's time (between the two time stamps: exec and exit included)
+and its degradation against the median standalone sort of the same preset; page-ins from
+backing store and page-outs of the whole machine and of the toucher alone; the cache's least
+and greatest size since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters;
+sort's runs and merge passes (sort -v). The CSV has one line a run; the documented
+(docs/results.md) and the printed tables average the runs, as the paper does (min/max/avg of
+the runs are in the CSV).
 
 PRESETS.
   paper         an 8 MB machine; the toucher takes all that the kernel, the shell and sort
@@ -40,18 +48,25 @@ PRESETS.
                 host executes, 25 times real time, and every transfer overlapping computation
                 looked 25 times slower: sort with the toucher took 100-110 s instead of 50.)
                 Times are the guest's, equal to real time.
-  linux-scaled  the mix Linux 6.1 was measured on: 96 MB, a 15 MB toucher, sort of an 8 MB
-                file, the disk throttled to 512 KB/s and 100 requests a second; a CPU of 62.5
-                MIPS (-icount shift=4, align=on). Not full speed: plain TCG delivers the
-                kernel's 1000 Hz tick late or not at all on a busy host, and its clock lost
-                time (a guest `sleep 10` took 17.8-27.7 s of host time at a load of 8-11),
-                while the throttled disk keeps the host's; with the guest's clock held to the
-                host's, a guest second is a second of the disk's. The host's time of each sort
-                is kept beside the guest's (sort_host_ms) to show it.
+  matched       the Linux runs' mix on the same memory free to programs (make bench-linux,
+                build/bench/linux-ifs.csv): a 20 MB machine, which leaves this kernel 16.9 MB
+                free after boot (measured, free_kb; Linux 6.1 had 17.4 MB free in its 96 MB
+                guest), a 15 MB toucher, sort of an 8 MB file with a 320 KB budget (-m 320,
+                tried by hand for the 38 runs and 2 merge passes of the hand-made Linux runs'
+                sort; ours makes 54 runs and 1 pass before the last merge with it, and
+                make bench-linux runs this same sort with the same budget), the disk
+                throttled to 512 KB/s and 100 requests a second; a CPU of 62.5 MIPS (-icount shift=4, align=on). Not
+                full speed: plain TCG delivers the kernel's 1000 Hz tick late or not at all on
+                a busy host, and its clock lost time (a guest `sleep 10` took 17.8-27.7 s of
+                host time at a load of 8-11), while the throttled disk keeps the host's; with
+                the guest's clock held to the host's, a guest second is a second of the disk's.
+                The host's time of each sort is kept beside the guest's (sort_host_ms) to show
+                it. The table puts Linux's rows (linux-ifs.csv, when it exists) under ours.
 
-    bench_ifs.py [--preset paper|linux-scaled] [--intervals 1,5,10,30] [--penalties 0,120,120:stepped]
-                 [--runs 3] [-j 2] [--mem MB] [--toucher-mb MB] [--sort-input SIZE]
-                 [--throttle-bps N] [--throttle-iops N] [--icount SHIFT|none] [--no-standalone]
+    bench_ifs.py [--preset paper|matched|both] [--intervals 1,5,10,30] [--penalties 0,120,120:stepped,1200]
+                 [--fixed-kb 170,512,1024] [--dirty PERCENT] [--runs 3] [-j 2] [--mem MB] [--toucher-mb MB]
+                 [--sort-input SIZE] [--sort-kb KB] [--throttle-bps N] [--throttle-iops N]
+                 [--icount SHIFT|none] [--no-standalone]
 
 Writes build/bench/ifs.csv (one line a run; a preset's lines replace that preset's earlier
 ones), build/bench/ifs-series.csv (the cache's size and the toucher's responses over time),
@@ -62,21 +77,25 @@ import argparse, concurrent.futures, csv, os, re, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import ROOT, boot_steps, bench_path   # noqa: E402
-from ifs_tables import aggregate   # noqa: E402
+import ifs_tables   # noqa: E402
+from ifs_tables import aggregate, config_label, read_csv   # noqa: E402
 
 NAME = "bench-ifs"
 PRESETS = {
-    "paper": dict(mem=8, toucher_mb=None, sort_input="1M", throttle_bps=1 << 20, throttle_iops=50, icount=8,
-                  policy="clock", align=True),
-    "linux-scaled": dict(mem=96, toucher_mb=15.0, sort_input="8M", throttle_bps=512 << 10, throttle_iops=100,
-                         icount=4, policy="clock", align=True),
+    "paper": dict(mem=8, toucher_mb=None, sort_input="1M", sort_kb=None, throttle_bps=1 << 20, throttle_iops=50,
+                  icount=8, policy="clock", align=True, dirty=50),
+    # must_negotiate: its table is refused unless the cache and the VM asked each other (results.py)
+    "matched": dict(mem=20, toucher_mb=15.0, sort_input="8M", sort_kb=320, throttle_bps=512 << 10,
+                    throttle_iops=100, icount=4, policy="clock", align=True, dirty=50, must_negotiate=True),
 }
+LINUX_CSV = "linux-ifs.csv"         # make bench-linux's runs, columns as ifs.csv's
+LINUX_FREE_KB = 17818               # Linux 6.1 in a 96 MB guest, after boot (issue 23), without linux-ifs.csv
 LEAVE_KB = 1024           # what the paper preset's toucher leaves to the file cache
 SORT_KB = 180             # sort's own memory: its 128 KB budget, code, stack, buffers (ps: 168 KB)
+SORT_DEFAULT_KB = 128     # sort's budget without -m (user/sort.c)
 RESERVE_FRAMES = 64       # the kernel's reserve of free frames (kernel/negotiate.c KERNEL_RESERVE)
 SAMPLE_MS = 1000          # the cache sampler's period (a sample costs the guest some kstat text)
 
-LINUX = "Linux 6.1 on the scaled mix at S = 5–30: 919–1279 faults, touches of 38–81 s, sort +87–124 %"
 
 # Counted from just before sort: DELTA (their values then are subtracted), then the rest.
 DELTA = ["vm.pageins.backing", "vm.pageouts", "vm.pageins", "fs.disk.reads", "fs.disk.writes"]
@@ -88,9 +107,10 @@ COST = ["neg.untraded", "neg.untraded_tsc_avg", "neg.untraded_tsc_min"]
 SAMPLED = ["fs.cache.blocks", "vm.pageins.backing", "mem.frames.free"]
 STAMP = "vmstat -i 1 1 fs.cache.blocks"          # one time-stamped sample: "@UPTIME BLOCKS"
 
-COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "run", "policy", "mem_mb", "toucher_kb", "sort_input",
-           "throttle_bps", "throttle_iops", "icount_shift", "rounds", "resp_min_ms", "resp_max_ms", "resp_avg_ms",
-           "sort_ms", "sort_internal_ms", "pageins", "pageouts", "toucher_pageins", "toucher_pageouts",
+COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "run", "policy", "mem_mb",
+           "free_kb", "toucher_kb", "dirty_pct", "sort_input", "sort_kb", "throttle_bps", "throttle_iops",
+           "icount_shift", "rounds", "resp_min_ms", "resp_max_ms", "resp_avg_ms", "after_ms", "after_pageins",
+           "sort_ms", "sort_internal_ms", "sort_runs", "sort_passes", "pageins", "pageouts", "toucher_pageins", "toucher_pageouts",
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
            "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min"]
@@ -198,13 +218,15 @@ def parse_run(out, typed, toucher):
     clean, rounds, samples, names = background(out)
     cmds = split_commands(clean, typed)
     t0, t1 = stamp(cmds, 0), stamp(cmds, 1)
-    m = re.search(r"sort: \d+ lines, \d+ runs in (\d+) ms, \d+ merge passes and the last merge in (\d+) ms",
+    m = re.search(r"sort: \d+ lines, (\d+) runs in (\d+) ms, (\d+) merge passes and the last merge in (\d+) ms",
                   printed(cmds, next(l for l in typed if l.startswith("sort "))))
     if not m:
         raise ParseError("sort did not finish")
     line = "vmstat " + " ".join(COUNTERS)
     c = dict(zip(COUNTERS, numbers(printed(cmds, line), len(COUNTERS), line)))
-    r = {"sort_ms": t1 - t0, "sort_internal_ms": int(m.group(1)) + int(m.group(2)),
+    free, cached = numbers(printed(cmds, FREE), 2, FREE)
+    r = {"sort_ms": t1 - t0, "sort_internal_ms": int(m.group(2)) + int(m.group(4)),
+         "sort_runs": int(m.group(1)), "sort_passes": int(m.group(3)), "free_kb": (free + cached - RESERVE_FRAMES) * 4,
          "pageins": c["vm.pageins.backing"], "pageouts": c["vm.pageouts"],
          "cache_min_kb": c["fs.cache.min_kb"], "cache_max_kb": c["fs.cache.max_kb"],
          "fs_asks_vm": c["neg.fs_asks_vm"], "fs_asks_vm_satisfied": c["neg.fs_asks_vm_satisfied"],
@@ -224,15 +246,15 @@ def parse_run(out, typed, toucher):
     r["disk_writes"] = c["fs.disk.writes"] - before["fs.disk.writes"]
     if not toucher:
         return r
-    # Every round that began while sort ran, and the first one after it.
+    # Every round that overlapped sort, and apart from them the first one that began after it.
     during = [x for x in rounds if x[0] >= 2 and x[3] < t1 and x[3] + x[1] >= t0]
     after = [x for x in rounds if x[3] >= t1][:1]
-    counted = during + after
-    if not counted:
-        raise ParseError("no round of the toucher during or after sort")
-    ms = [x[1] for x in counted]
-    r.update(rounds=len(counted), resp_min_ms=min(ms), resp_max_ms=max(ms),
-             resp_avg_ms=round(statistics.mean(ms), 1), toucher_pageins=sum(x[2] for x in counted))
+    if not after:
+        raise ParseError("no round of the toucher after sort")
+    ms = [x[1] for x in during]
+    r.update(rounds=len(during), resp_min_ms=min(ms, default=""), resp_max_ms=max(ms, default=""),
+             resp_avg_ms=round(statistics.mean(ms), 1) if ms else "", after_ms=after[0][1],
+             after_pageins=after[0][2], toucher_pageins=sum(x[2] for x in during + after))
     p0, p1 = ps_row(printed(cmds, "ps", 0), "toucher"), ps_row(printed(cmds, "ps", 1), "toucher")
     if p0 is None or p1 is None:
         raise ParseError("ps did not list the toucher")
@@ -240,39 +262,61 @@ def parse_run(out, typed, toucher):
     return r
 
 
-def toucher_kb(out, mem_free_line):
-    """The paper preset's toucher: all that the kernel's reserve, sort and LEAVE_KB leave of the
-    frames free (and in the cache) before it starts."""
+def toucher_kb(out, mem_free_line, sort_kb=SORT_DEFAULT_KB):
+    """The paper preset's toucher: all that the kernel's reserve, sort (its budget and the rest)
+    and LEAVE_KB leave of the frames free (and in the cache) before it starts."""
     free, cached = numbers(mem_free_line, 2, "free frames")
-    return max(64, (free + cached - RESERVE_FRAMES) * 4 - SORT_KB - LEAVE_KB)
+    return max(64, (free + cached - RESERVE_FRAMES) * 4 - (SORT_KB - SORT_DEFAULT_KB + sort_kb) - LEAVE_KB)
 
 
 # --- one run in the guest ---------------------------------------------------------------------
-def config_label(penalty, mode):
-    return "none" if penalty is None else "%d s%s" % (penalty, " stepped" if mode == "stepped" else "")
+FREE = "vmstat mem.frames.free fs.cache.blocks"     # typed first: what the kernel has free after boot
 
 
-def one_run(cfg, interval, penalty, mode, run, log):
+def setup_lines(cfg, value, mode):
+    """What is typed first: the policy, then the penalty (value s and mode) or the fixed cache's
+    size (mode "cache", value KB), what is free, the sampler."""
+    setup = "sysctl vm.policy=%s\n" % cfg["policy"]
+    if mode == "cache":
+        setup += "sysctl fs.cache_fixed_kb=%d\n" % value
+    elif value is not None:
+        setup += "sysctl vm.penalty=%d\nsysctl vm.penalty_mode=%s\n" % (value, mode)
+    return setup + FREE + "\nvmstat -i %d 0 %s &\n" % (SAMPLE_MS, " ".join(SAMPLED))
+
+
+def toucher_line(cfg, kb, interval):
+    return "toucher -t -m %.3f -d %d -s %g -n 100000 &\n" % (kb / 1024, cfg["dirty"], interval)
+
+
+def sort_line(cfg):
+    return "sort -v%s -o /tmp/out /in" % (" -m %d" % cfg["sort_kb"] if cfg.get("sort_kb") else "")
+
+
+def round_after_sort(text):
+    """Whether the console since sort was typed shows sort's end (the time stamp after it, and a
+    prompt) and a whole round of the toucher that began after that stamp: the round that shows
+    the damage sort left. A round is printed when it ends, and one that pages for a minute must
+    not be cut short by reading the counters first."""
+    clean, rounds, _, _ = background(text)
+    m = re.search(r"(?s)sort: \d+ lines.*?\n@(\d+) \d+\n.*\$ ", clean)
+    return bool(m) and any(x[3] >= int(m.group(1)) for x in rounds)
+
+
+def one_run(cfg, interval, value, mode, run, log):
     """Boots once and returns the parsed run (a dict), or raises ParseError with the log's name."""
     toucher = interval is not None
-    setup = "sysctl vm.policy=%s\n" % cfg["policy"]
-    if penalty is not None:
-        setup += "sysctl vm.penalty=%d\nsysctl vm.penalty_mode=%s\n" % (penalty, mode)
-    free_line = "vmstat mem.frames.free fs.cache.blocks"
-    setup += free_line + "\nvmstat -i %d 0 %s &\n" % (SAMPLE_MS, " ".join(SAMPLED))
+    setup = setup_lines(cfg, value, mode)
     chosen = {}
 
     def start_toucher(out):
-        cmds = split_commands(background(out)[0], [free_line])
-        kb = toucher_kb(out, printed(cmds, free_line)) if cfg["toucher_mb"] is None else int(cfg["toucher_mb"] * 1024)
+        cmds = split_commands(background(out)[0], [FREE])
+        kb = toucher_kb(out, printed(cmds, FREE), cfg["sort_kb"] or SORT_DEFAULT_KB) if cfg["toucher_mb"] is None \
+            else int(cfg["toucher_mb"] * 1024)
         chosen["kb"] = kb
-        return "toucher -t -m %.3f -s %g -n 100000 &\n" % (kb / 1024, interval)
+        return toucher_line(cfg, kb, interval)
 
-    measure = ("sysctl neg.reset=1\nps\nvmstat %s\n%s\nsort -v -o /tmp/out /in\n%s\n"
-               % (" ".join(DELTA), STAMP, STAMP))
-    if toucher:
-        # After sort, wait until the toucher has begun a round after sort's end and finished it.
-        measure += "sleep %g\n" % (interval + 2)
+    measure = ("sysctl neg.reset=1\nps\nvmstat %s\n%s\n%s\n%s\n"
+               % (" ".join(DELTA), STAMP, sort_line(cfg), STAMP))
 
     def finish(out):
         jobs = re.findall(r"^\[(\d+)\]$", background(out)[0], re.M)
@@ -281,7 +325,7 @@ def one_run(cfg, interval, penalty, mode, run, log):
 
     if toucher:
         steps = [(None, setup), (r"\[\d+\]\n", start_toucher), (r"touch 1 \d+ ms", measure),
-                 (r"(?s)sort: \d+ lines.*@\d+ \d+\n.*\$ ", finish)]
+                 (round_after_sort, finish)]
     else:
         steps = [(None, setup), (r"\[\d+\]\n", measure), (r"(?s)sort: \d+ lines.*@\d+ \d+\n.*\$ ", finish)]
     timeout = 3600
@@ -339,6 +383,17 @@ def parse_penalties(text):
     return out
 
 
+def parse_fixed_kb(text):
+    """"170,512,1024" -> [(170, 'cache'), (512, 'cache'), (1024, 'cache')]; "" -> []. The kernel
+    keeps a cache of at least 64 KB (16 blocks, fs/cache.c), so a size under that is refused."""
+    out = []
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        if not item.isdigit() or int(item) < 64:
+            raise ValueError("fixed cache %r: give KB, 64 or more" % item)
+        out.append((int(item), "cache"))
+    return out
+
+
 def host_load():
     try:
         return "%.1f" % os.getloadavg()[0]
@@ -349,15 +404,21 @@ def host_load():
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--preset", choices=sorted(PRESETS) + ["both"], default="both",
-                    help="both (the default): paper, then linux-scaled")
+                    help="both (the default): paper, then matched")
     ap.add_argument("--intervals", default="1,5,10,30", help="the toucher's sleep intervals, seconds")
-    ap.add_argument("--penalties", default="0,120,120:stepped", help="vm.penalty values, :stepped for that mode")
+    ap.add_argument("--penalties", default="0,120,120:stepped,1200",
+                    help="vm.penalty values, :stepped for that mode (1200: Sprite's own)")
+    ap.add_argument("--fixed-kb", default="170,512,1024", help="rows with a fixed cache of these KB "
+                    "(fs.cache_fixed_kb; the paper's section 4); '' for none")
+    ap.add_argument("--dirty", type=int, help="the %% of its pages the toucher dirties a round (toucher -d; 50, "
+                    "the paper's; its thesis's Table 6-5: 10)")
     ap.add_argument("--runs", type=int, default=3, help="boots a row (3)")
     ap.add_argument("-j", type=int, default=2, dest="jobs", help="QEMUs at once (2; the clocks are held to the "
                     "host's, and 4 at once on a busy 2-core host moved sort by 1 %%)")
     ap.add_argument("--mem", type=int, help="MB of the machine")
     ap.add_argument("--toucher-mb", type=float, help="the toucher's MB (paper: all but 1 MB for the cache)")
     ap.add_argument("--sort-input", help="the size of sort's input (mklines: 1M, 512K)")
+    ap.add_argument("--sort-kb", type=int, help="sort's memory budget, sort -m KB (matched: 320; else sort's 128)")
     ap.add_argument("--throttle-bps", type=int, help="the disk's bytes a second, reads and writes together")
     ap.add_argument("--throttle-iops", type=int, help="the disk's requests a second")
     ap.add_argument("--icount", help="-icount shift for the CPU's speed (2^SHIFT ns an instruction), auto, "
@@ -370,8 +431,10 @@ def main(argv=None):
     ap.add_argument("--no-standalone", action="store_true", help="skip sort alone (degradation then unknown)")
     ap.add_argument("--no-figures", action="store_true")
     a = ap.parse_args(argv)
+    if a.dirty is not None and not 0 <= a.dirty <= 100:
+        ap.error("--dirty takes 0 to 100")
     failed = 0
-    for preset in (["paper", "linux-scaled"] if a.preset == "both" else [a.preset]):
+    for preset in (["paper", "matched"] if a.preset == "both" else [a.preset]):
         a.preset = preset
         failed += run_preset(a)
     if failed:
@@ -381,7 +444,7 @@ def main(argv=None):
 def run_preset(a):
     """Every run of one preset; writes its CSV lines and figures. Returns how many runs failed."""
     cfg = dict(PRESETS[a.preset])
-    for k in ("mem", "toucher_mb", "sort_input", "throttle_bps", "throttle_iops", "policy"):
+    for k in ("mem", "toucher_mb", "sort_input", "sort_kb", "throttle_bps", "throttle_iops", "policy", "dirty"):
         if getattr(a, k) is not None:
             cfg[k] = getattr(a, k)
     if a.icount is not None:
@@ -389,41 +452,50 @@ def run_preset(a):
     cfg["align"] = cfg["align"] and not a.no_align and cfg["icount"] is not None
     try:
         intervals = [float(x) if "." in x else int(x) for x in a.intervals.split(",")]
-        penalties = parse_penalties(a.penalties)
+        configs = parse_penalties(a.penalties) + parse_fixed_kb(a.fixed_kb)
     except ValueError as e:
         sys.exit("%s: %s" % (NAME, e))
 
     jobs = [(None, None, "fixed", k) for k in range(1, a.runs + 1)] if not a.no_standalone else []
-    jobs += [(s, p, m, k) for p, m in penalties for s in intervals for k in range(1, a.runs + 1)]
+    jobs += [(s, v, m, k) for v, m in configs for s in intervals for k in range(1, a.runs + 1)]
     logs = bench_path("ifs-logs")
     os.makedirs(logs, exist_ok=True)
-    print("%s: preset %s: %d MB, vm.policy=%s, toucher %s, sort of %s, disk %s B/s and %s requests/s, CPU %s; "
-          "%d boots, %d at once" % (NAME, a.preset, cfg["mem"], cfg["policy"], "all but %d KB" % LEAVE_KB if cfg["toucher_mb"] is None else
-             "%g MB" % cfg["toucher_mb"], cfg["sort_input"], cfg["throttle_bps"] or "any",
-             cfg["throttle_iops"] or "any", "full speed" if cfg["icount"] is None else
-             "-icount shift=%s%s" % (cfg["icount"], ",align=on" if cfg["align"] else ""), len(jobs), a.jobs), flush=True)
+    print("%s: preset %s: %d MB, vm.policy=%s, toucher %s dirtying %d %%, sort of %s (%s KB budget), disk %s B/s "
+          "and %s requests/s, CPU %s; %d boots, %d at once" % (
+              NAME, a.preset, cfg["mem"], cfg["policy"], "all but %d KB" % LEAVE_KB if cfg["toucher_mb"] is None
+              else "%g MB" % cfg["toucher_mb"], cfg["dirty"], cfg["sort_input"], cfg["sort_kb"] or SORT_DEFAULT_KB,
+              cfg["throttle_bps"] or "any", cfg["throttle_iops"] or "any", "full speed" if cfg["icount"] is None else
+              "-icount shift=%s%s" % (cfg["icount"], ",align=on" if cfg["align"] else ""), len(jobs), a.jobs),
+          flush=True)
     t_start, done, results = time.monotonic(), [0], []
     cfg["image"] = prepare_image(a.preset, cfg["sort_input"], logs)
 
     def job(j):
-        s, p, m, k = j
+        s, v, m, k = j
         tag = "%s-%s-%s-run%d" % (a.preset, "alone" if s is None else "s%g" % s,
-                                  "" if p is None else "p%d%s" % (p, "s" if m == "stepped" else ""), k)
+                                  "" if v is None else "c%d" % v if m == "cache" else
+                                  "p%d%s" % (v, "s" if m == "stepped" else ""), k)
         load = host_load()
-        r = one_run(cfg, s, p, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))
+        r = one_run(cfg, s, v, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))
         r.update(preset=a.preset, kind="standalone" if s is None else "ifs", interval_s="" if s is None else s,
-                 penalty_s="" if p is None else p, mode="" if p is None else m, run=k, policy=cfg["policy"],
-                 mem_mb=cfg["mem"],
-                 sort_input=cfg["sort_input"], throttle_bps=cfg["throttle_bps"] or "",
+                 penalty_s="" if v is None or m == "cache" else v, mode="" if v is None else m,
+                 cache_fixed_kb=v if m == "cache" else "", run=k, policy=cfg["policy"], mem_mb=cfg["mem"],
+                 dirty_pct=cfg["dirty"] if s is not None else "", sort_input=cfg["sort_input"],
+                 sort_kb=cfg["sort_kb"] or SORT_DEFAULT_KB, throttle_bps=cfg["throttle_bps"] or "",
                  throttle_iops=cfg["throttle_iops"] or "", icount_shift="" if cfg["icount"] is None else cfg["icount"],
                  host_load=load)
         done[0] += 1
-        what = "sort alone" if s is None else "S=%g penalty %s" % (s, config_label(p, m))
-        tail = "" if s is None else ", toucher %d page-ins, touches %d-%d ms" % (
-            r["toucher_pageins"], r["resp_min_ms"], r["resp_max_ms"])
-        print("%s [%d/%d] %s run %d: sort %.1f s, %d page-ins, cache %d-%d KB%s (%.0f s so far)"
-              % (NAME, done[0], len(jobs), what, k, r["sort_ms"] / 1000, r["pageins"], r["cache_min_kb"],
-                 r["cache_max_kb"], tail, time.monotonic() - t_start), flush=True)
+        what = "sort alone" if s is None else "S=%g %s" % (s, config_label(v, m) if m == "cache" else
+                                                         "penalty " + config_label(v, m))
+        tail = "" if s is None else ", toucher %d page-ins, touches during sort %s ms, after %d ms" % (
+            r["toucher_pageins"], "%s-%s" % (r["resp_min_ms"], r["resp_max_ms"]) if r["rounds"] else "none",
+            r["after_ms"])
+        print("%s [%d/%d] %s run %d: sort %.1f s (%d runs, %d merge pass%s before the last), %d page-ins, cache "
+              "%d-%d KB, asks fs>vm %d vm>fs %d%s (%.0f s so far)"
+              % (NAME, done[0], len(jobs), what, k, r["sort_ms"] / 1000, r["sort_runs"], r["sort_passes"],
+                 "" if r["sort_passes"] == 1 else "es",
+                 r["pageins"], r["cache_min_kb"], r["cache_max_kb"], r["fs_asks_vm"], r["vm_asks_fs"], tail,
+                 time.monotonic() - t_start), flush=True)
         return r
 
     failures = []
@@ -439,21 +511,18 @@ def run_preset(a):
     write_csv(bench_path("ifs.csv"), results, a.preset)
     write_series(bench_path("ifs-series.csv"), results, a.preset)
     print()
-    print(table_text(read_rows(bench_path("ifs.csv")), a.preset))
+    print(table_text(read_rows(bench_path("ifs.csv")), a.preset, read_rows(bench_path(LINUX_CSV))))
     if not a.no_figures:
         import bench_figures
         pngs = bench_figures.ifs(bench_path("ifs.csv"), bench_path("ifs-series.csv"), a.preset,
-                                 bench_path("ifs-%s-time.png" % a.preset), bench_path("ifs-%s-tables.png" % a.preset))
+                                 bench_path("ifs-%s-time.png" % a.preset), bench_path("ifs-%s-tables.png" % a.preset),
+                                 linux_csv=bench_path(LINUX_CSV))
         print("written: build/bench/ifs.csv, build/bench/ifs-series.csv, %s" % ", ".join(os.path.relpath(p) for p in pngs))
     return len(failures)
 
 
 # --- CSVs and the printed table -----------------------------------------------------------------
-def read_rows(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
+read_rows = read_csv
 
 
 def write_csv(path, results, preset):
@@ -463,23 +532,25 @@ def write_csv(path, results, preset):
         w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
         w.writeheader()
         w.writerows(keep)
-        for r in sorted(results, key=lambda r: (r["kind"] != "standalone", str(r["penalty_s"]), r["mode"],
-                                                float(r["interval_s"] or 0), r["run"])):
+        for r in sorted(results, key=lambda r: (r["kind"] != "standalone", r["mode"] == "cache", str(r["penalty_s"]),
+                                                str(r["cache_fixed_kb"]), r["mode"], float(r["interval_s"] or 0),
+                                                r["run"])):
             w.writerow({k: r.get(k, "") for k in COLUMNS})
 
 
-SERIES = ["preset", "interval_s", "penalty_s", "mode", "run", "what", "t_s", "value", "pageins"]
+SERIES = ["preset", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "run", "what", "t_s", "value", "pageins"]
 
 
 def write_series(path, results, preset):
     """The cache's size (KB) and the toucher's responses (ms) against seconds since sort began."""
     keep = [r for r in read_rows(path) if r["preset"] != preset]
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=SERIES)
+        w = csv.DictWriter(f, fieldnames=SERIES, extrasaction="ignore")
         w.writeheader()
         w.writerows(keep)
         for r in results:
-            base = dict(preset=preset, interval_s=r["interval_s"], penalty_s=r["penalty_s"], mode=r["mode"], run=r["run"])
+            base = dict(preset=preset, interval_s=r["interval_s"], penalty_s=r["penalty_s"], mode=r["mode"],
+                        cache_fixed_kb=r["cache_fixed_kb"], run=r["run"])
             col = r["sampled"].index("fs.cache.blocks") if "fs.cache.blocks" in r["sampled"] else 0
             for t, vals in r["samples"]:
                 w.writerow(dict(base, what="cache_kb", t_s="%.2f" % ((t - r["t0"]) / 1000), value=vals[col] * 4,
@@ -491,19 +562,20 @@ def write_series(path, results, preset):
                                     pageins=ins))
 
 
-def table_text(rows, preset):
+def linux_of(linux_rows, preset):
+    """Linux's rows beside a preset's: only the matched preset's sizes are Linux's."""
+    return ifs_tables.linux(linux_rows, preset) if PRESETS[preset].get("must_negotiate") else None
+
+
+def table_text(rows, preset, linux_rows=()):
     agg, base = aggregate(rows, preset)
-    lines = ["IFS benchmark, preset %s (averages of the runs; sort alone %s)" % (
-        preset, "%.1f s" % (base / 1000) if base else "not run")]
-    lines.append("%-12s %4s %21s %16s %7s %6s %12s %11s %17s" % (
-        "penalty", "S", "response min/max/avg", "sort s (deg)", "pg-ins", "outs", "toucher i/o",
-        "cache KB", "fs>vm  vm>fs"))
-    for (p, m, s), a in sorted(agg.items()):
-        lines.append("%-12s %4g %6.2f %6.2f %6.2f %8.1f (%4s) %7.0f %6.0f %6.0f/%-5.0f %5.0f-%-5.0f %4.0f/%-4.0f %4.0f/%-4.0f" % (
-            config_label(p, m), s, a["resp_min_ms"] / 1000, a["resp_max_ms"] / 1000, a["resp_avg_ms"] / 1000,
-            a["sort_ms"] / 1000, "%.0f%%" % a["deg"] if a["deg"] is not None else "?", a["pageins"], a["pageouts"],
-            a["toucher_pageins"], a["toucher_pageouts"], a["cache_min_kb"], a["cache_max_kb"],
-            a["fs_asks_vm_satisfied"], a["fs_asks_vm"], a["vm_asks_fs_satisfied"], a["vm_asks_fs"]))
+    lin = linux_of(list(linux_rows), preset)
+    free = [float(r["free_kb"]) for r in rows if r["preset"] == preset and r.get("free_kb")]
+    lines = ["IFS benchmark, preset %s (averages of the runs; sort alone %s; free after boot %s%s)" % (
+        preset, "%.1f s" % (base / 1000) if base else "not run",
+        "%.1f MB" % (statistics.median(free) / 1024) if free else "not measured",
+        "; Linux %.1f MB" % (lin[2] / 1024) if lin and lin[2] else "")]
+    lines.append(ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None)))
     return "\n".join(lines)
 
 

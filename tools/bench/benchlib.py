@@ -49,10 +49,16 @@ def boot(name, commands, mem=64, icount=False, append="", timeout=1800, check=No
     return out
 
 
+def ready(cond, text):
+    """Whether a step's condition (a regex, or a function of the text) holds."""
+    return cond(text) if callable(cond) else re.search(cond, text) is not None
+
+
 def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None, timeout=1800, log=None,
                align=False, image=None, keep=None):
     """Boots build/kernel.elf on a private copy of image (build/fs-pristine.img) and types each step's text once
-    the console, since the step before was typed, matches the step's regex (None: at once).
+    the console, since the step before was typed, matches the step's regex (None: at once; a function of
+    that text: once it returns true, for a condition no regex can say, as "a line with a number above N").
     A step's text may be a function of the whole console so far, for commands that depend on
     what the guest printed (a background job's pid). After the last step, end of input: the
     shell exits and the machine powers off. Returns (exit status, console text, the lines typed,
@@ -76,7 +82,7 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
                 pass
         try:
             while True:
-                while steps and (steps[0][0] is None or re.search(steps[0][0], out[mark:].decode("utf-8", "replace"))):
+                while steps and (steps[0][0] is None or ready(steps[0][0], out[mark:].decode("utf-8", "replace"))):
                     rx, text = steps.pop(0)
                     send(text(out.decode("utf-8", "replace")) if callable(text) else text)
                     mark = len(out)

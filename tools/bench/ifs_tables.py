@@ -1,8 +1,21 @@
-"""The IFS benchmark's tables (tools/bench/bench_ifs.py): WRL 90/4's own Tables 3 and 4, and
-the averaging of the runs' rows of build/bench/ifs.csv into the same shape. Apart from
-bench_ifs.py because bench_ifs.py draws its figures with bench_figures.py, which draws the
-tables' figure from these: each of those two modules imports this one, neither the other."""
-import statistics
+"""The IFS benchmark's tables (tools/bench/bench_ifs.py): WRL 90/4's own Tables 3 and 4, the
+averaging of the runs' rows of build/bench/ifs.csv into the same shape, Linux's rows from
+build/bench/linux-ifs.csv beside them, and the one table both the printed summary and the docs
+(tools/bench/results.py) show. Apart from bench_ifs.py because bench_ifs.py draws its figures
+with bench_figures.py, which draws the tables' figure from these: each of those two modules
+imports this one, neither the other.
+
+A row's configuration is (VALUE, MODE): (penalty s, "fixed" or "stepped") for the variable
+cache, (KB, "cache") for a fixed cache of that size (fs.cache_fixed_kb; no penalty applies,
+the cache neither grows past it nor gives it up). Variable-cache rows come first, by penalty,
+then the fixed caches by size.
+
+Linux's CSV has ifs.csv's column names where they apply (make bench-linux: one line a run, kind
+"ifs" with the toucher at interval_s, "standalone" for sort alone); a column it leaves out or
+empty stays empty in the table, never a zero. Its page-ins and page-outs are swap-ins and -outs
+(4 KB pages on i386, as ours), toucher_pageins the toucher's major faults, and what it had free
+after boot its MemAvailable (available_after_boot_kb; free_kb if that is missing)."""
+import csv, os, statistics
 
 # The paper's Tables 3 (no penalty) and 4 (120 s), by sleep interval: response min, max, avg
 # (s), sort time (s), degradation (%), page-ins, page-outs, cache min, max (KB). Averages of 3.
@@ -13,31 +26,150 @@ PAPER = {
           10: (0.0, 0.1, 0.01, 72.1, 20, 0, 0, 64, 168), 30: (0.0, 0.1, 0.03, 74.0, 23, 0, 0, 64, 168)},
 }
 PAPER_STANDALONE_S = 60
+PAGE = 4096
+FIXED_CACHE_COST = 25     # WRL 90/4 section 4: a small fixed cache costs sort at most 25 %
+
+AVERAGED = ("resp_min_ms", "resp_max_ms", "resp_avg_ms", "after_ms", "after_pageins", "sort_ms", "pageins",
+            "pageouts", "toucher_pageins", "toucher_pageouts", "cache_min_kb", "cache_max_kb", "fs_asks_vm",
+            "fs_asks_vm_satisfied", "vm_asks_fs", "vm_asks_fs_satisfied", "free_kb", "rounds")
 
 
-def standalone_ms(rows, preset):
-    alone = [float(r["sort_ms"]) for r in rows if r["preset"] == preset and r["kind"] == "standalone"]
+def config_of(r):
+    """(VALUE, MODE) of a CSV row (see the module's docstring)."""
+    if r.get("mode") == "cache":
+        return int(r["cache_fixed_kb"]), "cache"
+    return int(r["penalty_s"]), r["mode"]
+
+
+def config_order(c):
+    return (c[1] == "cache", c[0], c[1])
+
+
+def config_label(value, mode):
+    if value is None:
+        return "none"
+    if mode == "cache":
+        return "%d KB fixed cache" % value
+    return "%d s%s" % (value, " stepped" if mode == "stepped" else "")
+
+
+def read_csv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def standalone_ms(rows, preset=None):
+    alone = [float(r["sort_ms"]) for r in rows if (preset is None or r["preset"] == preset)
+             and r["kind"] == "standalone" and r.get("sort_ms")]
     return statistics.median(alone) if alone else None
 
 
+def _mean(rs, k):
+    """The mean of column k over the runs that have it, or None when none has (a column Linux
+    does not measure, a run with no round during sort)."""
+    vals = [float(r[k]) for r in rs if r.get(k) not in (None, "")]
+    return statistics.mean(vals) if vals else None
+
+
 def aggregate(rows, preset):
-    """{(penalty, mode, interval): averages over the runs} for one preset, with 'deg' (%)
+    """{(value, mode, interval): averages over the runs} for one preset, with 'deg' (%)
     against the median standalone sort, and worst-run figures for the targets."""
     base = standalone_ms(rows, preset)
     groups = {}
     for r in rows:
         if r["preset"] == preset and r["kind"] == "ifs":
-            groups.setdefault((int(r["penalty_s"]), r["mode"], float(r["interval_s"])), []).append(r)
+            groups.setdefault(config_of(r) + (float(r["interval_s"]),), []).append(r)
     out = {}
-    avg = lambda rs, k: statistics.mean(float(r[k]) for r in rs)
     for key, rs in groups.items():
-        a = {k: avg(rs, k) for k in ("resp_min_ms", "resp_max_ms", "resp_avg_ms", "sort_ms", "pageins", "pageouts",
-                                     "toucher_pageins", "toucher_pageouts", "cache_min_kb", "cache_max_kb",
-                                     "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs", "vm_asks_fs_satisfied")}
+        a = {k: _mean(rs, k) for k in AVERAGED}
         a["runs"] = len(rs)
         a["deg"] = 100 * (a["sort_ms"] / base - 1) if base else None
         a["worst_toucher_pageins"] = max(int(r["toucher_pageins"]) for r in rs)
-        a["worst_resp_max_ms"] = max(int(r["resp_max_ms"]) for r in rs)
+        a["worst_resp_max_ms"] = max(int(r["resp_max_ms"] or 0) for r in rs)
+        a["worst_after_ms"] = max(int(r.get("after_ms") or 0) for r in rs)
         a["worst_deg"] = max(100 * (float(r["sort_ms"]) / base - 1) for r in rs) if base else None
         out[key] = a
     return out, base
+
+
+def ordered(agg):
+    return sorted(agg.items(), key=lambda kv: (config_order(kv[0][:2]), kv[0][2]))
+
+
+def linux(rows, preset):
+    """Linux's rows (of linux-ifs.csv): ({interval: averages}, its median sort alone, its free KB
+    after boot), or None without any. The rows of this preset if it names any, else all."""
+    if not rows:
+        return None
+    mine = [r for r in rows if r.get("preset") == preset]
+    rows = mine or rows
+    base = standalone_ms(rows)
+    groups = {}
+    for r in rows:
+        if r.get("kind") == "ifs" and r.get("interval_s"):
+            groups.setdefault(float(r["interval_s"]), []).append(r)
+    out = {}
+    for s, rs in groups.items():
+        a = {k: _mean(rs, k) for k in AVERAGED}
+        a["runs"] = len(rs)
+        a["deg"] = 100 * (a["sort_ms"] / base - 1) if base and a["sort_ms"] is not None else None
+        out[s] = a
+    free = _mean(rows, "available_after_boot_kb")
+    return out, base, free if free is not None else _mean(rows, "free_kb")
+
+
+# --- the table ---------------------------------------------------------------------------------
+def _s(ms):
+    return "%.2f" % (ms / 1000) if ms is not None else ""
+
+
+def _n(x):
+    return "{:,}".format(int(round(x))) if x is not None else ""
+
+
+def _pages(x):
+    """Pages, and bytes as MB: '1,234 (4.8 MB)'."""
+    return "" if x is None else "%s (%.1f MB)" % (_n(x), x * PAGE / (1 << 20))
+
+
+def _pair(a, b, sep=" / "):
+    """'a / b'; a half not measured is a dash, both: empty."""
+    return "" if a is None and b is None else "%s%s%s" % (_n(a) or "–", sep, _n(b) or "–")
+
+
+def table(agg, paper=False, linux_rows=None):
+    """The rows of the IFS table, each a list of cells, the header first: ours by configuration
+    and S, then Linux's by S (cells it does not measure empty); the paper's Tables 3 and 4 in a
+    last column when paper (the paper preset's sizes are the paper's; no other preset's are)."""
+    head = ["kernel", "cache", "S", "touches during sort: min / max / avg s (n)", "first touch after sort: s, page-ins",
+            "sort s", "deg", "page-ins (all)", "page-outs (all)", "toucher's ins / outs", "cache KB",
+            "fs asks vm: given / asked", "vm asks fs: given / asked"]
+    if paper:
+        head.append("Sprite (Tables 3, 4): response, sort, deg, ins / outs, cache")
+    out = [head]
+
+    def cells(a, s):
+        during = "" if a["resp_max_ms"] is None else "%s / %s / %s%s" % (
+            _s(a["resp_min_ms"]), _s(a["resp_max_ms"]), _s(a["resp_avg_ms"]),
+            " (%g)" % a["rounds"] if a["rounds"] is not None else "")
+        after = "" if a["after_ms"] is None else "%s, %s" % (_s(a["after_ms"]), _n(a["after_pageins"]))
+        return ["%g" % s, during, after, "%.1f" % (a["sort_ms"] / 1000) if a["sort_ms"] is not None else "",
+                "%+.0f %%" % a["deg"] if a["deg"] is not None else "", _pages(a["pageins"]), _pages(a["pageouts"]),
+                _pair(a["toucher_pageins"], a["toucher_pageouts"]), _pair(a["cache_min_kb"], a["cache_max_kb"], "–"),
+                _pair(a["fs_asks_vm_satisfied"], a["fs_asks_vm"]), _pair(a["vm_asks_fs_satisfied"], a["vm_asks_fs"])]
+    for (v, m, s), a in ordered(agg):
+        row = ["ours", config_label(v, m)] + cells(a, s)
+        if paper:
+            sp = PAPER.get(v, {}).get(int(s)) if m == "fixed" and s == int(s) else None
+            row.append("{} / {} / {} s, {} s, {} %, {} / {}, {}–{}".format(*sp) if sp else "–")
+        out.append(row)
+    for s, a in sorted((linux_rows or {}).items()):
+        out.append(["Linux", "page cache"] + cells(a, s) + (["–"] if paper else []))
+    return out
+
+
+def markdown(rows):
+    return "\n".join(["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])] +
+                     ["| " + " | ".join(r) + " |" for r in rows[1:]])

@@ -250,35 +250,39 @@ def fork73(bench):
 
 
 # --- ifs ---------------------------------------------------------------------------------------
-IFS_FULL = dict(intervals=(1, 5, 10, 30), configs=((0, "fixed"), (120, "fixed"), (120, "stepped")), runs=3)
+IFS_FULL = dict(intervals=(1, 5, 10, 30), runs=3,
+                configs=((0, "fixed"), (120, "fixed"), (120, "stepped"), (1200, "fixed"),
+                         (170, "cache"), (512, "cache"), (1024, "cache")))
 
 
 def ifs_short(preset):
     """What the preset's rows of ifs.csv lack against a full run (empty: a full run)."""
     def short(bench):
-        from bench_ifs import PRESETS, config_label
+        from bench_ifs import PRESETS, SORT_DEFAULT_KB
+        from ifs_tables import config_label, config_of
         rows = [r for r in load(bench, "ifs.csv") if r["preset"] == preset]
         lack = []
         runs = {}
         for r in rows:
             if r["kind"] == "ifs":
-                key = (int(r["penalty_s"]), r["mode"], float(r["interval_s"]))
+                key = config_of(r) + (float(r["interval_s"]),)
                 runs[key] = runs.get(key, 0) + 1
-        for p, m in IFS_FULL["configs"]:
+        for v, m in IFS_FULL["configs"]:
             for s in IFS_FULL["intervals"]:
-                n = runs.get((p, m, float(s)), 0)
+                n = runs.get((v, m, float(s)), 0)
                 if n < IFS_FULL["runs"]:
-                    lack.append("%s at S = %d: %d run%s of %d" % (config_label(p, m), s, n, "" if n == 1 else "s",
+                    lack.append("%s at S = %d: %d run%s of %d" % (config_label(v, m), s, n, "" if n == 1 else "s",
                                                                  IFS_FULL["runs"]))
         alone = sum(1 for r in rows if r["kind"] == "standalone")
         if alone < IFS_FULL["runs"]:
             lack.append("sort alone: %d run%s of %d" % (alone, "" if alone == 1 else "s", IFS_FULL["runs"]))
-        want = PRESETS[preset]
-        for col, key, fmt in (("mem_mb", "mem", str), ("sort_input", "sort_input", str),
-                              ("throttle_bps", "throttle_bps", str), ("throttle_iops", "throttle_iops", str),
-                              ("icount_shift", "icount", str), ("policy", "policy", str)):
-            seen = sorted({r[col] for r in rows})
-            if seen != [fmt(want[key])]:
+        want = dict(PRESETS[preset])
+        want["sort_kb"] = want["sort_kb"] or SORT_DEFAULT_KB
+        for col, key in (("mem_mb", "mem"), ("sort_input", "sort_input"), ("sort_kb", "sort_kb"),
+                         ("throttle_bps", "throttle_bps"), ("throttle_iops", "throttle_iops"),
+                         ("icount_shift", "icount"), ("policy", "policy")):
+            seen = sorted({r.get(col, "") for r in rows})
+            if seen != [str(want[key])]:
                 lack.append("%s %s, not the preset's %s" % (col, "/".join(seen), want[key]))
         return lack
     return short
@@ -287,7 +291,7 @@ def ifs_short(preset):
 FASTEST_MISS_NS = 35000     # the fastest cache miss under -icount shift=0, disk unthrottled (docs/negotiation.md)
 
 
-def ifs_reading(agg, untraded_avg, untraded_min):
+def ifs_reading(agg, untraded_avg, untraded_min, paper=True):
     """The sentences that read the table: every figure they cite comes from it."""
     out = []
     asks = lambda rows: (sum(a["fs_asks_vm_satisfied"] for a in rows), sum(a["fs_asks_vm"] for a in rows))
@@ -300,15 +304,17 @@ def ifs_reading(agg, untraded_avg, untraded_min):
                            mode, "%.0f" % sum(a["toucher_pageins"] for a in pen),
                            "" if sum(a["toucher_pageins"] for a in pen) == 1 else "s", len(pen),
                            "" if len(pen) == 1 else "s", given, asked, max(a["cache_max_kb"] for a in pen)))
-    none = {s: a for (p, m, s), a in agg.items() if p == 0}
+    none = {s: a for (p, m, s), a in agg.items() if p == 0 and m != "cache"}
     if none:
         order = sorted(none)
         out.append("Without a penalty the toucher's page-ins at S = %s were %s, its slowest touches %s s, and "
-                   "the cache grew to %.0f–%.0f KB (Sprite's 1.2–2.5 MB)." % (
+                   "the cache grew to %.0f–%.0f KB%s." % (
                        ", ".join("%g" % s for s in order), ", ".join("%.0f" % none[s]["toucher_pageins"] for s in order),
-                       ", ".join("%.2f" % (none[s]["resp_max_ms"] / 1000) for s in order),
-                       min(a["cache_max_kb"] for a in none.values()), max(a["cache_max_kb"] for a in none.values())))
-    if agg and all(a["fs_asks_vm"] == 0 and a["vm_asks_fs"] == 0 for a in agg.values()):
+                       ", ".join("%.2f" % (slowest_ms(none[s]) / 1000) for s in order),
+                       min(a["cache_max_kb"] for a in none.values()), max(a["cache_max_kb"] for a in none.values()),
+                       " (Sprite's 1.2–2.5 MB)" if paper else ""))
+    variable = [a for (p, m, s), a in agg.items() if m != "cache"]
+    if variable and all(a["fs_asks_vm"] == 0 and a["vm_asks_fs"] == 0 for a in variable):
         out.append("No negotiation took place in any row (0 asks either way): the pools never ran short, so "
                    "neither the penalty nor S can change anything here.")
     if untraded_avg:
@@ -319,72 +325,152 @@ def ifs_reading(agg, untraded_avg, untraded_min):
     return out
 
 
+def slowest_ms(a, worst=False):
+    """The slowest touch of a row: during sort or the first after it."""
+    if worst:
+        return max(a["worst_resp_max_ms"], a["worst_after_ms"])
+    return max(x for x in (a["resp_max_ms"], a["after_ms"], 0) if x is not None)
+
+
+def met(ok):
+    return "met" if ok else "NOT MET"
+
+
+def ifs_targets(agg):
+    """The targets with a 120 s penalty, on the worst run of each row. A target on the
+    toucher's page-ins or touches can fail only where the cache wanted the VM's pages: each names
+    how often it asked, and with no ask it is not tested, not met."""
+    pen = {s: a for (p, m, s), a in agg.items() if p == 120 and m == "fixed"}
+    if not pen:
+        return []
+
+    def tested(rows, text, ok):
+        asked = sum(a["fs_asks_vm"] for a in rows)
+        given = sum(a["fs_asks_vm_satisfied"] for a in rows)
+        if not asked:
+            return "%s (not tested: the cache never asked the VM)" % text
+        return "%s (%s; the cache asked the VM %s times and got %s pages)" % (text, met(ok), num(asked), num(given))
+
+    parts = []
+    long_s = [pen[s] for s in pen if s >= 5]
+    if long_s:
+        ins = max(a["worst_toucher_pageins"] for a in long_s)
+        parts.append(tested(long_s, "the toucher's page-ins at S >= 5 %d, target 0" % ins, ins == 0))
+    if 1 in pen:
+        ins = pen[1]["worst_toucher_pageins"]
+        parts.append(tested([pen[1]], "at S = 1 %d, target at most 2" % ins, ins <= 2))
+    slow = max(slowest_ms(a, worst=True) for a in pen.values())
+    parts.append(tested(list(pen.values()), "its slowest touch %.2f s, target 0.1" % (slow / 1000), slow <= 100))
+    deg = [a["worst_deg"] for a in pen.values() if a["worst_deg"] is not None]
+    if deg:
+        parts.append("sort's degradation at most %+.0f %% (target 20 %%: %s)" % (max(deg), met(max(deg) <= 20)))
+    return ["Targets with a 120 s penalty (worst run of each row): %s." % "; ".join(parts)]
+
+
+def ifs_fixed(agg):
+    """WRL 90/4 section 4: a small fixed cache gives instant response (no page faults) at a cost
+    to sort of at most 25 %, against sort alone with all of memory its cache's."""
+    from ifs_tables import FIXED_CACHE_COST
+    caches = sorted({p for (p, m, s) in agg if m == "cache"})
+    out = []
+    for kb in caches:
+        rows = [a for (p, m, s), a in agg.items() if m == "cache" and p == kb]
+        ins = max(a["worst_toucher_pageins"] for a in rows)
+        slow = max(slowest_ms(a, worst=True) for a in rows)
+        deg = [a["worst_deg"] for a in rows if a["worst_deg"] is not None]
+        out.append("%d KB: the toucher's page-ins %d (0: %s), slowest touch %.2f s, sort %s" % (
+            kb, ins, met(ins == 0), slow / 1000, "%+.0f %% (at most %d %%: %s)" % (
+                max(deg), FIXED_CACHE_COST, met(max(deg) <= FIXED_CACHE_COST)) if deg else "? (sort alone not run)"))
+    if not out:
+        return []
+    return ["The paper's claim for a small fixed cache (section 4: instant response at a cost to sort of at most "
+            "%d %%), worst run of each row: %s." % (FIXED_CACHE_COST, "; ".join(out))]
+
+
+def ifs_negotiated(preset, agg):
+    """The matched preset is there to make the pools trade: a run in which neither asked the
+    other tests no penalty and no target, and its table is refused."""
+    variable = [a for (p, m, s), a in agg.items() if m != "cache"]
+    fs, vm = sum(a["fs_asks_vm"] for a in variable), sum(a["vm_asks_fs"] for a in variable)
+    if not fs or not vm:
+        raise ValueError("ifs-%s: no negotiation (the cache asked the VM %d times, the VM the cache %d, over the "
+                         "variable-cache rows): the preset tests nothing" % (preset, fs, vm))
+    return "Negotiations happened each way: over the variable-cache rows the cache asked the VM %s times (got %s " \
+        "pages) and the VM asked the cache %s times (got %s)." % (
+            num(fs), num(sum(a["fs_asks_vm_satisfied"] for a in variable)), num(vm),
+            num(sum(a["vm_asks_fs_satisfied"] for a in variable)))
+
+
 def ifs_part(preset):
     def part(bench):
-        from bench_ifs import LINUX, config_label
-        from ifs_tables import PAPER, aggregate
+        from bench_ifs import LINUX_CSV, LINUX_FREE_KB, PRESETS
+        import ifs_tables
         rows = [r for r in load(bench, "ifs.csv") if r["preset"] == preset]
         if not rows:
             raise Missing("ifs.csv: %s" % preset)
-        agg, base = aggregate(rows, preset)
+        agg, base = ifs_tables.aggregate(rows, preset)
         if not agg:
             raise ValueError("ifs.csv has no %s runs with the toucher" % preset)
+        matched = PRESETS[preset].get("must_negotiate")
+        lin = None
+        if matched:
+            try:
+                lin = ifs_tables.linux(load(bench, LINUX_CSV), preset)
+            except Missing:
+                pass
         alone = [float(r["sort_ms"]) / 1000 for r in rows if r["kind"] == "standalone"]
         first = rows[0]
-        s1 = lambda ms: "%.2f" % (ms / 1000)
-        out = ["| penalty | S | response min / max / avg (s) | sort (s) | deg | page-ins / outs | toucher's ins / outs "
-               "| cache KB | fs asks vm: given / asked | vm asks fs: given / asked | Sprite (Tables 3, 4): response, sort, "
-               "deg, ins / outs, cache |", "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for (p, m, s), a in sorted(agg.items()):
-            sp = PAPER.get(p, {}).get(int(s)) if m == "fixed" and s == int(s) else None
-            sprite = ("{} / {} / {} s, {} s, {} %, {} / {}, {}–{}".format(*sp)) if sp else "–"
-            out.append("| %s | %g | %s / %s / %s | %.1f | %s | %.0f / %.0f | %.0f / %.0f | %.0f–%.0f | %.0f / %.0f | "
-                       "%.0f / %.0f | %s |" % (
-                           config_label(p, m), s, s1(a["resp_min_ms"]), s1(a["resp_max_ms"]), s1(a["resp_avg_ms"]),
-                           a["sort_ms"] / 1000, "%+.0f %%" % a["deg"] if a["deg"] is not None else "?",
-                           a["pageins"], a["pageouts"], a["toucher_pageins"], a["toucher_pageouts"],
-                           a["cache_min_kb"], a["cache_max_kb"], a["fs_asks_vm_satisfied"], a["fs_asks_vm"],
-                           a["vm_asks_fs_satisfied"], a["vm_asks_fs"], sprite))
-        runs = sorted({int(a["runs"]) for a in agg.values()})
         shift = first["icount_shift"]
         cpu = "full speed, wall clock" if not shift else "-icount shift=auto" if shift == "auto" else \
             "%.1f MIPS (-icount shift=%s, the guest's clock held to the host's)" % (1e3 / 2 ** int(shift), shift)
         tkb = [r["toucher_kb"] for r in rows if r["toucher_kb"]]
+        dirty = sorted({r["dirty_pct"] for r in rows if r.get("dirty_pct")})
+        free = [float(r["free_kb"]) for r in rows if r.get("free_kb")]
+        sruns = sorted({(r["sort_runs"], r["sort_passes"]) for r in rows if r.get("sort_runs")})
+        runs = sorted({int(a["runs"]) for a in agg.values()})
         loads = sorted(float(r["host_load"]) for r in rows if r.get("host_load"))
-        head = para("%s MB, vm.policy=%s, a toucher of %s, sort of a %s file, the disk throttled to %s KB/s and %s "
-                    "requests/s, CPU %s; %s run%s a row (averages, as the paper's), sort alone %s (%d run%s: %s)%s:" % (
-                        first["mem_mb"], first["policy"], "%.2f MB" % (float(tkb[0]) / 1024) if tkb else "?", first["sort_input"], num(float(first["throttle_bps"]) / 1024),
-                        first["throttle_iops"], cpu, "–".join(map(str, runs)), "" if runs == [1] else "s",
+        head = para("%s MB (%s free after boot: free frames and the cache's, less the kernel's reserve), "
+                    "vm.policy=%s, a toucher of %s dirtying %s of its pages a round, sort of a %s file with a %s KB "
+                    "budget (%s), the disk throttled to %s KB/s and %s requests/s, CPU %s; %s run%s a row (averages, "
+                    "as the paper's), sort alone %s (%d run%s: %s)%s:" % (
+                        first["mem_mb"], "%.1f MB" % (statistics.median(free) / 1024) if free else "not measured",
+                        first["policy"], "%.2f MB" % (float(tkb[0]) / 1024) if tkb else "?",
+                        "/".join(d + " %" for d in dirty) or "50 %", first["sort_input"],
+                        first.get("sort_kb") or "128", "; ".join("%s runs, %s merge pass%s before the last merge" % (r, p, "" if p == "1" else "es")
+                                  for r, p in sruns)
+                        or "runs not recorded", num(float(first["throttle_bps"]) / 1024), first["throttle_iops"], cpu,
+                        "–".join(map(str, runs)), "" if runs == [1] else "s",
                         "%.1f s" % (base / 1000) if base else "not run", len(alone), "" if len(alone) == 1 else "s",
                         "–".join("%.1f" % x for x in (min(alone), max(alone))) if alone else "–",
                         "; host load %.1f–%.1f on 2 cores" % (loads[0], loads[-1]) if loads else ""))
-        # The targets, on the worst run of each row.
-        pen = {s: a for (p, m, s), a in agg.items() if p == 120 and m == "fixed"}
-        none = {s: a for (p, m, s), a in agg.items() if p == 0}
+        table = ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None))
         notes = []
-        if pen:
-            long_s = [s for s in pen if s >= 5]
-            ins_long = max((pen[s]["worst_toucher_pageins"] for s in long_s), default=None)
-            ins_1 = pen[1]["worst_toucher_pageins"] if 1 in pen else None
-            slow = max(a["worst_resp_max_ms"] for a in pen.values())
-            deg = [a["worst_deg"] for a in pen.values() if a["worst_deg"] is not None]
-            met = lambda ok: "met" if ok else "NOT MET"
-            notes.append("Targets with a 120 s penalty (worst run of each row): the toucher's page-ins at S >= 5 %s "
-                         "(0: %s), at S = 1 %s (at most 2: %s); its slowest touch %.2f s (0.1: %s); sort's "
-                         "degradation at most %s (20 %%: %s)." % (
-                             ins_long if ins_long is not None else "not run",
-                             met(ins_long == 0) if ins_long is not None else "–",
-                             ins_1 if ins_1 is not None else "not run",
-                             met(ins_1 <= 2) if ins_1 is not None else "–", slow / 1000, met(slow <= 100),
-                             "%+.0f %%" % max(deg) if deg else "?", met(deg and max(deg) <= 20) if deg else "–"))
-        if none:
+        if matched:
+            notes.append(ifs_negotiated(preset, agg))
+            if lin:
+                notes.append("Linux's rows are build/bench/%s's (%s run%s of each S; sort alone %s): Linux had %s "
+                             "available after boot (MemAvailable); its page-ins and page-outs are swap-ins and "
+                             "swap-outs, its toucher's page-ins the toucher's major faults, and the cells it does "
+                             "not measure are empty." % (
+                                 LINUX_CSV, "–".join(str(n) for n in sorted({a["runs"] for a in lin[0].values()})),
+                                 "" if [a["runs"] for a in lin[0].values()] == [1] * len(lin[0]) else "s",
+                                 "%.1f s" % (lin[1] / 1000) if lin[1] else "not run",
+                                 "%.1f MB" % (lin[2] / 1024) if lin[2] else "an unrecorded amount"))
+            else:
+                notes.append("No Linux rows: build/bench/%s is missing (make bench-linux). Linux 6.1 had %.1f MB "
+                             "free after boot in the 96 MB guest of the hand-made runs." % (LINUX_CSV,
+                                                                                            LINUX_FREE_KB / 1024))
+        notes += ifs_targets(agg)
+        notes += ifs_fixed(agg)
+        none = {s: a for (p, m, s), a in agg.items() if p == 0 and m != "cache"}
+        if len(none) > 1 and preset == "paper":       # the shape of Sprite's Table 3
             order = sorted(none)
             ins = [none[s]["toucher_pageins"] for s in order]
             grows = all(b >= a for a, b in zip(ins, ins[1:])) and ins[-1] > ins[0]
-            notes.append("Without a penalty the toucher's page-ins by S (%s): %s, %s (Sprite's Table 3: 173, 437, "
-                         "1605, 1250 at S = 1, 5, 10, 30)." % (", ".join("%g" % s for s in order),
-                                                             ", ".join("%.0f" % x for x in ins),
-                                                             "growing with S" if grows else "NOT growing with S"))
+            notes.append("Without a penalty the toucher's page-ins by S (%s): %s, %s%s." % (
+                ", ".join("%g" % s for s in order), ", ".join("%.0f" % x for x in ins),
+                "growing with S" if grows else "NOT growing with S",
+                " (Sprite's Table 3: 173, 437, 1605, 1250 at S = 1, 5, 10, 30)"))
         ratio = [float(r["sort_ms"]) / float(r["sort_host_ms"]) for r in rows if r.get("sort_host_ms")]
         if ratio and shift:
             notes.append("The host ran the guest at %.2f–%.2f of its nominal speed (sort's guest time over its host "
@@ -401,11 +487,163 @@ def ifs_part(preset):
             notes.append("A negotiation in which nothing was traded (the asker recycled its own page) took %s guest "
                          "instructions on average, %s at least, over %s of them (neg.untraded_tsc_avg and _min, "
                          "the guest's time-stamp counter over 2^shift)." % (num(round(avg)), num(round(least)), num(n)))
-        notes += ifs_reading(agg, avg, least)
-        if preset == "linux-scaled":
-            notes.append(LINUX + ".")
-        return head + "\n\n" + "\n".join(out) + ("\n\n" + para(" ".join(notes)) if notes else "")
+        notes += ifs_reading(agg, avg, least, paper=preset == "paper")
+        return head + "\n\n" + table + ("\n\n" + para(" ".join(notes)) if notes else "")
     return part
+
+
+# --- ecd ---------------------------------------------------------------------------------------
+def ecd_rows(bench):
+    """The full grid's rows of ecd.csv, else the short preset's (then --partial says so)."""
+    rows = load(bench, "ecd.csv")
+    for preset in ("full", "short"):
+        got = [r for r in rows if r["preset"] == preset]
+        if got:
+            return got
+    raise ValueError("ecd.csv has no rows of the full or the short preset")
+
+
+def ecd_short(bench):
+    """The points of the full grid (bench_ecd.py's full preset, one run each) that the rows lack."""
+    from bench_ecd import PRESETS, grid
+    from ecd_paper import config_key
+    have = {(int(r["mem_paper_mb"]), config_key(r)) for r in ecd_rows(bench)}
+    full = PRESETS["full"]
+    want = [(m, config_key({"cache": c, "cache_kb": kb, "penalty_s": p}))
+            for m, c, kb, p in grid(full["mems"], full["fixed"], full["nocache"], full["penalties"])]
+    lack = [w for w in want if w not in have]
+    return ["%d of the full grid's %d points (none of %s)" % (len(want) - len(lack), len(want),
+            ", ".join("%d MB %s" % w for w in lack[:6]) + (" ..." if len(lack) > 6 else ""))] if lack else []
+
+
+def ecd_setup(rows):
+    first = rows[0]
+    wall = [float(r["wall_s"]) / (float(r["elapsed_ms"]) / 1000) for r in rows if r.get("wall_s")]
+    runs = sorted({int(r["run"]) for r in rows})
+    return para("Preset %s: %s loop%s of the phases at %s %% of Table 1 (user/phase.c), Sprite's P MB standing for a "
+                "guest of P + 2 MB whose environment takes 5 MB and the surplus over Sprite's P - 1.3 MB; the disk "
+                "throttled to %s KB/s and %s requests/s; CPU %.1f MIPS (-icount shift=%s, the guest's clock held to "
+                "the host's); %d run%s a point%s. FS and VM MB are what each moved to and from the disk (reads + "
+                "writes; Sprite's VM MB is its network total less its file bytes, headers included); busy is "
+                "disk.busy_ms over the elapsed time, where Sprite gives its file server's CPU." % (
+                    first["preset"], first["loops"], "" if first["loops"] == "1" else "s", first["scale"],
+                    num(float(first["throttle_bps"]) / 1024), first["throttle_iops"], 1e3 / 2 ** int(first["icount_shift"]),
+                    first["icount_shift"], max(runs), "" if max(runs) == 1 else "s (averaged)",
+                    "; the host ran the guest at %.2f-%.2f of real time (guest time over wall clock, boot "
+                    "included: QEMU says the guest is late), so a wait for the disk looks shorter in guest time "
+                    "than the throttle makes it" % (1 / max(wall), 1 / min(wall)) if wall else ""))
+
+
+def ecd_points(bench):
+    from ecd_paper import aggregate, paper, paper_mb, label
+    from bench_ecd import _order
+    rows = ecd_rows(bench)
+    agg = aggregate(rows)
+    out = ["| Sprite's MB | cache | elapsed (s) | busy | FS MB (read / write) | VM MB (read / write) | faults | "
+           "Sprite (Appendix C): elapsed, server CPU, FS MB, VM MB, faults |", "|---|---|---|---|---|---|---|---|"]
+    for (m, c), a in sorted(agg.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]))):
+        pmb = paper_mb(m, c)
+        sprite = "%d s, %.1f %%, %.1f, %.1f, %s" % (paper(m, c, "elapsed_s"), paper(m, c, "util"), pmb[0], pmb[1],
+                                                   num(paper(m, c, "faults"))) if pmb else "– (not run: it thrashed)"
+        out.append("| %d | %s | %.0f | %.0f %% | %.1f (%.1f / %.1f) | %.1f (%.1f / %.1f) | %s | %s |" % (
+            m, label(c), a["elapsed_ms"] / 1000, a["util"], a["fs_mb"], a["fs_read_kb"] / 1024, a["fs_write_kb"] / 1024,
+            a["vm_mb"], a["vm_read_kb"] / 1024, a["vm_write_kb"] / 1024, num(a["faults"]), sprite))
+    notes = []
+    for m in sorted({m for m, _ in agg}):
+        here = {c: a["elapsed_ms"] / 1000 for (mm, c), a in agg.items() if mm == m}
+        best = min(here, key=here.get)
+        sprite = {c: paper(m, c, "elapsed_s") for c in here if paper(m, c, "elapsed_s") is not None}
+        sbest = min(sprite, key=sprite.get) if sprite else None
+        notes.append("%d MB: fastest here %s (%.0f s)%s" % (m, label(best), here[best], ", Sprite %s (%d s)" % (
+            label(sbest), sprite[sbest]) if sbest else ""))
+    text = "The fastest of the points run, by memory (Sprite's of the same points): " + "; ".join(notes) + "."
+    both = [m for m in sorted({m for m, _ in agg}) if (m, "p0") in agg and (m, "0.5M") in agg]
+    if both:
+        v, f = lambda m, k: agg[(m, "p0")][k], lambda m, k: agg[(m, "0.5M")][k]
+        fewer = [m for m in both if v(m, "fs_mb") < f(m, "fs_mb")]
+        more = [m for m in both if v(m, "vm_mb") > f(m, "vm_mb")]
+        text += (" Figure 4's comparison, the variable cache (no penalty) against the fixed 0.5 MB, FS MB and VM MB: "
+                 "%s; fewer file bytes at %d of %d memories and more VM bytes at %d (Sprite: fewer file bytes and "
+                 "more VM bytes at all five)." % ("; ".join("%d MB %.1f against %.1f and %.1f against %.1f" % (
+                     m, v(m, "fs_mb"), f(m, "fs_mb"), v(m, "vm_mb"), f(m, "vm_mb")) for m in both),
+                     len(fewer), len(both), len(more)))
+    pens = [(m, c) for m, c in sorted(agg) if c.startswith("p") and c != "p0" and (m, "p0") in agg]
+    if pens:
+        text += (" Figures 5 and 6's question, a penalty against none (elapsed, VM MB): %s (Sprite, the same "
+                 "points: %s)." % ("; ".join("%d MB %s s %.0f s against %.0f s, %.1f against %.1f MB" % (
+                     m, c[1:], agg[(m, c)]["elapsed_ms"] / 1000, agg[(m, "p0")]["elapsed_ms"] / 1000,
+                     agg[(m, c)]["vm_mb"], agg[(m, "p0")]["vm_mb"]) for m, c in pens),
+                     "; ".join("%d MB %.0f s against %.0f s, %.1f against %.1f MB" % (
+                         m, paper(m, c, "elapsed_s"), paper(m, "p0", "elapsed_s"), paper_mb(m, c)[1],
+                         paper_mb(m, "p0")[1]) for m, c in pens)))
+    return ecd_setup(rows) + "\n\n" + "\n".join(out) + "\n\n" + para(text)
+
+
+def ecd_table2(bench):
+    from ecd_paper import aggregate, TABLE_2
+    agg = aggregate(ecd_rows(bench))
+    mems = sorted(m for m, c in agg if c == "p0")
+    if not mems:
+        raise ValueError("ecd.csv has no run of the variable cache without penalty")
+    out = ["| Sprite's MB | cache min–max (MB) | FS asks VM: given / asked | VM asks FS: given / asked | "
+           "Sprite (Table 2): cache, FS asks VM, VM asks FS |", "|---|---|---|---|---|"]
+    for m in mems:
+        a, t = agg[(m, "p0")], TABLE_2[m]
+        out.append("| %d | %.2f–%.2f | %s / %s | %s / %s | %.2f–%.1f, %s / %s, %s / %s |" % (
+            m, a["cache_min_kb"] / 1024, a["cache_max_kb"] / 1024, num(a["fs_asks_vm_satisfied"]), num(a["fs_asks_vm"]),
+            num(a["vm_asks_fs_satisfied"]), num(a["vm_asks_fs"]), t[0], t[1], num(t[3]), num(t[2]), num(t[5]), num(t[4])))
+    return "\n".join(out) + "\n\n" + para(
+        "The cache's least size is counted from the reset before the first phase, when it holds what the boot "
+        "left (about 56 KB): fs.cache_min_kb=256 is the floor it gives nothing below, not a size it starts at.")
+
+
+# --- Linux on the same work (bench_linux.py) ------------------------------------------------
+LINUX_FULL = {"preset": "matched", "intervals": [5, 30]}
+
+
+def linux_short(bench):
+    """What the matched preset's rows of linux-ifs.csv lack against a full run."""
+    rows = [r for r in load(bench, "linux-ifs.csv") if r["preset"] == LINUX_FULL["preset"]]
+    lack = []
+    if not any(r["kind"] == "standalone" for r in rows):
+        lack.append("no run of sort alone")
+    for s in LINUX_FULL["intervals"]:
+        if not any(r["kind"] == "ifs" and float(r["interval_s"]) == s for r in rows):
+            lack.append("no run at S = %d" % s)
+    return lack
+
+
+def linux_ifs(bench):
+    """The IFS mix under Linux, matched preset: one row a run (sort alone, then by S), after the
+    memory each kernel left to programs."""
+    rows = need([r for r in load(bench, "linux-ifs.csv") if r["preset"] == LINUX_FULL["preset"]],
+                "run of the matched preset", "linux-ifs.csv")
+    mem = [r for r in load(bench, "linux-mem.csv") if r["preset"] == LINUX_FULL["preset"]] \
+        if os.path.exists(os.path.join(bench, "linux-mem.csv")) else []
+    r0 = rows[0]
+    head = ("Linux %s (Debian 12, i386) in a %s MB machine; a %s KB toucher, sort of %s with `-m %s`, the disk at "
+            "%s B/s and %s requests/s, `-icount shift=%s,align=on`; times are the guest's." % (
+                r0["kernel"], r0["mem_mb"], num(max(float(r["toucher_kb"] or 0) for r in rows)),
+                r0["sort_input"], r0["sort_kb"], num(r0["throttle_bps"]), r0["throttle_iops"], r0["icount_shift"]))
+    if mem:
+        m = mem[0]
+        head += (" After boot Linux had %s KB available (MemAvailable; MemFree %s KB) where this kernel at %s MB "
+                 "leaves %s KB to programs (free frames and cache blocks less its reserve)." % (
+                     num(m["linux_available_kb"]), num(m["linux_free_kb"]), m["ours_mem_mb"] or "?",
+                     num(m["ours_free_kb"]) if m["ours_free_kb"] else "?"))
+    alone = [float(r["sort_ms"]) for r in rows if r["kind"] == "standalone"]
+    base = statistics.median(alone) if alone else None
+    out = ["| S | sort (s) | degradation | touches min/max/avg (s) | toucher's major faults | swap-ins | swap-outs "
+           "| major faults | page cache (KB) |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in sorted(rows, key=lambda r: (r["kind"] != "standalone", float(r["interval_s"] or 0), int(r["run"]))):
+        ifs = r["kind"] == "ifs"
+        out.append("| %s | %.1f | %s | %s | %s | %s | %s | %s | %s-%s |" % (
+            "%g" % float(r["interval_s"]) if ifs else "sort alone", float(r["sort_ms"]) / 1000,
+            "+%.0f %%" % ((float(r["sort_ms"]) / base - 1) * 100) if ifs and base else "",
+            "%.2f / %.2f / %.2f" % tuple(float(r[k]) / 1000 for k in ("resp_min_ms", "resp_max_ms", "resp_avg_ms"))
+            if ifs else "", num(r["toucher_pageins"]) if ifs else "", num(r["pageins"]), num(r["pageouts"]),
+            num(r["pageins_all"]), num(r["cache_min_kb"]), num(r["cache_max_kb"])))
+    return para(head) + "\n\n" + "\n".join(out)
 
 
 full = lambda bench: []
@@ -416,7 +654,9 @@ PARTS = [("boot", "boot.csv", boot, boot_short), ("vm-faults", "vm.csv", vm_faul
          ("fs-policy", "fs.csv", fs_policy, full), ("fork-7-1", "fork.csv", fork71, full),
          ("fork-7-3", "fork-workload.csv", fork73, full),
          ("ifs-paper", "ifs.csv", ifs_part("paper"), ifs_short("paper")),
-         ("ifs-linux-scaled", "ifs.csv", ifs_part("linux-scaled"), ifs_short("linux-scaled"))]
+         ("ifs-matched", "ifs.csv", ifs_part("matched"), ifs_short("matched")),
+         ("ecd-points", "ecd.csv", ecd_points, ecd_short), ("ecd-table2", "ecd.csv", ecd_table2, ecd_short),
+         ("linux-ifs", "linux-ifs.csv", linux_ifs, linux_short)]
 
 
 class Short(Exception):

@@ -62,6 +62,7 @@ AREA_TESTS = {
     "programs": ["tests/qemu/test_programs.py", "tests/qemu/test_sort.py", "tests/qemu/test_workloads.py"],
     "images": ["tests/qemu/test_imgfuzz.py", "tests/host/test_fsck_checks.py"],
     "messages": ["tests/qemu/test_messages.py", "tests/qemu/test_vm.py", "tests/qemu/test_exhaustion.py"],
+    "gdb": ["tests/qemu/test_views.py", "tests/qemu/test_gdb.py"],
     "coursework": ["tests/host/test_policy.py", "tests/host/test_tracesim.py", "tests/host/test_grade.py",
                    "tests/qemu/test_trace.py"],
 }

@@ -57,7 +57,9 @@ As the negtrace program prints them, from the kernel's trace ring (kernel/negoti
 free frames), FS_AGE and VM_AGE (ms since the page each pool offered was last used, or refuse),
 PENALTY (s added to the VM's time), VM_BIASED (the VM's age as compared: its age less the
 penalty; the older page goes), GAVE (whose frame the asker got: its own pool's means it
-recycled its own oldest page; none: it waits). Then the neg.* counters and vm.penalty."""
+recycled its own oldest page; none: it waits), CACHE, VM, FREE (the frames each pool held when
+the penalty was computed: a stepped penalty is vm.penalty per whole tenth of their sum the
+cache holds). Then the neg.* counters and vm.penalty."""
 
     def __init__(self):
         super().__init__("negs", gdb.COMMAND_DATA)
@@ -73,10 +75,10 @@ recycled its own oldest page; none: it waits). Then the neg.* counters and vm.pe
             rows.append([r.seq, r.time_ms, WHO.get(r.asker, "?"),
                          age_ms(r.time_ms, r.fs_lastref_ms, fs_ref, r.flags & K.NEGT_FS_FREE),
                          age_ms(r.time_ms, r.vm_lastref_ms, vm_ref, r.flags & K.NEGT_VM_FREE), r.penalty_ms // 1000, biased,
-                         WHO.get(r.gave, "?")])
+                         WHO.get(r.gave, "?"), r.cache_frames, r.vm_frames, r.free_frames])
         if rows:
-            gdb.write(table(["SEQ", "TIME", "ASKER", "FS_AGE", "VM_AGE", "PENALTY", "VM_BIASED", "GAVE"], rows,
-                            right=["FS_AGE", "VM_AGE", "VM_BIASED"]))
+            gdb.write(table(["SEQ", "TIME", "ASKER", "FS_AGE", "VM_AGE", "PENALTY", "VM_BIASED", "GAVE", "CACHE",
+                             "VM", "FREE"], rows, right=["FS_AGE", "VM_AGE", "VM_BIASED", "CACHE", "VM", "FREE"]))
         else:
             gdb.write("no negotiation yet (since boot or neg.reset): free frames were enough\n")
         counters = [(name, v) for name, v, _ in read_counters() if name.startswith("neg.")]

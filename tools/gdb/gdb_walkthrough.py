@@ -11,7 +11,7 @@ shows.
 
   python3 tools/gdb/gdb_walkthrough.py [--only SCENARIO] [--keep DIR]
 """
-import argparse, os, re, subprocess, sys, tempfile, threading, time
+import argparse, os, re, shutil, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
@@ -192,14 +192,18 @@ def main():
     tmp = a.keep or tempfile.mkdtemp(prefix="gdbwalk-")
     os.makedirs(tmp, exist_ok=True)
     doc = open(DOC).read()
-    for name, sc in SCENARIOS.items():
-        if a.only and name != a.only:
-            continue
-        print("gdb_walkthrough: %s ..." % name, flush=True)
-        doc = fill(doc, run(name, sc, tmp))
-    if not a.only or a.only == "panic":
-        print("gdb_walkthrough: panic ...", flush=True)
-        doc = fill(doc, panic_transcript(tmp))
+    try:
+        for name, sc in SCENARIOS.items():
+            if a.only and name != a.only:
+                continue
+            print("gdb_walkthrough: %s ..." % name, flush=True)
+            doc = fill(doc, run(name, sc, tmp))
+        if not a.only or a.only == "panic":
+            print("gdb_walkthrough: panic ...", flush=True)
+            doc = fill(doc, panic_transcript(tmp))
+    finally:
+        if not a.keep:
+            shutil.rmtree(tmp, ignore_errors=True)     # a disk image of 128 MB a run
     with open(DOC + ".tmp", "w") as f:
         f.write(doc)
     os.replace(DOC + ".tmp", DOC)

@@ -56,6 +56,13 @@ trials() {
   # make gdb's commands are written in gdb's Python API (tools/gdb); gdb-minimal has none.
   [ "$(gdb -q -nx -batch -ex 'python print(6 * 7)' 2>/dev/null)" = 42 ] ||
     echo "gdb: gdb with Python does not run (make gdb, tests/qemu/test_gdb*.py)"
+  # The Linux guest of make bench-linux (tools/linux/): its disk is made by mke2fs -d (e2fsprogs
+  # 1.43 or later), its packages unpacked by dpkg-deb -x and their archive's signature checked by gpgv.
+  mkdir -p "$t/e2/d" && echo x > "$t/e2/d/f"
+  { PATH="$PATH:/sbin:/usr/sbin" mke2fs -q -F -t ext2 -d "$t/e2/d" "$t/e2/img" 1024; } >"$t/log" 2>&1 ||
+    echo "e2fsprogs: mke2fs cannot make an ext2 image from a folder (-d)"
+  have dpkg-deb || echo "dpkg: dpkg-deb is missing (the Linux guest's packages are unpacked with it)"
+  have gpgv || echo "gpgv: gpgv is missing (the Debian archive's signature is checked with it)"
   python3 -c 'import sys, termios, select; sys.exit(sys.version_info < (3, 7))' >/dev/null 2>&1 ||
     echo "python3: python3 (3.7 or later) does not run"
 }

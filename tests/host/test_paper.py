@@ -1,0 +1,89 @@
+"""make paper (tools/bench/paper.py): which benchmarks may share the host, the estimate of time left,
+and a run of stand-in benchmarks (small scripts) that shows the progress lines, the saved times,
+and that a failure names the benchmark, exits non-zero and leaves the documents alone."""
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
+import paper  # noqa: E402
+
+
+def bench(name, exact, seconds=10, **kw):
+    return paper.Bench(name, name + ".py", "a paper", exact, ([], {}), (["--all"], {}),
+                       {"short": seconds, "full": seconds * 10}, **kw)
+
+
+def test_exact_benchmarks_run_beside_the_timed_ones_only_with_two_cores():
+    a, b, c = bench("a", False), bench("b", True), bench("c", False)
+    assert paper.schedule([a, b, c], 1) == [[a, c, b]]
+    assert paper.schedule([a, b, c], 2) == [[a, c], [b]]
+    assert paper.schedule([b], 2) == [[b]]
+
+
+def test_time_left_is_the_longest_lane():
+    a, b, c = bench("a", False), bench("b", True), bench("c", False)
+    lanes = [[a, c], [b]]
+    expected = {"a": 100, "b": 150, "c": 80}
+    assert paper.left(lanes, set(), expected, {}, 0) == 180
+    # a ran 30 s of its 100; b is done
+    assert paper.left(lanes, {"b"}, expected, {"a": 0}, 30) == 150
+    # a running over its estimate counts as none left, not less than none
+    assert paper.left(lanes, {"b"}, expected, {"a": 0}, 500) == 80
+
+
+def test_a_benchmark_gets_its_presets_arguments_and_minus_j_only_if_it_takes_one():
+    plain, parallel = bench("p", False), bench("q", False, jobs_flag=True)
+    assert plain.command("short", 3)[0][2:] == []
+    assert plain.command("full", 3)[0][2:] == ["--all"]
+    assert parallel.command("full", 3)[0][2:] == ["--all", "-j", "3"]
+
+
+@pytest.fixture
+def stand_ins(tmp_path, monkeypatch):
+    """paper.py over scripts in tmp_path: ok.py prints a progress line, bad.py exits 3."""
+    (tmp_path / "ok.py").write_text("print('ok [1/1] working')\n")
+    (tmp_path / "bad.py").write_text("import sys\nprint('bad [1/1] trying')\nsys.exit(3)\n")
+    (tmp_path / "results.py").write_text("import sys\nopen(%r, 'w').write(' '.join(sys.argv[1:]))\n"
+                                         % str(tmp_path / "results-ran"))
+    monkeypatch.setattr(paper, "HERE", str(tmp_path))
+    monkeypatch.setattr(paper, "bench_path", lambda name: str(tmp_path / "bench" / name))
+    os.makedirs(tmp_path / "bench", exist_ok=True)
+    monkeypatch.setattr(paper, "BENCHES", [bench("ok", True), bench("bad", False)])
+    return tmp_path
+
+
+def run(monkeypatch, *args):
+    monkeypatch.setattr(sys, "argv", ["paper.py"] + list(args))
+    try:
+        paper.main()
+    except SystemExit as e:
+        return e.code
+    return 0
+
+
+def test_a_run_reports_progress_saves_times_and_writes_the_docs_partially(stand_ins, monkeypatch, capsys):
+    assert run(monkeypatch, "--only", "ok", "-j", "2") == 0
+    out = capsys.readouterr().out
+    assert "paper: ok started (a paper; about 10 s left in all)" in out, out
+    assert "  ok| ok [1/1] working" in out, out
+    assert "paper: ok done in" in out and "(1 of 1; about 0 s left)" in out, out
+    assert "ok,short," in (stand_ins / "bench" / "paper-times.csv").read_text()
+    assert (stand_ins / "results-ran").read_text() == "--partial"
+    assert (stand_ins / "bench" / "paper-logs" / "ok.log").read_text() == "ok [1/1] working\n"
+
+
+def test_a_failed_benchmark_is_named_and_the_docs_are_left_alone(stand_ins, monkeypatch, capsys):
+    code = run(monkeypatch, "--preset", "full")
+    out = capsys.readouterr().out
+    assert "paper: bad FAILED (exit 3" in out and "paper-logs/bad.log" in out, out
+    assert "ok done" in out, out          # the other lane ran to its end
+    assert code == "paper: bad failed; docs/ left as they were"
+    assert not (stand_ins / "results-ran").exists()
+
+
+def test_unknown_names_and_bad_jobs_are_refused(stand_ins, monkeypatch):
+    assert run(monkeypatch, "--only", "ok,nosuch") == "paper: no benchmark nosuch (there are: ok, bad)"
+    assert run(monkeypatch, "-j", "0") == "paper: -j must be at least 1"

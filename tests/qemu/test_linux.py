@@ -1,0 +1,100 @@
+"""The Linux guest of make bench-linux (tools/linux/): Debian's kernel and busybox, fetched into
+build/linux on first use (skipped only when the Debian archive cannot be reached), booted in
+the same QEMU through tools/runqemu.py on a disk of ext2 and swap, running our own sort built
+for Linux (user/lib/linux/). sort makes runs and merges them on the ext2 disk; the test reads
+back both files over the console and checks the output's order against the input and its
+checksum against the host's cksum of the same bytes; and that the guest booted as the
+benchmark needs it: swap on, /proc/meminfo after boot, the script's status as runqemu's."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, _new_log
+
+sys.path.insert(0, str(ROOT / "tools" / "linux"))
+import fetch_linux, linuxboot, linuxdisk  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def guest(tmp_path_factory):
+    try:
+        linuxboot.ready(quiet=True)
+    except fetch_linux.FetchError as e:
+        if "cannot fetch" in str(e):
+            pytest.skip("the Debian archive cannot be reached: %s" % e)
+        raise
+    img = str(tmp_path_factory.mktemp("linux") / "disk.img")
+    linuxdisk.build(img, fs_mb=32, swap_mb=16)
+    return img
+
+
+def block(out, name, nxt):
+    """The text between the marks '@NAME' and '@NXT' the script printed (a file's last line
+    may have no newline, so the next mark may follow it on its line)."""
+    start = out.index("@%s\n" % name) + len(name) + 2
+    return out[start:out.index("@%s\n" % nxt, start)]
+
+
+def test_linux_runs_our_sort_on_its_ext2_disk(guest, tmp_path):
+    script = ("mklines /tmp/in 48K 5\nsort -v -m 8 -o /tmp/out /tmp/in\necho \"@status $?\"\n"
+              "cat /proc/swaps\necho @in\ncat /tmp/in\necho @out\ncat /tmp/out\necho @cksum\ncksum /tmp/out\necho @end\n")
+    rc, out = linuxboot.run(script, guest, 64, log=str(_new_log()), timeout=300)
+    assert rc == 0, out[-2000:]
+    info = linuxboot.boot_meminfo(out)
+    assert info and 0 < info["MemAvailable"] < info["MemTotal"] <= 64 * 1024
+    assert "/dev/vda2" in out and "partition" in out.split("@in")[0]
+    assert "@status 0\n" in out
+    v = [l for l in out.splitlines() if l.startswith("sort: ") and "merge passes" in l]
+    assert v and int(v[0].split()[3]) > 8, v            # more runs than one merge takes: a pass
+    lines_in = block(out, "in", "out").encode().splitlines(keepends=True)
+    lines_out = block(out, "out", "cksum").encode().splitlines(keepends=True)
+    assert len(lines_in) > 1000
+    assert lines_out == sorted(l if l.endswith(b"\n") else l + b"\n" for l in lines_in)
+    (tmp_path / "out").write_bytes(b"".join(lines_out))
+    host = subprocess.run(["cksum", str(tmp_path / "out")], capture_output=True, text=True).stdout.split()[:2]
+    assert block(out, "cksum", "end").split()[:2] == host
+
+
+def test_commands_on_the_kernels_command_line_and_a_failure_reported(guest):
+    """cmd="..." on the kernel's command line is run instead of a script; its failing status
+    powers the guest off reporting a failure (runqemu's exit 1)."""
+    rc, out = linuxboot.run("echo from-the-script\n", guest, 64, log=str(_new_log()), timeout=300,
+                            append='cmd="echo from-the-command-line; cksum /usr/bin/sort; exit 3"')
+    assert "from-the-command-line\n" in out and "from-the-script" not in out
+    assert "/usr/bin/sort\n" in out
+    assert "linux-init: the commands ended with status 3" in out
+    assert rc == 1
+
+
+def test_the_benchmarks_short_preset_writes_its_rows_and_nothing_tracked(guest, tmp_path):
+    """make bench-linux's short preset, into a folder of its own: sort alone and beside the
+    toucher, rows in ifs.csv's columns, the figure drawn, and the tracked tree left alone."""
+    import csv
+    before = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
+    env = dict(os.environ, BENCH_DIR=str(tmp_path))
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "bench_linux.py"), "--preset", "short"],
+                       capture_output=True, text=True, env=env, timeout=900)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert "bench-linux: [2/2] S=1 run 1: sort" in p.stdout
+    rows = list(csv.DictReader(open(tmp_path / "linux-ifs.csv")))
+    assert [(r["kind"], r["interval_s"]) for r in rows] == [("standalone", ""), ("ifs", "1")]
+    for r in rows:
+        assert int(r["sort_ms"]) > 0 and r["policy"] == "linux" and r["mem_mb"] == "64"
+        assert int(r["available_after_boot_kb"]) > 0 and r["kernel"].endswith("-686")
+    assert int(rows[1]["rounds"]) >= 1 and rows[1]["toucher_kb"] == "1024"
+    assert (tmp_path / "linux-ifs-short.png").stat().st_size > 10000
+    after = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
+    assert after == before
+
+
+def test_a_script_on_the_disk_named_on_the_command_line(tmp_path):
+    linuxboot.ready(quiet=True)
+    mine = tmp_path / "work.sh"
+    mine.write_text("echo the script on the disk ran\nwc /sbin/init2\n")
+    img = str(tmp_path / "disk.img")
+    linuxdisk.build(img, fs_mb=16, swap_mb=8, files=[str(mine)])
+    rc, out = linuxboot.run(None, img, 64, log=str(_new_log()), timeout=300, append="script=/work.sh")
+    assert rc == 0, out[-2000:]
+    assert "the script on the disk ran\n" in out and "/sbin/init2\n" in out

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""make paper: every table and figure of the seed papers that this system reproduces, measured
+again on the current code and written into the book's results chapter beside the published
+numbers.
+
+Each benchmark is its own script (tools/bench/bench_*.py) and knows its paper; this one only
+runs them, in one of two presets, and then `results.py`, which writes the generated parts of
+docs/ from the CSVs they left under build/bench:
+
+  short  each benchmark's smallest run that still gives every table a row: minutes, not
+         hours. The documents are written with --partial, so every table it fills begins by
+         saying what the run lacked (fewer runs, fewer points).
+  full   every benchmark's full grid, as `make bench-NAME` runs it: hours.
+
+Parallel runs. A benchmark measured in guest time (-icount shift=0: its figures count
+instructions, whatever else the host runs) may run beside another; one measured in wall clock
+or with the guest's clock held to the host's (the disk-bound parts, IFS, ECD, Linux) must not
+share the host's cores with another benchmark, so those run one at a time, each allowed -j
+guests of its own. With -j 1 everything runs in turn.
+
+Progress: a line when a benchmark starts and ends, its own progress lines prefixed with its
+name, and an estimate of the time left from how long each benchmark took the last time it ran
+in this preset (build/bench/paper-times.csv), or from the estimates below the first time.
+
+    paper.py [--preset short|full] [-j N] [--only NAME,...] [--no-docs]
+
+Exits non-zero, writing no documents, if any benchmark failed; its console log is under
+build/bench/paper-logs."""
+import argparse, csv, os, subprocess, sys, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import ROOT, bench_path   # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Bench:
+    """One benchmark script: what of the papers it reproduces, how each preset runs it (extra
+    arguments and environment), whether its figures are guest time only (exact), and a first
+    estimate of its seconds in each preset on 2 cores."""
+
+    def __init__(self, name, script, papers, exact, short, full, estimate, jobs_flag=False):
+        self.name, self.script, self.papers, self.exact = name, script, papers, exact
+        self.presets = {"short": short, "full": full}
+        self.estimate, self.jobs_flag = estimate, jobs_flag
+
+    def command(self, preset, jobs):
+        args, env = self.presets[preset]
+        args = list(args) + (["-j", str(jobs)] if self.jobs_flag else [])
+        return [sys.executable, os.path.join(HERE, self.script)] + args, dict(os.environ, **env)
+
+
+BENCHES = [
+    Bench("bench-fork", "bench_fork.py", "Sprite thesis Tables 7-1 and 7-3 (COW-COR fork)", True,
+          ([], {"ITER": "5"}), ([], {}), {"short": 240, "full": 600}),
+    Bench("bench-vm", "bench_vm.py", "Irlam's vmtest table; the fault costs of thesis ch. 7", False,
+          ([], {"RUNS": "1", "VMTEST_MB": "2 8 16 24", "ROW_MS": "1000"}), ([], {}), {"short": 300, "full": 1500}),
+    Bench("bench-fs", "bench_fs.py", "Braunstein's transfer sizes; thesis Tables 5-5 to 5-7 (write policies)", False,
+          ([], {"RUNS": "1"}), ([], {}), {"short": 300, "full": 700}),
+    Bench("bench-ifs", "bench_ifs.py", "WRL 90/4 Tables 2, 3 and 4 (the IFS benchmark, paper and matched presets)",
+          False, (["--runs", "1", "--intervals", "5,30", "--penalties", "0,120", "--fixed-kb", "170"], {}), ([], {}),
+          {"short": 2400, "full": 36000}, jobs_flag=True),
+    Bench("bench-ecd", "bench_ecd.py", "WRL 90/4 Table 1's ECD benchmark: Figures 1-6, Table 2, Appendix C", False,
+          (["--preset", "short"], {}), (["--runs", "3"], {}), {"short": 1200, "full": 27000}, jobs_flag=True),
+    Bench("bench-linux", "bench_linux.py", "Linux 6.1 on the IFS mix, beside the matched preset's rows", False,
+          (["--runs", "1", "--intervals", "5,30"], {}), (["--runs", "3"], {}), {"short": 900, "full": 2400},
+          jobs_flag=True),
+]
+
+
+def times_path():
+    return bench_path("paper-times.csv")
+
+
+def last_times(preset):
+    """{benchmark: seconds} of the last run of each in this preset."""
+    try:
+        with open(times_path(), newline="") as f:
+            return {r["bench"]: float(r["seconds"]) for r in csv.DictReader(f) if r["preset"] == preset}
+    except FileNotFoundError:
+        return {}
+
+
+def save_time(preset, name, seconds):
+    rows = []
+    if os.path.exists(times_path()):
+        with open(times_path(), newline="") as f:
+            rows = [r for r in csv.DictReader(f) if (r["bench"], r["preset"]) != (name, preset)]
+    rows.append(dict(bench=name, preset=preset, seconds="%.0f" % seconds))
+    with open(times_path(), "w", newline="") as f:
+        w = csv.DictWriter(f, ["bench", "preset", "seconds"])
+        w.writeheader()
+        w.writerows(rows)
+
+
+def schedule(benches, jobs):
+    """Lanes of benchmarks that run at once: the exact ones in a lane beside the others when
+    there are cores for two, the rest one after another. Returns a list of lanes (lists)."""
+    exact = [b for b in benches if b.exact]
+    timed = [b for b in benches if not b.exact]
+    if jobs >= 2 and exact and timed:
+        return [timed, exact]
+    return [timed + exact]
+
+
+def left(lanes, done, expected, running_since, now):
+    """Seconds left: each lane's remaining expectations (a running one's less what it has run
+    so far), the longest lane being what the whole waits for."""
+    worst = 0
+    for lane in lanes:
+        total = 0
+        for b in lane:
+            if b.name in done:
+                continue
+            e = expected[b.name]
+            if b.name in running_since:
+                e = max(e - (now - running_since[b.name]), 0)
+            total += e
+        worst = max(worst, total)
+    return worst
+
+
+def minutes(s):
+    s = int(round(s))
+    return "%d min %02d s" % (s // 60, s % 60) if s >= 60 else "%d s" % s
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--preset", choices=["short", "full"], default="short")
+    ap.add_argument("-j", type=int, default=2, help="guests at once (default 2)")
+    ap.add_argument("--only", default="", help="comma-separated benchmarks to run (default: all)")
+    ap.add_argument("--no-docs", action="store_true", help="run the benchmarks, leave docs/ alone")
+    a = ap.parse_args()
+    if a.j < 1:
+        sys.exit("paper: -j must be at least 1")
+    names = [b.name for b in BENCHES]
+    only = [n for n in a.only.split(",") if n]
+    unknown = [n for n in only if n not in names]
+    if unknown:
+        sys.exit("paper: no benchmark %s (there are: %s)" % (", ".join(unknown), ", ".join(names)))
+    benches = [b for b in BENCHES if not only or b.name in only]
+    logs = bench_path("paper-logs")
+    os.makedirs(logs, exist_ok=True)
+    known = last_times(a.preset)
+    expected = {b.name: known.get(b.name, b.estimate[a.preset]) for b in benches}
+    lanes = schedule(benches, a.j)
+    lock, done, running, failed = threading.Lock(), set(), {}, []
+    t0 = time.monotonic()
+
+    def say(text):
+        with lock:
+            print("paper: %s" % text, flush=True)
+
+    def run(b):
+        cmd, env = b.command(a.preset, a.j)
+        with lock:
+            running[b.name] = time.monotonic()
+            eta = left(lanes, done, expected, running, time.monotonic())
+        say("%s started (%s; about %s left in all)" % (b.name, b.papers, minutes(eta)))
+        start = time.monotonic()
+        with open(os.path.join(logs, b.name + ".log"), "w") as log:
+            p = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for line in p.stdout:
+                log.write(line)
+                with lock:
+                    sys.stdout.write("  %s| %s" % (b.name, line))
+                    sys.stdout.flush()
+            rc = p.wait()
+        took = time.monotonic() - start
+        with lock:
+            done.add(b.name)
+            del running[b.name]
+            eta = left(lanes, done, expected, running, time.monotonic())
+        if rc == 0:
+            save_time(a.preset, b.name, took)
+            say("%s done in %s (%d of %d; about %s left)" % (b.name, minutes(took), len(done), len(benches), minutes(eta)))
+        else:
+            failed.append(b.name)
+            say("%s FAILED (exit %d after %s): %s" % (b.name, rc, minutes(took),
+                                                        os.path.relpath(os.path.join(logs, b.name + ".log"), ROOT)))
+
+    say("%s preset, %d benchmark%s, -j %d: about %s" % (a.preset, len(benches), "" if len(benches) == 1 else "s", a.j,
+                                                        minutes(left(lanes, done, expected, running, 0))))
+    threads = [threading.Thread(target=lambda lane=lane: [run(b) for b in lane]) for lane in lanes]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    say("all done in %s" % minutes(time.monotonic() - t0))
+    if failed:
+        sys.exit("paper: %s failed; docs/ left as they were" % ", ".join(failed))
+    if a.no_docs:
+        return
+    cmd = [sys.executable, os.path.join(HERE, "results.py")] + (["--partial"] if a.preset == "short" else [])
+    sys.exit(subprocess.call(cmd, cwd=ROOT))
+
+
+if __name__ == "__main__":
+    main()
