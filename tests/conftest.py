@@ -4,7 +4,7 @@ shell commands through the serial console, and return what it printed.
 Every boot also writes its whole console, as it arrives, to build/test-logs/TEST.log (TEST.boot2.log
 for a test's second boot, and so on). pytest cuts an assertion message after 8 lines or 640
 characters, so a failure names that file first and its report ends with each log's last lines."""
-import glob, os, queue, re, subprocess, sys, threading
+import glob, os, queue, re, struct, subprocess, sys, threading
 from pathlib import Path
 import pytest
 
@@ -244,6 +244,17 @@ def vmstat_snapshots(out):
             if cur is not None:
                 cur[parts[0]] = int(parts[1])
     return snaps
+
+
+def mkdata_content(size, seed):
+    """What `mkdata FILE SIZE SEED` writes (user/mkdata.c): successive xorshift32 states."""
+    x, words = seed or 1, []
+    for _ in range((size + 3) // 4):
+        x ^= (x << 13) & 0xFFFFFFFF
+        x ^= x >> 17
+        x ^= (x << 5) & 0xFFFFFFFF
+        words.append(x)
+    return struct.pack("<%dI" % len(words), *words)[:size]
 
 
 def fsck(disk, *args):

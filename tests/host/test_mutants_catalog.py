@@ -23,6 +23,14 @@ def test_every_area_has_tests_to_run_first():
     assert areas <= set(mutants.AREA_TESTS), "areas without tests to run first: %s" % (areas - set(mutants.AREA_TESTS))
 
 
+def test_every_entrys_tests_to_run_first_exist():
+    """A file the entry names that is not there is skipped quietly, and the whole suite runs
+    first instead (as a comma-joined list did): named here instead."""
+    gone = ["%s: %s" % (m.id, t) for m in mutants.parse_catalog() for t in m.tests
+            if not (ROOT / t.split("::")[0]).is_file()]
+    assert gone == [], "tests: that name no file (space-separated paths or node ids):\n" + "\n".join(gone)
+
+
 def test_a_stale_or_ambiguous_entry_is_named(tmp_path):
     (tmp_path / "f.c").write_text("a();\nb();\nb();\n")
     cat = tmp_path / "catalog.txt"

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from conftest import boot, fsck, BUILD
+from conftest import boot, fsck, mkdata_content, BUILD
 
 LONG = "fs.writeback_delay=3600 fs.desc_delay=3600"
 SHORT = "fs.writeback_delay=1 fs.desc_delay=1 fs.scan_interval=1"
@@ -239,6 +239,22 @@ def test_small_cache_recycles_dirty_blocks(disk):
     assert data is not None and len(data) == 2 << 20
     want = host_cksum(data)
     assert r.printed("cksum /big") == "%s %s /big\n" % (want[0].decode(), want[1].decode()), r
+
+
+def test_small_cache_recycling_for_two_writers_loses_nothing(disk):
+    """Two writers share a 64 KB cache. While one waits for the cleaners to write the dirty
+    blocks it scheduled for recycling, the other looks for a block too and meets them: a block
+    scheduled but not written yet is still dirty, and taken then its data would be lost
+    (the bug this guards against: a recycled block taken on the next pass without its write)."""
+    r = boot("mkdata /a 1M 3 | mkdata /b 1M 5\ncksum /a\ncksum /b\nvmstat -n fs.writebacks.recycled\n",
+             disk=disk, cmdline="fs.cache_max_kb=64 " + LONG, status=True)
+    assert r.rc == 0, r
+    ran(r)
+    assert values(r, "vmstat -n fs.writebacks.recycled")[0] > 0, r
+    for name, seed in (("a", 3), ("b", 5)):
+        want = host_cksum(mkdata_content(1 << 20, seed))
+        assert r.printed("cksum /" + name) == "%s %s /%s\n" % (want[0].decode(), want[1].decode(), name), r
+        assert fsck_cat(disk, "/" + name) == mkdata_content(1 << 20, seed), name
 
 
 def test_sync_program_marks_the_disk_clean(disk):

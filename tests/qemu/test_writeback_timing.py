@@ -14,7 +14,7 @@ import re
 import struct
 from pathlib import Path
 
-from conftest import BUILD, PRISTINE, boot, fsck
+from conftest import BUILD, PRISTINE, boot, fsck, mkdata_content as content
 
 BLOCK = 4096
 LONG = "fs.writeback_delay=3600 fs.desc_delay=3600"
@@ -22,17 +22,6 @@ ONE_SCAN = "vmstat -w fs.cleaner.scans +2 30"       # a whole scan begins and en
 SEVERAL_SCANS = "vmstat -w fs.cleaner.scans +4 30"
 COUNTS = "vmstat -n fs.disk.writes.data fs.disk.writes.meta fs.disk.writes.desc fs.disk.flushes"
 MARK = "#DONE"                  # the kill marker: its echo is the shell reading the next line
-
-
-def content(size, seed):
-    """What `mkdata FILE SIZE SEED` writes (user/mkdata.c): successive xorshift32 states."""
-    x, words = seed or 1, []
-    for _ in range((size + 3) // 4):
-        x ^= (x << 13) & 0xFFFFFFFF
-        x ^= x >> 17
-        x ^= (x << 5) & 0xFFFFFFFF
-        words.append(x)
-    return struct.pack("<%dI" % len(words), *words)[:size]
 
 
 def blocks_of(data):

@@ -89,7 +89,7 @@ PRESETS = {
                     throttle_iops=100, icount=4, policy="clock", align=True, dirty=50, must_negotiate=True),
 }
 LINUX_CSV = "linux-ifs.csv"         # make bench-linux's runs, columns as ifs.csv's
-LINUX_FREE_KB = 17818               # Linux 6.1 in a 96 MB guest, after boot (issue 23), without linux-ifs.csv
+LINUX_FREE_KB = 17818               # Linux 6.1 in a 96 MB guest, after boot, without linux-ifs.csv
 LEAVE_KB = 1024           # what the paper preset's toucher leaves to the file cache
 SORT_KB = 180             # sort's own memory: its 128 KB budget, code, stack, buffers (ps: 168 KB)
 SORT_DEFAULT_KB = 128     # sort's budget without -m (user/sort.c)
