@@ -98,3 +98,30 @@ def test_a_script_on_the_disk_named_on_the_command_line(tmp_path):
     rc, out = linuxboot.run(None, img, 64, log=str(_new_log()), timeout=300, append="script=/work.sh")
     assert rc == 0, out[-2000:]
     assert "the script on the disk ran\n" in out and "/sbin/init2\n" in out
+
+
+def test_the_ecd_benchmarks_short_preset_reads_the_phases_and_linuxs_traffic(guest, tmp_path):
+    """make bench-linux-ecd's short preset (phase at 5 %, one loop, full speed), into a folder of
+    its own: the four phases ran under Linux and the row has their times, the file traffic of
+    /proc/vmstat (the inputs were synced before the boot, so they come from the disk), the
+    negotiation's columns empty, and the tracked tree left alone."""
+    import csv
+    before = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
+    env = dict(os.environ, BENCH_DIR=str(tmp_path))
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "bench_linux_ecd.py"), "--preset", "short"],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert "bench-linux-ecd: [1/1] Sprite's 10 MB (Linux 64 MB) run 1: " in p.stdout
+    rows = list(csv.DictReader(open(tmp_path / "linux-ecd.csv")))
+    assert len(rows) == 1
+    r = rows[0]
+    assert (r["cache"], r["mem_paper_mb"], r["mem_mb"], r["scale"], r["loops"]) == ("linux", "10", "64", "5", "1")
+    assert all(r["ms_" + ph] != "" for ph in ("edit", "compile", "link", "debug"))
+    assert int(r["elapsed_ms"]) >= sum(int(r["ms_" + ph]) for ph in ("edit", "compile", "link", "debug"))
+    # phase at 5 % reads the 240 KB library, its object and its kernel: some of it from the disk.
+    assert int(r["fs_read_kb"]) > 100 and int(r["disk_read_kb"]) >= int(r["fs_read_kb"])
+    assert int(r["faults"]) > 0 and int(r["cache_max_kb"]) >= int(r["cache_min_kb"]) > 0
+    assert int(r["env_kb"]) > 5120 * 5 // 100
+    assert r["fs_asks_vm"] == r["vm_asks_fs"] == "" and r["kernel"].endswith("-686")
+    after = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
+    assert after == before

@@ -254,6 +254,37 @@ def linux_after_boot(mem, img, log):
     return info
 
 
+def match_memory(ours_mem, linux_mem, probe_disk, logs, progress, mem_row, probes=(20, 28), least=1):
+    """(Linux's MB, its /proc/meminfo after boot): linux_mem if given, else the least size, and
+    at least least MB, whose MemAvailable is at least what our kernel leaves to programs at
+    ours_mem MB (the module's docstring), found by booting ours_mem + each of probes. mem_row
+    gets both figures, for linux-mem.csv."""
+    if linux_mem is None:
+        ours = ours_after_boot(ours_mem, os.path.join(logs, "ours-%d.log" % ours_mem))
+        progress("our kernel at %d MB leaves %d KB to programs" % (ours_mem, ours))
+        points = []
+        for m in (max(ours_mem + probes[0], least), max(ours_mem + probes[1], least + 8)):
+            info = linux_after_boot(m, probe_disk, os.path.join(logs, "linux-%d.log" % m))
+            points.append((m, info["MemAvailable"]))
+            progress("Linux at %d MB: MemAvailable %d KB, MemFree %d KB" % (m, info["MemAvailable"], info["MemFree"]))
+        linux_mem = max(matched_mem(points, ours), least)
+        mem_row.update(ours_mem_mb=ours_mem, ours_free_kb=ours)
+    info = linux_after_boot(linux_mem, probe_disk, os.path.join(logs, "linux-%d.log" % linux_mem))
+    # MemAvailable grows a little slower than the machine (Linux's watermarks and tables grow
+    # with it): a size the line chose may fall short, and the next one up is tried.
+    while "ours_free_kb" in mem_row and info["MemAvailable"] < mem_row["ours_free_kb"]:
+        progress("Linux at %d MB: MemAvailable %d KB, short of %d KB" % (linux_mem, info["MemAvailable"],
+                                                                        mem_row["ours_free_kb"]))
+        linux_mem += 1
+        info = linux_after_boot(linux_mem, probe_disk, os.path.join(logs, "linux-%d.log" % linux_mem))
+    progress("Linux at %d MB: MemAvailable %d KB, MemFree %d KB%s" % (
+        linux_mem, info["MemAvailable"], info["MemFree"],
+        "" if "ours_free_kb" not in mem_row else " (ours: %d KB)" % mem_row["ours_free_kb"]))
+    mem_row.update(linux_mem_mb=linux_mem, linux_available_kb=info["MemAvailable"],
+                   linux_free_kb=info["MemFree"], linux_total_kb=info["MemTotal"])
+    return linux_mem, info
+
+
 def prepare(cfg, preset, logs):
     """build/bench/linux-ifs-PRESET.img: a fresh Linux disk with /in made and synced at full speed."""
     base = linuxboot.disk(bench_path("linux-disk.img"))
@@ -374,29 +405,7 @@ def main(argv=None):
     except Exception as e:
         sys.exit("%s: %s" % (NAME, e))
     mem_row = dict(preset=a.preset)
-    if cfg["linux_mem"] is None:
-        ours = ours_after_boot(cfg["ours_mem"], os.path.join(logs, "ours-%d.log" % cfg["ours_mem"]))
-        progress("our kernel at %d MB leaves %d KB to programs" % (cfg["ours_mem"], ours))
-        points = []
-        for m in (cfg["ours_mem"] + 20, cfg["ours_mem"] + 28):
-            info = linux_after_boot(m, probe_disk, os.path.join(logs, "linux-%d.log" % m))
-            points.append((m, info["MemAvailable"]))
-            progress("Linux at %d MB: MemAvailable %d KB, MemFree %d KB" % (m, info["MemAvailable"], info["MemFree"]))
-        cfg["linux_mem"] = matched_mem(points, ours)
-        mem_row.update(ours_mem_mb=cfg["ours_mem"], ours_free_kb=ours)
-    info = linux_after_boot(cfg["linux_mem"], probe_disk, os.path.join(logs, "linux-%d.log" % cfg["linux_mem"]))
-    # MemAvailable grows a little slower than the machine (Linux's watermarks and tables grow
-    # with it): a size the line chose may fall short, and the next one up is tried.
-    while "ours_free_kb" in mem_row and info["MemAvailable"] < mem_row["ours_free_kb"]:
-        progress("Linux at %d MB: MemAvailable %d KB, short of %d KB" % (cfg["linux_mem"], info["MemAvailable"],
-                                                                        mem_row["ours_free_kb"]))
-        cfg["linux_mem"] += 1
-        info = linux_after_boot(cfg["linux_mem"], probe_disk, os.path.join(logs, "linux-%d.log" % cfg["linux_mem"]))
-    progress("Linux at %d MB: MemAvailable %d KB, MemFree %d KB%s" % (
-        cfg["linux_mem"], info["MemAvailable"], info["MemFree"],
-        "" if "ours_free_kb" not in mem_row else " (ours: %d KB)" % mem_row["ours_free_kb"]))
-    mem_row.update(linux_mem_mb=cfg["linux_mem"], linux_available_kb=info["MemAvailable"],
-                   linux_free_kb=info["MemFree"], linux_total_kb=info["MemTotal"])
+    cfg["linux_mem"], info = match_memory(cfg["ours_mem"], cfg["linux_mem"], probe_disk, logs, progress, mem_row)
     write_rows(bench_path("linux-mem.csv"), ["preset", "ours_mem_mb", "ours_free_kb", "linux_mem_mb",
                                              "linux_available_kb", "linux_free_kb", "linux_total_kb"], [mem_row], a.preset)
 

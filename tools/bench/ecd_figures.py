@@ -9,7 +9,11 @@ are on a log scale: the points where Sprite thrashed moved ten times the others.
   fig3   time and busy: the variable cache (no penalty) against the smallest fixed (0.5 MB)
   fig4   FS, VM and total MB: the variable cache against the smallest fixed
   fig56  Figures 5 and 6: time, busy, VM, FS and total MB, a line per penalty
-  table2 Table 2 across memory sizes: cache min and max, asks each way and how many gave a page"""
+  table2 Table 2 across memory sizes: cache min and max, asks each way and how many gave a page
+
+Where build/bench/linux-ecd.csv has rows (tools/bench/bench_linux_ecd.py), Figures 1-4 get a
+Linux line among ours: Linux 6.1 on the same work at the same Sprite MB (its machine matched by
+MemAvailable), file and swap traffic from /proc/vmstat, busy from /proc/diskstats."""
 import csv
 
 import matplotlib
@@ -44,8 +48,8 @@ def _label(c):
     return "fixed " + c
 
 
-ALL = ["nocache", "0.5M", "1M", "2M", "3M", "4M", "5M", "6M", "7M", "p0", "p60", "p120", "p240", "p480", "p960"]
-COLORS = dict(zip(ALL, ["black", "tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink",
+ALL = ["linux", "nocache", "0.5M", "1M", "2M", "3M", "4M", "5M", "6M", "7M", "p0", "p60", "p120", "p240", "p480", "p960"]
+COLORS = dict(zip(ALL, ["magenta", "black", "tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:brown", "tab:pink",
                         "tab:olive", "tab:cyan", "tab:red", "gold", "tab:blue", "tab:green", "tab:purple",
                         "tab:gray"]))
 
@@ -58,7 +62,8 @@ def _grid(agg, configs, metrics, title, png, sprite_configs=None):
     for j, (name, ours, sprite) in enumerate(metrics):
         for row, cs in ((0, configs), (1, sprite_configs or configs)):
             for c in cs:
-                style = "o--" if c.startswith("p") and c != "p0" else "s-" if c == "p0" else "o-"
+                style = "o--" if c.startswith("p") and c != "p0" else "s-" if c == "p0" else \
+                    "^-." if c == "linux" else "o-"
                 pts = [(m, ours(agg[(m, c)])) for m in mems if (m, c) in agg] if row == 0 else \
                     [(m, sprite(m, c)) for m in ecd_paper.MEMS if sprite(m, c) is not None]
                 if pts:
@@ -109,25 +114,28 @@ def _table2(agg, png):
     return png
 
 
-def draw(csv_path, preset, prefix):
-    """Every figure of one preset's rows, as PREFIX-fig1.png ...; returns the paths written."""
+def draw(csv_path, preset, prefix, linux_csv=None):
+    """Every figure of one preset's rows, as PREFIX-fig1.png ...; returns the paths written.
+    linux_csv (build/bench/linux-ecd.csv), where it exists, adds the Linux line."""
     agg = ecd_paper.aggregate(rows(csv_path, preset))
-    configs = sorted({c for _, c in agg} | {"0.5M"}, key=lambda c: (c.startswith("p"), c != "nocache",
-                                                                   float(c[1:]) if c.startswith("p") else
-                                                                   float(c[:-1]) if c != "nocache" else 0))
-    fixed = [c for c in configs if not c.startswith("p")] + ["p0"]       # and the variable cache beside
+    agg.update(ecd_paper.aggregate(ecd_paper.linux_rows(linux_csv)))
+    configs = sorted({c for _, c in agg if c != "linux"} | {"0.5M"},
+                     key=lambda c: (c.startswith("p"), c != "nocache", float(c[1:]) if c.startswith("p") else
+                                    float(c[:-1]) if c != "nocache" else 0))
+    linux = ["linux"] if any(c == "linux" for _, c in agg) else []
+    fixed = [c for c in configs if not c.startswith("p")] + ["p0"] + linux  # the variable cache beside
     pens = [c for c in configs if c.startswith("p")]
     out = [
         _grid(agg, fixed, [TIME, BUSY], "Figure 1: elapsed time and disk busy with fixed caches (%s)" % preset,
-              prefix + "-fig1.png", ALL[:10]),
+              prefix + "-fig1.png", ALL[1:11]),
         _grid(agg, fixed, [FS, VM, TOTAL], "Figure 2: MB moved with fixed caches (%s)" % preset, prefix + "-fig2.png",
-              ALL[:10]),
-        _grid(agg, ["0.5M", "p0"], [TIME, BUSY], "Figure 3: variable against the smallest fixed cache (%s)" % preset,
-              prefix + "-fig3.png"),
-        _grid(agg, ["0.5M", "p0"], [FS, VM, TOTAL], "Figure 4: MB moved, variable against the smallest fixed "
-              "cache (%s)" % preset, prefix + "-fig4.png"),
+              ALL[1:11]),
+        _grid(agg, ["0.5M", "p0"] + linux, [TIME, BUSY], "Figure 3: variable against the smallest fixed cache (%s)"
+              % preset, prefix + "-fig3.png", ["0.5M", "p0"]),
+        _grid(agg, ["0.5M", "p0"] + linux, [FS, VM, TOTAL], "Figure 4: MB moved, variable against the smallest fixed "
+              "cache (%s)" % preset, prefix + "-fig4.png", ["0.5M", "p0"]),
         _grid(agg, pens, [TIME, BUSY, VM, FS, TOTAL], "Figures 5 and 6: the variable cache by penalty (%s)" % preset,
-              prefix + "-fig56.png", ALL[9:]),
+              prefix + "-fig56.png", ALL[10:]),
     ]
     if any(c == "p0" for _, c in agg):
         out.append(_table2(agg, prefix + "-table2.png"))

@@ -3,7 +3,7 @@ Tables C-1, C-3, C-5, C-7, C-9; the paper's Figures 1-6 are drawn from them; Tab
 Table 2 = the thesis' Table 6-2), and the averaging of build/bench/ecd.csv's runs into the same
 shape. Apart from bench_ecd.py because both it and ecd_figures.py read these, and neither
 imports the other."""
-import statistics
+import csv, os, statistics
 
 # Appendix C's columns, each row the average of three runs (a Sun-3/75 client, a Sun-3/180
 # server, two loops): server CPU utilisation (%), elapsed (s), page faults (all, from swap),
@@ -101,7 +101,10 @@ def paper_mb(mem, config):
 
 
 def config_key(row):
-    """The Appendix C name of a CSV row's cache: nocache, 0.5M, p0, p120..."""
+    """The Appendix C name of a CSV row's cache: nocache, 0.5M, p0, p120... (linux: a row of
+    build/bench/linux-ecd.csv, Linux on the same work)."""
+    if row["cache"] == "linux":
+        return "linux"
     if row["cache"] == "variable":
         return "p%d" % int(float(row["penalty_s"]))
     if row["cache"] == "nocache":
@@ -110,7 +113,9 @@ def config_key(row):
 
 
 def label(config):
-    """A config's name in prose: none (64 KB), fixed 0.5M, variable, variable 120 s."""
+    """A config's name in prose: none (64 KB), fixed 0.5M, variable, variable 120 s, Linux 6.1."""
+    if config == "linux":
+        return "Linux 6.1"
     if config == "nocache":
         return "none (64 KB)"
     if config.startswith("p"):
@@ -124,14 +129,18 @@ AVERAGED = ["elapsed_ms", "ms_edit", "ms_compile", "ms_link", "ms_debug", "fs_re
 
 
 def aggregate(rows, preset=None):
-    """{(paper MB, config): averages of the runs} (with 'runs', 'util' in % and the MB figures)."""
+    """{(paper MB, config): averages of the runs} (with 'runs', 'util' in % and the MB figures);
+    None where no run has a figure (Linux's negotiation counters)."""
     groups = {}
     for r in rows:
         if preset is None or r["preset"] == preset:
             groups.setdefault((int(r["mem_paper_mb"]), config_key(r)), []).append(r)
     out = {}
     for key, rs in groups.items():
-        a = {k: statistics.mean(float(r[k]) for r in rs) for k in AVERAGED}
+        a = {}
+        for k in AVERAGED:
+            got = [float(r[k]) for r in rs if r.get(k, "") != ""]
+            a[k] = statistics.mean(got) if got else None
         a["runs"] = len(rs)
         a["elapsed_min_ms"] = min(float(r["elapsed_ms"]) for r in rs)
         a["elapsed_max_ms"] = max(float(r["elapsed_ms"]) for r in rs)
@@ -141,3 +150,15 @@ def aggregate(rows, preset=None):
         a["total_mb"] = a["fs_mb"] + a["vm_mb"]
         out[key] = a
     return out
+
+
+def linux_rows(path):
+    """Linux's rows (linux-ecd.csv), of its matched preset where there is one, else its short."""
+    if not path or not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        got = list(csv.DictReader(f))
+    for preset in ("matched", "short"):
+        if any(r["preset"] == preset for r in got):
+            return [r for r in got if r["preset"] == preset]
+    return []

@@ -539,18 +539,23 @@ def ecd_points(bench):
     from bench_ecd import _order
     rows = ecd_rows(bench)
     agg = aggregate(rows)
+    linux = ecd_linux_rows(bench)
+    agg.update(aggregate(linux))
     out = ["| Sprite's MB | cache | elapsed (s) | busy | FS MB (read / write) | VM MB (read / write) | faults | "
            "Sprite (Appendix C): elapsed, server CPU, FS MB, VM MB, faults |", "|---|---|---|---|---|---|---|---|"]
     for (m, c), a in sorted(agg.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]))):
         pmb = paper_mb(m, c)
         sprite = "%d s, %.1f %%, %.1f, %.1f, %s" % (paper(m, c, "elapsed_s"), paper(m, c, "util"), pmb[0], pmb[1],
-                                                   num(paper(m, c, "faults"))) if pmb else "– (not run: it thrashed)"
+                                                   num(paper(m, c, "faults"))) if pmb else \
+            "– (Linux on the same work)" if c == "linux" else "– (not run: it thrashed)"
         out.append("| %d | %s | %.0f | %.0f %% | %.1f (%.1f / %.1f) | %.1f (%.1f / %.1f) | %s | %s |" % (
             m, label(c), a["elapsed_ms"] / 1000, a["util"], a["fs_mb"], a["fs_read_kb"] / 1024, a["fs_write_kb"] / 1024,
             a["vm_mb"], a["vm_read_kb"] / 1024, a["vm_write_kb"] / 1024, num(a["faults"]), sprite))
     notes = []
     for m in sorted({m for m, _ in agg}):
-        here = {c: a["elapsed_ms"] / 1000 for (mm, c), a in agg.items() if mm == m}
+        here = {c: a["elapsed_ms"] / 1000 for (mm, c), a in agg.items() if mm == m and c != "linux"}
+        if not here:
+            continue
         best = min(here, key=here.get)
         sprite = {c: paper(m, c, "elapsed_s") for c in here if paper(m, c, "elapsed_s") is not None}
         sbest = min(sprite, key=sprite.get) if sprite else None
@@ -576,7 +581,38 @@ def ecd_points(bench):
                      "; ".join("%d MB %.0f s against %.0f s, %.1f against %.1f MB" % (
                          m, paper(m, c, "elapsed_s"), paper(m, "p0", "elapsed_s"), paper_mb(m, c)[1],
                          paper_mb(m, "p0")[1]) for m, c in pens)))
+    if linux:
+        text += " " + ecd_linux_note(linux, agg)
     return ecd_setup(rows) + "\n\n" + "\n".join(out) + "\n\n" + para(text)
+
+
+def ecd_linux_rows(bench):
+    """Linux's rows of linux-ecd.csv (bench_linux_ecd.py), its matched preset's where there are
+    any, else its short preset's; none where it was not run."""
+    from ecd_paper import linux_rows
+    return linux_rows(os.path.join(bench, "linux-ecd.csv"))
+
+
+def ecd_linux_note(linux, agg):
+    """What the Linux rows stand for, and Linux's time beside the fastest of ours at each memory."""
+    from ecd_paper import label
+    first = linux[0]
+    mems = sorted({int(r["mem_paper_mb"]) for r in linux})
+    beside = []
+    for m in mems:
+        ours = {c: a["elapsed_ms"] for (mm, c), a in agg.items() if mm == m and c != "linux"}
+        if ours:
+            best = min(ours, key=ours.get)
+            beside.append("%d MB %.0f s against our %.0f s (%s)" % (m, agg[(m, "linux")]["elapsed_ms"] / 1000,
+                                                                  ours[best] / 1000, label(best)))
+    return ("The Linux rows are Linux 6.1 (%s, Debian's i386 kernel, busybox) running the same phases (preset %s, "
+            "%s loop%s at %s %%) in the same QEMU, on a machine of %s MB whose MemAvailable after boot is at least "
+            "what ours leaves to programs at the same Sprite MB; its FS MB are /proc/vmstat's pgpgin and pgpgout "
+            "less the swap's pages (code it reads counts as file traffic there, as VM traffic here), its VM MB "
+            "pswpin and pswpout, its faults pgfault, busy /proc/diskstats' io_ticks; it has no cache negotiation to "
+            "count.%s" % (first["kernel"] or "6.1", first["preset"], first["loops"], "" if first["loops"] == "1" else "s",
+                          first["scale"], "/".join(sorted({r["mem_mb"] for r in linux}, key=int)),
+                          (" Linux against the fastest of ours: " + "; ".join(beside) + ".") if beside else ""))
 
 
 def ecd_table2(bench):
