@@ -41,6 +41,8 @@ def rows(path, preset):
 
 
 def _label(c):
+    if c == "linux":
+        return "Linux 6.1, the same work"
     if c == "nocache":
         return "no cache"
     if c.startswith("p"):
