@@ -459,7 +459,7 @@ help:
 	@echo 'make bench-linux     the IFS mix under Linux 6.1 (Debian'"'"'s, fetched into build/linux) in the same QEMU, memory'
 	@echo '                     free to programs matched to ours (LINUX_ARGS='"'"'--preset short'"'"'; the matched preset: an hour)'
 	@echo 'make bench-linux-ecd the ECD benchmark under Linux 6.1 at Sprite'"'"'s 10 and 16 MB, memory matched, its line'
-	@echo '                     in the ECD figures and table (LINUX_ECD_ARGS='"'"'--preset short'"'"'; matched: 20 minutes)'
+	@echo '                     in the ECD figures and table (LINUX_ECD_ARGS='"'"'--preset short'"'"'; matched: 25 minutes)'
 	@echo 'make linux-programs  the programs of user/ built for Linux (build/linux/bin)'
 	@echo 'make paper           every table and figure of the seed papers reproduced here, run again, then'
 	@echo '                     make results (PAPER_ARGS='"'"'--preset full -j 2'"'"'; short: minutes, full: hours)'

@@ -33,7 +33,10 @@ the end: majfaults, pgpgin_kb, pgpgout_kb, disk_read_kb, disk_write_kb, ours_fre
 free_after_boot_kb, kernel.
 
 PRESETS.
-  matched   Sprite's 10 and 16 MB, bench_ecd's CPU and disk, two loops at 100 %.
+  matched   Sprite's 10 and 16 MB, bench_ecd's CPU and disk, two loops at 100 %. Linux's boot
+            is about 5 billion instructions (79 s of guest time at bench_linux's 62.5 MIPS), so
+            at 3.9 MIPS each boot spends some 21 minutes of wall clock before the work begins:
+            25 minutes at -j 2 for both sizes.
   short     for the test: full speed, no throttle, a 64 MB machine (no search), 10 MB, one loop
             at 5 %.
 
