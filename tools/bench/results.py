@@ -606,11 +606,13 @@ def ecd_linux_note(linux, agg):
             beside.append("%d MB %.0f s against our %.0f s (%s)" % (m, agg[(m, "linux")]["elapsed_ms"] / 1000,
                                                                   ours[best] / 1000, label(best)))
     return ("The Linux rows are Linux 6.1 (%s, Debian's i386 kernel, busybox) running the same phases (preset %s, "
-            "%s loop%s at %s %%) in the same QEMU, on a machine of %s MB %s; its FS MB are /proc/vmstat's pgpgin and pgpgout "
+            "%s loop%s at %s %%, the CPU %s) in the same QEMU, on a machine of %s MB %s; its FS MB are /proc/vmstat's pgpgin and pgpgout "
             "less the swap's pages (code it reads counts as file traffic there, as VM traffic here), its VM MB "
             "pswpin and pswpout, its faults pgfault, busy /proc/diskstats' io_ticks; it has no cache negotiation to "
             "count.%s" % (first["kernel"] or "6.1", first["preset"], first["loops"], "" if first["loops"] == "1" else "s",
-                          first["scale"], "/".join(sorted({r["mem_mb"] for r in linux}, key=int)),
+                          first["scale"], "at -icount shift=%s as ours" % first["icount_shift"]
+                          if first["icount_shift"] else "at full speed, so that its times do not compare with ours",
+                          "/".join(sorted({r["mem_mb"] for r in linux}, key=int)),
                           "whose MemAvailable after boot is at least what ours leaves to programs at the same "
                           "Sprite MB (36 MB at least, the least it boots on), its environment taking the surplus"
                           if first["preset"] != "short" else "(the short preset: no matching)",
