@@ -121,7 +121,7 @@ def test_the_points_table_gets_a_linux_row_with_empty_negotiation(tmp_path):
     write(tmp_path / "ecd.csv", bench_ecd.COLUMNS, [OURS])
     before = results.ecd_points(str(tmp_path))
     assert "Linux" not in before
-    write(tmp_path / "linux-ecd.csv", bench_linux_ecd.COLUMNS, [linux_row(elapsed_ms=120000)])
+    write(tmp_path / "linux-ecd.csv", bench_linux_ecd.COLUMNS, [linux_row(elapsed_ms=120000, icount_shift=8)])
     text = results.ecd_points(str(tmp_path))
     row = [l for l in text.splitlines() if l.startswith("| 10 | Linux 6.1 |")]
     assert len(row) == 1 and "| 120 |" in row[0] and "Linux on the same work" in row[0]

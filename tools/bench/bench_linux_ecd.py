@@ -27,7 +27,7 @@ swap's share (pswpin, pswpout, pages of 4 KB); VM KB are the swap's. Ours counts
 as VM; Linux reads code through its page cache, so there it is file traffic. faults are
 pgfault (all faults, as vm.faults); pageins and pageouts the swap's pages; disk busy, reads and
 writes from /proc/diskstats (io_ticks: the time the disk had a request in flight, as
-disk.busy_ms). The cache's extremes are Cached's from the first sample on (the sampler's and
+disk.busy_ms; it stays 0 on this virtio disk, so the table and figures show no busy for Linux). The cache's extremes are Cached's from the first sample on (the sampler's and
 the two samples'). The negotiation's counters have no counterpart and stay empty. Added at
 the end: majfaults, pgpgin_kb, pgpgout_kb, disk_read_kb, disk_write_kb, ours_free_kb,
 free_after_boot_kb, kernel.
