@@ -65,6 +65,9 @@ BENCHES = [
     Bench("bench-linux", "bench_linux.py", "Linux 6.1 on the IFS mix, beside the matched preset's rows", False,
           (["--runs", "1", "--intervals", "5,30"], {}), (["--runs", "3"], {}), {"short": 900, "full": 2400},
           jobs_flag=True),
+    Bench("bench-linux-ecd", "bench_linux_ecd.py", "Linux 6.1 on the ECD benchmark, its line beside ours", False,
+          (["--preset", "matched-fast"], {}), (["--preset", "matched"], {}), {"short": 900, "full": 3600},
+          jobs_flag=True),
 ]
 
 
