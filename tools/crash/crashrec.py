@@ -21,7 +21,11 @@ tell whose data a block holds):
            every 5th round;
   rename   `renamer /r/t ROUNDS BYTES` (safe replacement by rename, "renamed N" after each;
            BYTES differs per step, so each version names its step), unsynced files and rm
-           between them, `mv` of acknowledged files back and forth.
+           between them, `mv` of acknowledged files back and forth;
+  ace      Ace-style (CrashMonkey): every sequence of one or two operations (ROUNDS: 1 or 2)
+           from create, create+fsync, create of a file with an indirect block, unlink, rename
+           within and across directories, mkdir and sync, over each sequence's own
+           directories, including delete-then-create (ace_sequences).
 
     crashrec.py --workload mix --rounds 20 --seed 1 --out build/crash/mix1
 writes OUT/initial.img (the disk before), OUT/disk.log, OUT/manifest.json, OUT/console.txt.
@@ -94,7 +98,69 @@ def rename_steps(rounds, seed):
     return steps
 
 
-WORKLOADS = {"mix": mix_steps, "rename": rename_steps}
+# Ace's operations (CrashMonkey's workload generator, bounded and exhaustive), over workload
+# n's directories W/A and W/B (W = /w/n) and its file W/A/fN (50000 bytes: ten direct blocks and an
+# indirect one, fsync'ed and synced before any workload runs). k tells a sequence's two
+# operations apart, so every name stays unique in the recording (the checker knows a file by
+# the name it was created with). mkdata -s is Ace's fsync: create, write, fsync, close.
+ACE_OPS = {
+    "create":        lambda W, n, k: dict(kind="mkdata", path="%s/A/c%d_%d" % (W, n, k), size=6000, fsync=False),
+    "create-fsync":  lambda W, n, k: dict(kind="mkdata", path="%s/A/s%d_%d" % (W, n, k), size=6000, fsync=True),
+    "create-big":    lambda W, n, k: dict(kind="mkdata", path="%s/B/g%d_%d" % (W, n, k), size=50000, fsync=True),
+    "unlink":        lambda W, n, k: dict(kind="rm", path="%s/A/f%d" % (W, n)),
+    "rename-within": lambda W, n, k: dict(kind="mv", src="%s/A/f%d" % (W, n), dst="%s/A/r%d" % (W, n)),
+    "rename-across": lambda W, n, k: dict(kind="mv", src="%s/A/f%d" % (W, n), dst="%s/B/f%d" % (W, n)),
+    "mkdir":         lambda W, n, k: dict(kind="mkdir", paths=["%s/D%d" % (W, k)]),
+    "sync":          lambda W, n, k: dict(kind="sync"),
+}
+ACE_FILE_OPS = ("unlink", "rename-within", "rename-across")     # need W/A/fN still there
+
+
+def ace_sequences(length):
+    """Ace's phases 1-3 for sequences of 1 or 2 operations: every operation alone, then (length 2)
+    every ordered pair, with or without a sync between (a persistence point); pairs that use
+    W/A/fN after it is gone are dropped (Ace's phase 4 would add a create; that is another pair).
+    Length 1 keeps, of the pairs, the delete-then-create ones: a freed descriptor and its blocks
+    reused at once and after a sync."""
+    ops = [o for o in ACE_OPS if o != "sync"]
+    seqs = [[o] for o in ACE_OPS]
+    for a in ops:
+        for mid in ([], ["sync"]):
+            for b in ops:
+                if a in ACE_FILE_OPS and b in ACE_FILE_OPS:
+                    continue
+                if length < 2 and not (a in ACE_FILE_OPS and b.startswith("create")):
+                    continue
+                seqs.append([a] + mid + [b])
+    return seqs
+
+
+def ace_steps(length, seed):
+    seqs = ace_sequences(length)
+    dirs = ["/w"]
+    for n in range(len(seqs)):
+        dirs += ["/w/%d" % n, "/w/%d/A" % n, "/w/%d/B" % n]
+    steps = []
+    for i in range(0, len(dirs), 30):       # a command line of at most 30 names
+        steps.append(dict(kind="mkdir", paths=dirs[i:i + 30]))
+    steps.append(dict(kind="sync"))         # fsync makes a file's name durable, not its parents'
+    for n in range(len(seqs)):
+        steps.append(dict(kind="mkdata", path="/w/%d/A/f%d" % (n, n), size=50000, fsync=True))
+    steps.append(dict(kind="sync"))
+    for n, seq in enumerate(seqs):
+        for k, op in enumerate(seq):
+            s = ACE_OPS[op]("/w/%d" % n, n, k)
+            if s["kind"] == "mkdata":
+                s["seed"] = file_seed(s["path"].rsplit("/", 1)[1], seed)
+            s["ace"] = "%d:%s" % (n, " ".join(seq))
+            steps.append(s)
+    for s in steps:
+        if s["kind"] == "mkdata" and "seed" not in s:
+            s["seed"] = file_seed(s["path"].rsplit("/", 1)[1], seed)
+    return steps
+
+
+WORKLOADS = {"mix": mix_steps, "rename": rename_steps, "ace": ace_steps}
 
 
 def command(s):
