@@ -107,6 +107,7 @@ ACE_OPS = {
     "create-fsync":  lambda W, n, k: dict(kind="mkdata", path="%s/A/s%d_%d" % (W, n, k), size=6000, fsync=True),
     "create-fsync-b": lambda W, n, k: dict(kind="mkdata", path="%s/B/t%d_%d" % (W, n, k), size=6000, fsync=True),
     "create-big":    lambda W, n, k: dict(kind="mkdata", path="%s/B/g%d_%d" % (W, n, k), size=50000, fsync=True),
+    "create-big-u":  lambda W, n, k: dict(kind="mkdata", path="%s/B/b%d_%d" % (W, n, k), size=50000, fsync=False),
     "unlink":        lambda W, n, k: dict(kind="rm", path="%s/A/f%d" % (W, n)),
     "rename-within": lambda W, n, k: dict(kind="mv", src="%s/A/f%d" % (W, n), dst="%s/A/r%d" % (W, n)),
     "rename-across": lambda W, n, k: dict(kind="mv", src="%s/A/f%d" % (W, n), dst="%s/B/f%d" % (W, n)),
@@ -123,11 +124,15 @@ ACE_OPS = {
 # the same directory is harmless (one block holds the old name and the new), so the creates
 # are in the other directory: the old name stays on the disk until a sync, and a descriptor
 # released early is then named twice at a power cut. Two deletes with a daemon pass between
-# them merge into one waiting generation, and the first delete alone becomes durable.
+# them merge into one waiting generation, and the first delete alone becomes durable. A sync
+# writes a file's data and its indirect block between the same two flushes: the last
+# sequence's new file takes the blocks of the file deleted before it, so an indirect block
+# that lands before its data names the old file's bytes.
 ACE_REUSE = [["unlink", "daemon", "create-fsync-b", "create-fsync-b", "create-fsync-b", "create-big"],
              ["unlink-b", "daemon", "create-fsync", "create-fsync", "create-fsync"],
              ["unlink", "daemon", "unlink-b", "daemon", "create-fsync", "create-fsync", "create-fsync"],
-             ["unlink-b", "daemon", "create", "sync", "create-big"]]
+             ["unlink-b", "daemon", "create", "sync", "create-big"],
+             ["unlink", "sync", "create-big-u", "sync"]]
 ACE_FILE_OPS = ("unlink", "rename-within", "rename-across")     # need W/A/fN still there
 ACE_DELAYS = (30, 30, 1)    # fs.writeback_delay, fs.desc_delay, fs.scan_interval of the ace run
 
