@@ -67,7 +67,7 @@ class Recording:
         rng = random.Random(seed)
         out = []
         F = len(self.flush_pieces)
-        for m in range(F + 1):
+        for m in range(targeted_from or 0, F + 1):     # a targeted run's setup is not worth cutting
             out.append(("flush", m, []))
         for m in range(F + 1):
             lo, hi = self.epoch(m)
