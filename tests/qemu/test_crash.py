@@ -133,7 +133,7 @@ def test_oracle_fails_on_planted_damage(recording):
 
 def test_crash_states(tmp_path):
     """About 1,300 crash states: two short recorded mixes and the Ace-style run (make crashtest
-    runs about 10,000)."""
+    runs about 12,000)."""
     r = subprocess.run([sys.executable, str(ROOT / "tools/crash/crashtest.py"), "--quick", "--jobs", "2",
                         "--out", str(BUILD / "crash-quick")], capture_output=True, timeout=900)
     out = r.stdout.decode(errors="replace")

@@ -8,7 +8,7 @@ writes one CSV row per state to build/crash/crashtest.csv, and keeps the image (
 repair) of the first failing states of each kind under build/crash/failed/, each with the
 command that reproduces it. Exit status 1 when any state fails.
 
-    crashtest.py                    the full run: about 10,000 states, the Ace run's pairs included
+    crashtest.py                    the full run: about 12,000 states, the Ace run's pairs included
     crashtest.py --quick            about 1,400 states, for make test (the Ace run's single
                                     operations and delete-then-create sequences)
 """
