@@ -3,6 +3,9 @@ tools/crash/crashrec.py, tools/crash/crashstates.py, tools/crash/crashcheck.py, 
 
 test_crash_states is the short version of `make crashtest`: it fails while the kernel loses
 or mixes data at a power cut, naming the violation, the kept image and how to reproduce it.
+Besides two short recorded mixes it runs the Ace-style workload (crashrec.ace_steps: each
+operation alone, the delete-then-create pairs and sequences) at every flush and with each
+block of every epoch torn away in turn (crashstates.Recording.targeted).
 The other tests check the tools themselves: the guest's fsync reaches the disk as a flush,
 crash states are what a volatile write cache allows, and the oracle fails on planted damage.
 """
@@ -68,6 +71,26 @@ def test_crash_states_follow_the_flushes(tmp_path):
     assert data[:4096] == blk(4) and data[4096:8192] == blk(2) and data[3 * 4096:4 * 4096] == bytes(4096)
     kinds = {k for k, _, _ in states}
     assert {"flush", "end"} <= kinds and kinds & {"tail-subset", "tail-prefix"}
+    # Targeted: every block of each epoch of two or more dropped in turn, the rest in issue order.
+    torn = rec.states(7, 20, targeted_from=0)[len(states):]
+    assert torn == [("drop", 0, [1, 2]), ("drop", 0, [0, 2]), ("drop", 0, [0, 1]),
+                    ("drop", 1, [4, 5]), ("drop", 1, [3, 5]), ("drop", 1, [3, 4])], torn
+    later = rec.states(7, 20, targeted_from=1)
+    assert [s for s in later if s[0] == "drop"] == torn[3:] and ("flush", 0, []) not in later
+
+
+def test_ace_sequences_are_bounded_and_complete():
+    seqs = crashrec.ace_sequences(2)
+    ops = [o for o in crashrec.ACE_OPS if o not in ("sync", "daemon")]
+    for a in ops:                   # every ordered pair, with and without a sync between
+        for b in ops:
+            if not (a in crashrec.ACE_FILE_OPS and b in crashrec.ACE_FILE_OPS):
+                assert [a, b] in seqs and [a, "sync", b] in seqs, (a, b)
+    quick = crashrec.ace_sequences(1)
+    assert all(s in seqs for s in quick) and ["unlink", "create-big"] in quick
+    steps = crashrec.ace_steps(1, 1)
+    names = [s["path"] for s in steps if s["kind"] == "mkdata"]
+    assert len({n.rsplit("/", 1)[1] for n in names}) == len(names)      # a file is known by its name
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +132,8 @@ def test_oracle_fails_on_planted_damage(recording):
 
 
 def test_crash_states(tmp_path):
-    """A few hundred crash states of two short workloads (make crashtest runs thousands)."""
+    """About 1,300 crash states: two short recorded mixes and the Ace-style run (make crashtest
+    runs about 12,000)."""
     r = subprocess.run([sys.executable, str(ROOT / "tools/crash/crashtest.py"), "--quick", "--jobs", "2",
                         "--out", str(BUILD / "crash-quick")], capture_output=True, timeout=900)
     out = r.stdout.decode(errors="replace")

@@ -107,6 +107,12 @@ class Model:
                 self.contents.setdefault("renamer", []).extend(vers)
                 ns[s["path"]] = ("renamer", j, s["rounds"] - 1)
             self.after.append(dict(ns))
+        # Every name a file ever had (a rename within a directory changes its base name).
+        self.names = {}
+        for ns in self.after:
+            for path, ident in ns.items():
+                if isinstance(ident, str):
+                    self.names.setdefault(path, ident)
         # Block index for naming whose data a stray block holds.
         self.block_owner = {}
         for ident, vers in self.contents.items():
@@ -131,6 +137,8 @@ class Model:
             return "renamer"
         if path in self.contents:
             return path
+        if path in self.names and self.names[path] in self.contents:
+            return self.names[path]
         if base in self.contents:
             return base
         return None
@@ -211,6 +219,14 @@ class Checker:
         self.age = 1.5 * (self.man["writeback_delay"] + self.man["scan_interval"]) + 2.0
         self.bin = None
         self.roots = sorted(d for d in self.model.dirs if d.count("/") == 1 and d != "/")
+
+    def states(self, seed, per_epoch, targeted=False):
+        """The recording's crash states; targeted adds the torn epochs (crashstates.py) from the
+        one in which the first Ace sequence began (the setup before it is not worth tearing)."""
+        start = None
+        if targeted:
+            start = next((s["sent"][1] for s in self.man["steps"] if "ace" in s and s.get("sent")), 0)
+        return self.rec.states(seed, per_epoch, start)
 
     def bin_files(self, tmp):
         if self.bin is None:
@@ -398,11 +414,12 @@ def main():
     p.add_argument("--seed", type=int, default=1, help="the crash-state seed")
     p.add_argument("--per-epoch", type=int, default=8)
     p.add_argument("--state", type=int, required=True, help="state index")
+    p.add_argument("--targeted", action="store_true", help="the index counts the targeted states too")
     p.add_argument("--qemu", action="store_true", help="repair by booting the real kernel")
     p.add_argument("--keep", help="leave the state's image (before repair) here")
     a = p.parse_args()
     c = Checker(a.run)
-    states = c.rec.states(a.seed, a.per_epoch)
+    states = c.states(a.seed, a.per_epoch, a.targeted)
     kind, m, order = states[a.state]
     with tempfile.TemporaryDirectory() as tmp:
         img = Path(tmp) / "state.img"

@@ -21,7 +21,11 @@ tell whose data a block holds):
            every 5th round;
   rename   `renamer /r/t ROUNDS BYTES` (safe replacement by rename, "renamed N" after each;
            BYTES differs per step, so each version names its step), unsynced files and rm
-           between them, `mv` of acknowledged files back and forth.
+           between them, `mv` of acknowledged files back and forth;
+  ace      Ace-style (CrashMonkey): every sequence of one or two operations (ROUNDS: 1 or 2)
+           from create, create+fsync, create of a file with an indirect block, unlink, rename
+           within and across directories, mkdir and sync, over each sequence's own
+           directories, including delete-then-create (ace_sequences).
 
     crashrec.py --workload mix --rounds 20 --seed 1 --out build/crash/mix1
 writes OUT/initial.img (the disk before), OUT/disk.log, OUT/manifest.json, OUT/console.txt.
@@ -37,7 +41,6 @@ import runqemu  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
-CMDLINE = "fs.writeback_delay=2 fs.desc_delay=1 fs.scan_interval=1"
 
 
 def file_seed(name, runseed):
@@ -94,7 +97,91 @@ def rename_steps(rounds, seed):
     return steps
 
 
-WORKLOADS = {"mix": mix_steps, "rename": rename_steps}
+# Ace's operations (CrashMonkey's workload generator, bounded and exhaustive), over workload
+# n's directories W/A and W/B (W = /w/n) and its file W/A/fN (50000 bytes: ten direct blocks and an
+# indirect one, fsync'ed and synced before any workload runs). k tells a sequence's two
+# operations apart, so every name stays unique in the recording (the checker knows a file by
+# the name it was created with). mkdata -s is Ace's fsync: create, write, fsync, close.
+ACE_OPS = {
+    "create":        lambda W, n, k: dict(kind="mkdata", path="%s/A/c%d_%d" % (W, n, k), size=6000, fsync=False),
+    "create-fsync":  lambda W, n, k: dict(kind="mkdata", path="%s/A/s%d_%d" % (W, n, k), size=6000, fsync=True),
+    "create-fsync-b": lambda W, n, k: dict(kind="mkdata", path="%s/B/t%d_%d" % (W, n, k), size=6000, fsync=True),
+    "create-big":    lambda W, n, k: dict(kind="mkdata", path="%s/B/g%d_%d" % (W, n, k), size=50000, fsync=True),
+    "create-big-u":  lambda W, n, k: dict(kind="mkdata", path="%s/B/b%d_%d" % (W, n, k), size=50000, fsync=False),
+    "unlink":        lambda W, n, k: dict(kind="rm", path="%s/A/f%d" % (W, n)),
+    "rename-within": lambda W, n, k: dict(kind="mv", src="%s/A/f%d" % (W, n), dst="%s/A/r%d" % (W, n)),
+    "rename-across": lambda W, n, k: dict(kind="mv", src="%s/A/f%d" % (W, n), dst="%s/B/f%d" % (W, n)),
+    "mkdir":         lambda W, n, k: dict(kind="mkdir", paths=["%s/D%d" % (W, k)]),
+    "unlink-b":      lambda W, n, k: dict(kind="rm", path="%s/B/h%d" % (W, n)),
+    "sync":          lambda W, n, k: dict(kind="sync"),
+    # Not Ace's: a pass of the write-back daemon, which cuts the pending frees' generation
+    # (fs/alloc.c) -- the kernel's own persistence event, which decides when freed descriptors
+    # and blocks may be reused.
+    "daemon":        lambda W, n, k: dict(kind="sleep", secs=2),
+}
+# Delete-then-create: a file freed, a daemon pass, then creates that may take its descriptor
+# and blocks -- once the delete is durable, and not before. A descriptor reused by a file of
+# the same directory is harmless (one block holds the old name and the new), so the creates
+# are in the other directory: the old name stays on the disk until a sync, and a descriptor
+# released early is then named twice at a power cut. Two deletes with a daemon pass between
+# them merge into one waiting generation, and the first delete alone becomes durable. A sync
+# writes a file's data and its indirect block between the same two flushes: the last
+# sequence's new file takes the blocks of the file deleted before it, so an indirect block
+# that lands before its data names the old file's bytes.
+ACE_REUSE = [["unlink", "daemon", "create-fsync-b", "create-fsync-b", "create-fsync-b", "create-big"],
+             ["unlink-b", "daemon", "create-fsync", "create-fsync", "create-fsync"],
+             ["unlink", "daemon", "unlink-b", "daemon", "create-fsync", "create-fsync", "create-fsync"],
+             ["unlink-b", "daemon", "create", "sync", "create-big"],
+             ["unlink", "sync", "create-big-u", "sync"]]
+ACE_FILE_OPS = ("unlink", "rename-within", "rename-across")     # need W/A/fN still there
+ACE_DELAYS = (30, 30, 1)    # fs.writeback_delay, fs.desc_delay, fs.scan_interval of the ace run
+
+
+def ace_sequences(length):
+    """Ace's phases 1-3 for sequences of 1 or 2 operations: every operation alone, then (length 2)
+    every ordered pair, with or without a sync between (a persistence point); pairs that use
+    W/A/fN after it is gone are dropped (Ace's phase 4 would add a create; that is another pair).
+    Length 1 keeps, of the pairs, the delete-then-create ones. Both add ACE_REUSE."""
+    ops = [o for o in ACE_OPS if o not in ("sync", "daemon")]
+    seqs = [[o] for o in ACE_OPS if o != "daemon"] + ACE_REUSE
+    for a in ops:
+        for mid in ([], ["sync"]):
+            for b in ops:
+                if a in ACE_FILE_OPS and b in ACE_FILE_OPS:
+                    continue
+                if length < 2 and not (a in ACE_FILE_OPS and b.startswith("create")):
+                    continue
+                seqs.append([a] + mid + [b])
+    return seqs
+
+
+def ace_steps(length, seed):
+    seqs = ace_sequences(length)
+    dirs = ["/w"]
+    for n in range(len(seqs)):
+        dirs += ["/w/%d" % n, "/w/%d/A" % n, "/w/%d/B" % n]
+    steps = []
+    for i in range(0, len(dirs), 30):       # a command line of at most 30 names
+        steps.append(dict(kind="mkdir", paths=dirs[i:i + 30]))
+    steps.append(dict(kind="sync"))         # fsync makes a file's name durable, not its parents'
+    for n in range(len(seqs)):
+        steps.append(dict(kind="mkdata", path="/w/%d/A/f%d" % (n, n), size=50000, fsync=True))
+        steps.append(dict(kind="mkdata", path="/w/%d/B/h%d" % (n, n), size=50000, fsync=True))
+    steps.append(dict(kind="sync"))
+    for n, seq in enumerate(seqs):
+        for k, op in enumerate(seq):
+            s = ACE_OPS[op]("/w/%d" % n, n, k)
+            if s["kind"] == "mkdata":
+                s["seed"] = file_seed(s["path"].rsplit("/", 1)[1], seed)
+            s["ace"] = "%d:%s" % (n, " ".join(seq))
+            steps.append(s)
+    for s in steps:
+        if s["kind"] == "mkdata" and "seed" not in s:
+            s["seed"] = file_seed(s["path"].rsplit("/", 1)[1], seed)
+    return steps
+
+
+WORKLOADS = {"mix": mix_steps, "rename": rename_steps, "ace": ace_steps}
 
 
 def command(s):
@@ -119,7 +206,11 @@ def command(s):
 
 
 def record(workload, rounds, seed, out, size_mb=32, kill_after_acks=None, timeout=600):
-    """Runs the workload once; returns the manifest (also written to out/manifest.json)."""
+    """Runs the workload once; returns the manifest (also written to out/manifest.json).
+    The ace run keeps changes in memory for 30 s, so only its fsyncs, syncs and the
+    daemon's cuts move anything to the disk: the persistence points are the workload's."""
+    wb, dd, si = ACE_DELAYS if workload == "ace" else (2, 1, 1)
+    cmdline = "fs.writeback_delay=%d fs.desc_delay=%d fs.scan_interval=%d" % (wb, dd, si)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     init = out / "initial.img"
@@ -139,7 +230,7 @@ def record(workload, rounds, seed, out, size_mb=32, kill_after_acks=None, timeou
         return [w, f, time.time()]
 
     drive = "file=nbd+unix:///?socket=%s,if=virtio,format=raw,cache=writeback" % sock
-    q = subprocess.Popen(runqemu.command(kernel=BUILD / "kernel.elf", append=CMDLINE, drive=drive, timeout=timeout,
+    q = subprocess.Popen(runqemu.command(kernel=BUILD / "kernel.elf", append=cmdline, drive=drive, timeout=timeout,
                                          kill_on="POWER-CUT"),
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, bufsize=0,
                          # A background job inherits SIGINT ignored; runqemu must see it to cut the power.
@@ -207,8 +298,8 @@ def record(workload, rounds, seed, out, size_mb=32, kill_after_acks=None, timeou
         # A step whose program complained promises nothing.
         s["failed"] = any(re.match(r"\S+: ", l) and not l.startswith(("fsstress ", "renamed"))
                           for l in s.get("out", []))
-    man = dict(workload=workload, rounds=rounds, seed=seed, cmdline=CMDLINE, size_mb=size_mb,
-               writeback_delay=2, desc_delay=1, scan_interval=1, steps=steps, end=end,
+    man = dict(workload=workload, rounds=rounds, seed=seed, cmdline=cmdline, size_mb=size_mb,
+               writeback_delay=wb, desc_delay=dd, scan_interval=si, steps=steps, end=end,
                runqemu_status=q.returncode, seconds=round(time.time() - t0, 1),
                acks=nacks)
     (out / "manifest.json").write_text(json.dumps(man, indent=1))

@@ -14,7 +14,14 @@ run with the same seed):
   - per epoch (the writes between flush m and flush m+1, or after the last flush: the tail
     in flight at the kill), up to `per_epoch` random states: an in-order prefix (a disk that
     does not reorder), or a random subset of a random prefix applied in a random order;
-  - "end": everything QEMU wrote before it was killed.
+  - "end": everything QEMU wrote before it was killed;
+  - with targeted_from=S, then, per epoch from S on with two or more blocks in flight, the
+    states that tear exactly what a flush orders: for each block, the whole epoch but that
+    block ("drop", in issue order). A missing or early flush, or a write issued
+    before what it depends on is durable, puts a block and the block it depends on into one
+    epoch; dropping the one depended on while the rest lands is what such a bug lets through,
+    and random subsets find it only by chance. The kernel's requests are one block each, so a
+    multi-block request torn at any block is not among these yet (QEMU's merges are).
 Random choices come from random.Random(seed), so a state is reproducible from (recording,
 seed, index).
 """
@@ -55,12 +62,12 @@ class Recording:
         hi = self.flush_pieces[m] if m < len(self.flush_pieces) else len(self.blocks)
         return lo, hi
 
-    def states(self, seed, per_epoch):
+    def states(self, seed, per_epoch, targeted_from=None):
         """[(kind, m, [block indices in the order they land])]."""
         rng = random.Random(seed)
         out = []
         F = len(self.flush_pieces)
-        for m in range(F + 1):
+        for m in range(targeted_from or 0, F + 1):     # a targeted run's setup is not worth cutting
             out.append(("flush", m, []))
         for m in range(F + 1):
             lo, hi = self.epoch(m)
@@ -82,6 +89,18 @@ class Recording:
                 seen.add(key)
                 out.append((kind if m < F else "tail-" + kind, m, order))
         out.append(("end", F, list(range(*self.epoch(F)))))
+        if targeted_from is not None:
+            out += self.targeted(targeted_from)
+        return out
+
+    def targeted(self, start):
+        out = []
+        for m in range(start, len(self.flush_pieces) + 1):
+            lo, hi = self.epoch(m)
+            if hi - lo < 2:
+                continue
+            for i in range(lo, hi):
+                out.append(("drop", m, [j for j in range(lo, hi) if j != i]))
         return out
 
     def base(self, m):

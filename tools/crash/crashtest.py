@@ -8,8 +8,9 @@ writes one CSV row per state to build/crash/crashtest.csv, and keeps the image (
 repair) of the first failing states of each kind under build/crash/failed/, each with the
 command that reproduces it. Exit status 1 when any state fails.
 
-    crashtest.py                    the full run: thousands of states
-    crashtest.py --quick            a few hundred states, for make test
+    crashtest.py                    the full run: about 12,000 states, the Ace run's pairs included
+    crashtest.py --quick            about 1,400 states, for make test (the Ace run's single
+                                    operations and delete-then-create sequences)
 """
 import argparse, csv, multiprocessing, os, shutil, sys, tempfile, time
 from collections import Counter
@@ -27,13 +28,13 @@ _checker = {}
 
 
 def _work(job):
-    """One state, in a worker process: (run dir, seed, per_epoch, index, qemu)."""
-    rundir, seed, per_epoch, idx, qemu = job
+    """One state, in a worker process: (run dir, seed, per_epoch, targeted, index, qemu)."""
+    rundir, seed, per_epoch, targeted, idx, qemu = job
     c = _checker.get(rundir)
     if c is None:
         c = _checker[rundir] = Checker(rundir)
-        c.states = c.rec.states(seed, per_epoch)
-    kind, m, order = c.states[idx]
+        c.state_list = c.states(seed, per_epoch, targeted)
+    kind, m, order = c.state_list[idx]
     tmp = tempfile.mkdtemp(prefix="crashstate-")
     try:
         img = os.path.join(tmp, "state.img")
@@ -46,17 +47,17 @@ def _work(job):
             kept = pristine         # the caller decides whether to keep it
             os.replace(pristine, os.path.join(tmp, "keep.img"))
             kept = os.path.join(tmp, "keep.img")
-        return dict(run=rundir, idx=idx, kind=kind, m=m, blocks=len(order), qemu=qemu,
+        return dict(run=rundir, idx=idx, kind=kind, m=m, blocks=len(order), qemu=qemu, targeted=targeted, per_epoch=per_epoch,
                     violations=v, kept=kept, tmp=tmp, **info)
     except Exception as e:      # a checker bug must show, not vanish in a worker
-        return dict(run=rundir, idx=idx, kind=kind, m=m, blocks=len(order), qemu=qemu,
+        return dict(run=rundir, idx=idx, kind=kind, m=m, blocks=len(order), qemu=qemu, targeted=targeted, per_epoch=per_epoch,
                     violations=[("checker", "%s: %s" % (type(e).__name__, e), 0)], kept=None, tmp=tmp,
                     P=0, t=0, repair="?")
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true", help="a few hundred states (make test)")
+    p.add_argument("--quick", action="store_true", help="about 1,400 states (make test)")
     p.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", "2")))
     p.add_argument("--seed", type=int, default=1, help="seeds the workloads and the crash states")
     p.add_argument("--reuse", action="store_true", help="check the recordings already in build/crash")
@@ -66,16 +67,18 @@ def main():
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     if a.quick:
-        plan = [("mix", 5, a.seed, None), ("rename", 2, a.seed, None)]
+        plan = [("mix", 5, a.seed, None, False), ("rename", 2, a.seed, None, False),
+                ("ace", 1, a.seed, None, True)]
         per_epoch, nqemu = 8, 1
     else:
-        plan = [("mix", 25, a.seed, None), ("mix", 25, a.seed + 1, 60), ("rename", 12, a.seed, None),
-                ("mix", 40, a.seed + 2, None)]
+        plan = [("mix", 25, a.seed, None, False), ("mix", 25, a.seed + 1, 60, False),
+                ("rename", 12, a.seed, None, False), ("mix", 40, a.seed + 2, None, False),
+                ("ace", 2, a.seed, None, True)]
         per_epoch, nqemu = 30, 6
     t0 = time.time()
     jobs = []
     runs = []
-    for wl, rounds, seed, kill in plan:
+    for wl, rounds, seed, kill, targeted in plan:
         rd = out / ("%s-r%d-s%d%s" % (wl, rounds, seed, "-k%d" % kill if kill else ""))
         if a.only and a.only not in rd.name:
             continue
@@ -85,13 +88,15 @@ def main():
             print("recorded %s: %d steps, %d acks, %d writes, %d flushes, %.0f s" % (
                 rd.name, len(m["steps"]), m["acks"], m["end"][0], m["end"][1], m["seconds"]), flush=True)
         c = Checker(str(rd))
-        n = len(c.rec.states(seed, per_epoch))
-        runs.append((rd, seed, n))
-        jobs += [(str(rd), seed, per_epoch, i, False) for i in range(n)]
+        # The Ace run's states are its flushes and torn epochs: random ones add little there.
+        pe = 0 if targeted else per_epoch
+        n = len(c.states(seed, pe, targeted))
+        runs.append((rd, seed, n, pe))
+        jobs += [(str(rd), seed, pe, targeted, i, False) for i in range(n)]
         # A few states booted in the real kernel: the flush states spread over the run.
         F = len(c.rec.flush_pieces)
         for k in range(nqemu // len(plan) + 1):
-            jobs.append((str(rd), seed, per_epoch, min(F, (k + 1) * F // (nqemu // len(plan) + 2)), True))
+            jobs.append((str(rd), seed, pe, targeted, min(F, (k + 1) * F // (nqemu // len(plan) + 2)), True))
     print("checking %d crash states with %d workers" % (len(jobs), a.jobs), flush=True)
 
     failed_dir = out / "failed"
@@ -134,8 +139,8 @@ def main():
     confirm = []
     for r, keep in examples:
         if not r["qemu"] and r["violations"][0][0] not in [c[0] for c in confirm]:
-            confirm.append((r["violations"][0][0], (r["run"], [s for d, s, _ in runs if str(d) == r["run"]][0],
-                                                    per_epoch, r["idx"], True)))
+            confirm.append((r["violations"][0][0], (r["run"], [s for d, s, _, _ in runs if str(d) == r["run"]][0],
+                                                    r["per_epoch"], r["targeted"], r["idx"], True)))
     confirm = confirm[:4]
     if confirm:
         print("booting %d failing states in QEMU" % len(confirm), flush=True)
@@ -157,7 +162,7 @@ def main():
         w.writerows(rows)
     print()
     print("crashtest: %d crash states from %d recordings (%d booted in QEMU), %.0f s" % (
-        len(jobs), len(runs), sum(1 for j in jobs if j[4]), time.time() - t0))
+        len(jobs), len(runs), sum(1 for j in jobs if j[5]), time.time() - t0))
     print("  states failing: %d" % nfail)
     for k, n in sorted(kinds.items()):
         print("  %-13s %5d states, %5d violations" % (k, states_by_kind[k], n))
@@ -168,9 +173,9 @@ def main():
             Path(r["run"]).name, r["idx"], r["kind"], r["m"], r["blocks"], r["repair"][:60],
             r["violations"][0][0], r["violations"][0][1][:300]))
         print("  image kept (before repair): %s" % os.path.relpath(keep, ROOT))
-        print("  reproduce: python3 tools/crash/crashcheck.py %s --seed %d --per-epoch %d --state %d%s" % (
-            os.path.relpath(r["run"], ROOT), [s for d, s, _ in runs if str(d) == r["run"]][0], per_epoch,
-            r["idx"], " --qemu" if r["qemu"] else ""))
+        print("  reproduce: python3 tools/crash/crashcheck.py %s --seed %d --per-epoch %d --state %d%s%s" % (
+            os.path.relpath(r["run"], ROOT), [s for d, s, _, _ in runs if str(d) == r["run"]][0], r["per_epoch"],
+            r["idx"], " --targeted" if r["targeted"] else "", " --qemu" if r["qemu"] else ""))
     return 1 if nfail else 0
 
 
