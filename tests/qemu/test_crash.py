@@ -134,8 +134,12 @@ def test_oracle_fails_on_planted_damage(recording):
 def test_crash_states(tmp_path):
     """About 1,300 crash states: two short recorded mixes and the Ace-style run (make crashtest
     runs about 12,000)."""
+    scratch = tmp_path / "tmp"          # where each state's images are made: empty again at the end
+    scratch.mkdir()
     r = subprocess.run([sys.executable, str(ROOT / "tools/crash/crashtest.py"), "--quick", "--jobs", "2",
-                        "--out", str(BUILD / "crash-quick")], capture_output=True, timeout=900)
+                        "--out", str(BUILD / "crash-quick")], capture_output=True, timeout=900,
+                       env=dict(os.environ, TMPDIR=str(scratch)))
     out = r.stdout.decode(errors="replace")
     summary = out[out.find("crashtest:"):] if "crashtest:" in out else out[-3000:]
     assert r.returncode == 0, "crash states lose or mix data:\n" + summary[:6000] + r.stderr.decode()[-2000:]
+    assert not list(scratch.iterdir()), ("a checked state's files left behind", sorted(scratch.iterdir())[:5])

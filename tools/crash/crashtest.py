@@ -25,6 +25,7 @@ OUT = ROOT / "build" / "crash"
 KEEP_PER_KIND = 5
 
 _checker = {}
+_kept_here = Counter()     # failure kind -> images this worker kept
 
 
 def _work(job):
@@ -36,23 +37,36 @@ def _work(job):
         c.state_list = c.states(seed, per_epoch, targeted)
     kind, m, order = c.state_list[idx]
     tmp = tempfile.mkdtemp(prefix="crashstate-")
+    kept = None
     try:
         img = os.path.join(tmp, "state.img")
         c.rec.write_image(img, m, order, c.initial_blocks)
         pristine = os.path.join(tmp, "pristine.img")
         shutil.copyfile(img, pristine)
         v, info = c.check(m, order, img, tmp, qemu=qemu)
-        kept = None
-        if v:
-            kept = pristine         # the caller decides whether to keep it
-            os.replace(pristine, os.path.join(tmp, "keep.img"))
+        # The caller keeps a few images of each kind of failure; a worker keeps no more than
+        # that many itself, since results wait in the pool's queue until the caller reads them
+        # and thousands of failing states would otherwise each hold an image on disk.
+        if v and _kept_here[v[0][0]] < KEEP_PER_KIND:
+            _kept_here[v[0][0]] += 1
             kept = os.path.join(tmp, "keep.img")
+            os.replace(pristine, kept)
         return dict(run=rundir, idx=idx, kind=kind, m=m, blocks=len(order), qemu=qemu, targeted=targeted, per_epoch=per_epoch,
                     violations=v, kept=kept, tmp=tmp, **info)
     except Exception as e:      # a checker bug must show, not vanish in a worker
         return dict(run=rundir, idx=idx, kind=kind, m=m, blocks=len(order), qemu=qemu, targeted=targeted, per_epoch=per_epoch,
                     violations=[("checker", "%s: %s" % (type(e).__name__, e), 0)], kept=None, tmp=tmp,
                     P=0, t=0, repair="?")
+    finally:
+        # Nothing of a checked state stays on disk but the image kept: a full run checks
+        # thousands of states of tens of MB each.
+        if kept is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            for name in os.listdir(tmp):
+                path = os.path.join(tmp, name)
+                if path != kept:
+                    shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) else os.remove(path)
 
 
 def main():
