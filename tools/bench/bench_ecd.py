@@ -52,10 +52,10 @@ boots, 20 minutes at -j 2 on a loaded 2-core host.
 Writes build/bench/ecd.csv (one line a run; a preset's lines replace that preset's earlier
 ones), each run's console under build/bench/ecd-logs, the figures ecd-fig1.png ... ecd-fig56.png
 and ecd-table2.png, and prints Table 2 and the runs beside Sprite's."""
-import argparse, concurrent.futures, csv, os, re, sys, time
+import argparse, csv, os, re, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import boot_steps, bench_path   # noqa: E402
+from benchlib import boot_steps, bench_path, run_all   # noqa: E402
 from bench_ifs import split_commands, read_log, ParseError, QEMU_LATE, TYPED, host_load   # noqa: E402
 import ecd_paper   # noqa: E402
 
@@ -287,7 +287,7 @@ def main(argv=None):
           ",".join(str(m + 2) for m in p["mems"]), cfg["loops"], cfg["scale"], cfg["throttle_bps"],
           cfg["throttle_iops"], cfg["icount"], len(jobs), a.jobs), flush=True)
     cfg["image"] = prepare_image(cfg["scale"], logs)
-    t_start, done, results, failures = time.monotonic(), [0], [], []
+    t_start, done = time.monotonic(), [0]
 
     def job(j):
         m, cache, kb, pen, k = j
@@ -314,15 +314,7 @@ def main(argv=None):
                  spent, left / 60), flush=True)
         return r
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        for fut in [ex.submit(job, j) for j in jobs]:
-            try:
-                results.append(fut.result())
-            except ParseError as e:
-                failures.append(str(e))
-                print("%s: a run failed: %s" % (NAME, e), flush=True)
-    if not results:
-        sys.exit("%s: every run failed" % NAME)
+    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
     csv_path = bench_path("ecd.csv")
     write_csv(csv_path, results, a.preset)
     rows = [r for r in read_rows(csv_path) if r["preset"] == a.preset]

@@ -73,10 +73,10 @@ ones), build/bench/ifs-series.csv (the cache's size and the toucher's responses 
 the console of each run under build/bench/ifs-logs, and the figures ifs-PRESET-time.png and
 ifs-PRESET-tables.png. The parsing below is pure (console text in, numbers out) and
 tests/host/test_bench_ifs.py holds it against recorded consoles."""
-import argparse, concurrent.futures, csv, os, re, statistics, sys, time
+import argparse, csv, os, re, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ROOT, boot_steps, bench_path   # noqa: E402
+from benchlib import ROOT, boot_steps, bench_path, run_all   # noqa: E402
 import ifs_tables   # noqa: E402
 from ifs_tables import aggregate, config_label, read_csv   # noqa: E402
 
@@ -467,7 +467,7 @@ def run_preset(a):
               cfg["throttle_bps"] or "any", cfg["throttle_iops"] or "any", "full speed" if cfg["icount"] is None else
               "-icount shift=%s%s" % (cfg["icount"], ",align=on" if cfg["align"] else ""), len(jobs), a.jobs),
           flush=True)
-    t_start, done, results = time.monotonic(), [0], []
+    t_start, done = time.monotonic(), [0]
     cfg["image"] = prepare_image(a.preset, cfg["sort_input"], logs)
 
     def job(j):
@@ -498,16 +498,7 @@ def run_preset(a):
                  time.monotonic() - t_start), flush=True)
         return r
 
-    failures = []
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        for fut in [ex.submit(job, j) for j in jobs]:
-            try:
-                results.append(fut.result())
-            except ParseError as e:
-                failures.append(str(e))
-                print("%s: a run failed: %s" % (NAME, e), flush=True)
-    if not results:
-        sys.exit("%s: every run failed" % NAME)
+    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
     write_csv(bench_path("ifs.csv"), results, a.preset)
     write_series(bench_path("ifs-series.csv"), results, a.preset)
     print()

@@ -52,12 +52,12 @@ Writes build/bench/linux-ifs.csv (one line a run; a preset's lines replace its e
 linux-ifs-series.csv (cache, swap traffic and responses over time), linux-mem.csv, the console
 of each run under build/bench/linux-logs and the figure linux-ifs-PRESET.png. The parsing below
 is pure (console text in, numbers out); tests/host/test_bench_linux.py holds it."""
-import argparse, concurrent.futures, csv, os, re, statistics, sys, time
+import argparse, csv, os, re, statistics, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "linux"))
-from benchlib import ROOT, boot_steps, bench_path   # noqa: E402
+from benchlib import ROOT, boot_steps, bench_path, run_all   # noqa: E402
 import linuxboot  # noqa: E402
 
 NAME = "bench-linux"
@@ -418,7 +418,7 @@ def main(argv=None):
           cfg["sort_kb"], cfg["throttle_bps"] or "any", cfg["throttle_iops"] or "any",
           "full speed" if cfg["icount"] is None else "-icount shift=%s,align=on" % cfg["icount"], len(jobs), a.jobs),
           flush=True)
-    done, results, failures = [0], [], []
+    done = [0]
 
     def job(j):
         s, k = j
@@ -439,15 +439,7 @@ def main(argv=None):
                     r.get("cache_max_kb", "?"), tail))
         return r
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        for fut in [ex.submit(job, j) for j in jobs]:
-            try:
-                results.append(fut.result())
-            except ParseError as e:
-                failures.append(str(e))
-                print("%s: a run failed: %s" % (NAME, e), flush=True)
-    if not results:
-        sys.exit("%s: every run failed" % NAME)
+    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
     write_rows(bench_path("linux-ifs.csv"), COLUMNS, results, a.preset)
     write_rows(bench_path("linux-ifs-series.csv"), SERIES, series_rows(results, a.preset), a.preset)
     print()

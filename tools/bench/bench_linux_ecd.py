@@ -50,12 +50,12 @@ Writes build/bench/linux-ecd.csv (a preset's lines replace its earlier ones), ea
 console under build/bench/linux-logs, and, where build/bench/ecd.csv has rows, the ECD figures
 with the Linux line (ecd_figures.py). The parsing is pure; tests/host/test_bench_linux_ecd.py
 holds it against a recorded console."""
-import argparse, concurrent.futures, os, re, sys, time
+import argparse, os, re, sys, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "linux"))
-from benchlib import bench_path   # noqa: E402
+from benchlib import bench_path, run_all   # noqa: E402
 import bench_ecd, bench_linux, ecd_paper, linuxboot   # noqa: E402
 from bench_linux import ParseError, read_rows, write_rows   # noqa: E402
 
@@ -275,7 +275,7 @@ def main(argv=None):
         NAME, a.preset, cfg["loops"], cfg["scale"], cfg["throttle_bps"] or "any", cfg["throttle_iops"] or "any",
         "full speed" if cfg["icount"] is None else "-icount shift=%s,align=on" % cfg["icount"], len(jobs), a.jobs),
         flush=True)
-    done, results, failures = [0], [], []
+    done = [0]
 
     def job(j):
         m, k = j
@@ -294,15 +294,7 @@ def main(argv=None):
                      100 * r["disk_busy_ms"] / max(1, r["elapsed_ms"]), r["cache_min_kb"], r["cache_max_kb"]))
         return r
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        for fut in [ex.submit(job, j) for j in jobs]:
-            try:
-                results.append(fut.result())
-            except ParseError as e:
-                failures.append(str(e))
-                print("%s: a run failed: %s" % (NAME, e), flush=True)
-    if not results:
-        sys.exit("%s: every run failed" % NAME)
+    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
     path = bench_path("linux-ecd.csv")
     write_rows(path, COLUMNS, results, a.preset)
     ours = read_rows(bench_path("ecd.csv"))

@@ -4,7 +4,7 @@ with commands on the console, one progress line per step, and min/median/max of 
 Every benchmark writes its CSV under build/bench, draws its figure beside it as a PNG
 (tools/bench/bench_figures.py), and writes nothing else: the tables in docs/results.md change only
 through `make results` (tools/bench/results.py), which makes them again from these CSVs."""
-import os, re, statistics, subprocess, sys, tempfile, time
+import concurrent.futures, os, re, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Every boot goes through the one launcher of QEMU (tools/runqemu.py), as the tests' do.
@@ -107,6 +107,23 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
         if keep and p.returncode == 0:
             subprocess.run(["cp", "--sparse=always", img, keep], check=True)
     return p.returncode, out.decode("utf-8", "replace"), typed, arrivals
+
+
+def run_all(name, job, jobs, parallel, failure):
+    """job(j) for each of jobs, at most parallel at once. Returns the results in the jobs' order
+    and the messages of the runs that raised failure (each printed as it comes; the others go
+    on). Exits naming the benchmark if every run failed."""
+    results, failures = [], []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, parallel)) as ex:
+        for fut in [ex.submit(job, j) for j in jobs]:
+            try:
+                results.append(fut.result())
+            except failure as e:
+                failures.append(str(e))
+                print("%s: a run failed: %s" % (name, e), flush=True)
+    if not results:
+        sys.exit("%s: every run failed" % name)
+    return results, failures
 
 
 def spread(values):
