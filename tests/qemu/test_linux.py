@@ -91,11 +91,11 @@ def test_the_benchmarks_short_preset_writes_its_rows_and_nothing_tracked(guest, 
 
 def test_a_script_on_the_disk_named_on_the_command_line(tmp_path):
     linuxboot.ready(quiet=True)
-    mine = tmp_path / "work.sh"
+    mine = tmp_path / "run-me.sh"
     mine.write_text("echo the script on the disk ran\nwc /sbin/init2\n")
     img = str(tmp_path / "disk.img")
     linuxdisk.build(img, fs_mb=16, swap_mb=8, files=[str(mine)])
-    rc, out = linuxboot.run(None, img, 64, log=str(_new_log()), timeout=300, append="script=/work.sh")
+    rc, out = linuxboot.run(None, img, 64, log=str(_new_log()), timeout=300, append="script=/run-me.sh")
     assert rc == 0, out[-2000:]
     assert "the script on the disk ran\n" in out and "/sbin/init2\n" in out
 
