@@ -123,10 +123,13 @@ def test_toucher_dirties_the_percentage_it_is_given(disk):
         m = re.search(r"^toucher: own page-ins (\d+) page-outs (\d+)$", r.printed(c), re.M)
         assert m and r.cmd(c).status == 0, r
         ins[d], outs[d] = int(m.group(1)), int(m.group(2))
-    assert 2 * 205 <= outs[10] <= 4 * 205 + 20, outs
+    # No floor at 10 %: whether its 205 dirtied pages must leave memory at all depends on what
+    # the read-only touches occupy at the time (runs gave 33 and over 410 page-outs, and 383
+    # page-ins); the ceilings and the ratios are what an ignored -d breaks.
+    assert outs[10] <= 4 * 205 + 20, outs
     assert outs[50] >= 2 * 1024 and outs[50] > 3 * outs[10], outs
     assert outs[0] <= 20, outs
-    assert ins[10] >= 2 * 205 and ins[50] > 3 * ins[10] and ins[0] <= 40, ins
+    assert ins[50] > 3 * ins[10] and ins[0] <= 40, ins
     for bad in cmds[3:5]:
         assert r.cmd(bad).status != 0 and "-d takes a whole percentage, 0 to 100" in r.printed(bad), r
     assert "dirtying PERCENT (0-100; 50) of the pages" in r.printed("toucher -h"), r
