@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""make results: the documented figures (docs/results.md, the book's results chapter) made again
-from the CSVs the benchmarks wrote under build/bench, so that every figure there is one the
-current code measured. Benchmarks never run it: they write under build/ only, and the tracked
-documents change only when someone asks for it with this target.
+"""make results: the documented figures (docs/results.md, the book's results chapter, and the
+README's headline) made again from the CSVs the benchmarks wrote under build/bench, so that
+every figure there is one the current code measured. Benchmarks never run it: they write under
+build/ only, and the tracked documents change only when someone asks for it with this target.
 
 The chapter marks each generated part:
 
@@ -24,7 +24,8 @@ what it lacks.
 
     results.py [--docs FILE_OR_DIR ...] [--bench build/bench] [--check] [--partial]
 
---docs defaults to docs/results.md; a folder means every .md in it, each part in exactly one.
+--docs defaults to docs/results.md and README.md (whose headline, tools/bench/headline.py, is the
+one part outside the chapter); a folder means every .md in it, each part in exactly one.
 
 --check changes nothing and exits 1 if the documents differ from what the CSVs give."""
 import argparse, csv, os, re, statistics, sys, textwrap
@@ -686,6 +687,30 @@ def linux_ifs(bench):
     return para(head) + "\n\n" + "\n".join(out)
 
 
+def headline_part(bench):
+    """The README's headline (tools/bench/headline.py): one bullet a comparison."""
+    import headline
+    try:
+        items, head = headline.headline(bench, load)
+    except headline.Lacking as e:
+        raise Missing(str(e))
+    wrap = lambda t: textwrap.fill(t, width=96, initial_indent="- ", subsequent_indent="  ",
+                                   break_long_words=False, break_on_hyphens=False)
+    return para(head) + "\n\n" + "\n".join(wrap(t) for t in items)
+
+
+def headline_short(bench):
+    """A headline from shorter runs than the tables' full ones says so, once."""
+    lacks = []
+    for fn in (ifs_short("paper"), ifs_short("matched"), ecd_short, linux_short):
+        try:
+            lacks += fn(bench)
+        except (Missing, ValueError):
+            lacks.append("?")
+    return ["figures of make paper's short preset (each table in docs/results.md says what its run lacked)"] \
+        if lacks else []
+
+
 full = lambda bench: []
 # (name, CSV, the part's text, what a run lacks against a full one)
 PARTS = [("boot", "boot.csv", boot, boot_short), ("vm-faults", "vm.csv", vm_faults, full),
@@ -696,7 +721,8 @@ PARTS = [("boot", "boot.csv", boot, boot_short), ("vm-faults", "vm.csv", vm_faul
          ("ifs-paper", "ifs.csv", ifs_part("paper"), ifs_short("paper")),
          ("ifs-matched", "ifs.csv", ifs_part("matched"), ifs_short("matched")),
          ("ecd-points", "ecd.csv", ecd_points, ecd_short), ("ecd-table2", "ecd.csv", ecd_table2, ecd_short),
-         ("linux-ifs", "linux-ifs.csv", linux_ifs, linux_short)]
+         ("linux-ifs", "linux-ifs.csv", linux_ifs, linux_short),
+         ("headline", "ifs.csv", headline_part, headline_short)]
 
 
 class Short(Exception):
@@ -748,7 +774,7 @@ def doc_files(paths):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--docs", nargs="+", default=[os.path.join(ROOT, "docs", "results.md")])
+    ap.add_argument("--docs", nargs="+", default=[os.path.join(ROOT, "docs", "results.md"), os.path.join(ROOT, "README.md")])
     ap.add_argument("--bench", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--partial", action="store_true", help="take a run shorter than a table's full one, and say so")

@@ -1,0 +1,101 @@
+"""The README's headline (tools/bench/headline.py through results.py): each comparison with
+Linux and Sprite made like for like from the four CSVs, its verdict the figures' own, and a
+headline made of runs far apart saying so. The CSVs are test_bench_tables' small ones."""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from test_bench_tables import CSVS, TOOL, part
+
+README = """# Title
+
+<!-- bench:headline (generated) -->
+old headline
+<!-- /bench:headline -->
+"""
+
+
+@pytest.fixture
+def bench(tmp_path):
+    b = tmp_path / "bench"
+    b.mkdir()
+    for name in ("ifs.csv", "linux-ifs.csv", "ecd.csv", "linux-ecd.csv"):
+        (b / name).write_text(CSVS[name])
+    return b
+
+
+def headline(tmp_path, bench, partial=True):
+    """The regenerated headline, from a README holding only its part (the other parts' markers
+    are in a second file, left untouched because their CSVs are not in this bench folder)."""
+    readme = tmp_path / "README.md"
+    readme.write_text(README)
+    chapter = tmp_path / "results.md"
+    chapter.write_text("".join("<!-- bench:%s -->\nx\n<!-- /bench:%s -->\n" % (n, n) for n in (
+        "boot", "vm-faults", "vm-irlam", "fs-cached", "fs-summary", "fs-disk", "fs-policy", "fork-7-1", "fork-7-3",
+        "ifs-paper", "ifs-matched", "ecd-points", "ecd-table2", "linux-ifs")))
+    r = subprocess.run([sys.executable, TOOL, "--docs", str(readme), str(chapter), "--bench", str(bench)]
+                       + (["--partial"] if partial else []), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return part(readme.read_text(), "headline")
+
+
+def test_each_comparison_is_like_for_like_with_its_verdict(tmp_path, bench):
+    h = headline(tmp_path, bench)
+    # IFS beside Linux, matched preset: ours 100 s (+182 % over 35.5 s alone) against Linux's 169.2 s
+    # (+100 % over 84.6 s): less time, so ahead, although the degradation is larger
+    assert "IFS beside Linux 6.1: sort ahead, the toucher ahead." in h
+    assert "sort alone took 36 s here and 85 s under Linux" in h
+    assert "at S = 30 s 100 s (+182 % over sort alone) here, 169 s (+100 %) under Linux." in h
+    assert "0.01 s here, 30.00 s under Linux at S = 30 s." in h
+    assert "16.9 MB free to programs here, 17.4 MB available under Linux" in h
+    assert "Without a penalty our toucher's slowest touch was 20.00 s at S = 30 s." in h
+    # IFS beside Sprite: the paper preset against Tables 3 and 4
+    assert "S = 30 s: sort +100 % (Sprite +23 %), 0 page-ins (Sprite 0)" in h
+    assert "S = 30 s: sort +159 % (Sprite +61 %), 280 page-ins (Sprite 1,250)" in h
+    assert "IFS beside Sprite: sort's degradation behind, page-ins fewer." in h
+    # ECD beside Sprite: the variable cache (100 s, two runs averaged) against fixed 0.5 MB (120 s)
+    assert "at 16 MB 100 s against 120 s (fixed 0.5M), -17 %; Sprite's 663 s against 667 s (fixed 0.5M), -1 %" in h
+    assert "ECD beside Sprite: the variable cache gains more over a fixed cache than Sprite's." in h
+    # ECD beside Linux: bytes, the least-traffic cache of ours; times not compared at full speed
+    assert "at Sprite's 16 MB 27 MB (variable 120 s; file 27, VM 0) here, 32 MB (file 29, swap 3) under Linux." in h
+    assert "ECD beside Linux 6.1: disk traffic ahead, time not compared." in h
+    assert "Elapsed times are not compared: this run's Linux (preset matched-fast) ran at full CPU speed." in h
+    assert "ECD preset short, Linux's ECD preset matched-fast" in h
+    assert "not one run" not in h
+    assert "Partial run" in h
+
+
+def test_a_slower_kernel_is_behind(tmp_path, bench):
+    """The verdict follows the figures: ours made slower than Linux says behind."""
+    ifs = CSVS["ifs.csv"].replace("matched,ifs,30,120,fixed,,1,clock,20,17308,15360,50,8M,320,524288,100,4,2,1,5,3,2,0,"
+                                  "100000,", "matched,ifs,30,120,fixed,,1,clock,20,17308,15360,50,8M,320,524288,100,4,2,"
+                                  "1,50000,3,2,0,200000,")
+    assert ifs != CSVS["ifs.csv"]
+    (bench / "ifs.csv").write_text(ifs)
+    h = headline(tmp_path, bench)
+    assert "IFS beside Linux 6.1: sort behind, the toucher behind." in h
+    assert "at S = 30 s 200 s (+463 % over sort alone) here, 169 s (+100 %) under Linux." in h
+    assert "50.00 s here, 30.00 s under Linux at S = 30 s." in h
+
+
+def test_linux_at_our_cpu_speed_compares_times(tmp_path, bench):
+    (bench / "linux-ecd.csv").write_text(CSVS["linux-ecd.csv"].replace("matched-fast,16,40,linux,,,1,2,100,,50000",
+                                                                       "matched,16,40,linux,,,1,2,100,8,98000"))
+    h = headline(tmp_path, bench)
+    assert "Elapsed, at the same CPU speed: at 16 MB 94 s here (variable 120 s), 98 s under Linux." in h
+    assert "disk traffic ahead, time level." in h
+
+
+def test_runs_far_apart_are_not_one_run(tmp_path, bench):
+    old = time.time() - 2 * 86400
+    os.utime(bench / "ecd.csv", (old, old))
+    assert "(48 hours apart: not one run)" in headline(tmp_path, bench)
+
+
+def test_without_linux_the_headline_is_left_as_it_was(tmp_path, bench):
+    os.remove(bench / "linux-ecd.csv")
+    assert headline(tmp_path, bench).endswith("--> old headline")
