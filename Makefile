@@ -416,7 +416,7 @@ bench-linux-ecd: $(B)/kernel.elf $(PRISTINE) $(LBINS) $(PY_OK)
 	$(PY) tools/bench/bench_linux_ecd.py $(LINUX_ECD_ARGS)
 # Every reproduced table of the seed papers, then the results chapter (tools/bench/paper.py -h).
 PAPER_ARGS ?=
-paper: $(B)/kernel.elf $(ISO) $(PRISTINE) $(LBINS) $(PY_OK)
+paper: $(B)/kernel.elf $(ISO) $(PRISTINE) $(LBINS) $(B)/tracesim $(PY_OK)
 	$(PY) tools/bench/paper.py $(PAPER_ARGS)
 RESULTS_ARGS ?=
 results: $(PY_OK)

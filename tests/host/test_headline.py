@@ -36,7 +36,7 @@ def headline(tmp_path, bench, partial=True):
     chapter = tmp_path / "results.md"
     chapter.write_text("".join("<!-- bench:%s -->\nx\n<!-- /bench:%s -->\n" % (n, n) for n in (
         "boot", "vm-faults", "vm-irlam", "fs-cached", "fs-summary", "fs-disk", "fs-policy", "fork-7-1", "fork-7-3",
-        "ifs-paper", "ifs-matched", "ecd-points", "ecd-table2", "linux-ifs")))
+        "ifs-paper", "ifs-matched", "ecd-points", "ecd-table2", "linux-ifs", "hagmann")))
     r = subprocess.run([sys.executable, TOOL, "--docs", str(readme), str(chapter), "--bench", str(bench)]
                        + (["--partial"] if partial else []), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

@@ -53,6 +53,8 @@ class Bench:
 BENCHES = [
     Bench("bench-fork", "bench_fork.py", "Sprite thesis Tables 7-1 and 7-3 (COW-COR fork)", True,
           ([], {"ITER": "5"}), ([], {}), {"short": 240, "full": 600}),
+    Bench("tracesim", "../lab/tracesim.py", "Hagmann's comparison of replacement policies on the shipped traces", True,
+          (["--out", "build/bench/tracesim"], {}), (["--out", "build/bench/tracesim"], {}), {"short": 30, "full": 30}),
     Bench("bench-vm", "bench_vm.py", "Irlam's vmtest table; the fault costs of thesis ch. 7", False,
           ([], {"RUNS": "1", "VMTEST_MB": "2 8 16 24", "ROW_MS": "1000"}), ([], {}), {"short": 300, "full": 1500}),
     Bench("bench-fs", "bench_fs.py", "Braunstein's transfer sizes; thesis Tables 5-5 to 5-7 (write policies)", False,
