@@ -23,9 +23,9 @@ run with the same seed):
     and random subsets find it only by chance;
   - and per request of N >= 2 blocks in such an epoch, the request torn while the rest of the
     epoch lands: "torn", the request cut after each of its blocks k = 0 .. N-2 (a disk writes
-    a request front to back; k = 0 loses it whole), and, for N <= TORN_ALL, "torn-subset",
-    every other set of its blocks that may land (the sets that lack one block alone are drop
-    states already). A request of N blocks is N writes that land or not independently: the
+    a request front to back; k = 0 loses it whole, unless it is all the epoch: that is the
+    flush state), and, for N <= TORN_ALL, "torn-subset", every other set of its blocks that
+    may land (the sets that lack one block alone are drop states already). A request of N blocks is N writes that land or not independently: the
     kernel sends one block per request today, but QEMU merges neighbouring ones into one NBD
     write, and a clustered write path will send several itself. Beyond TORN_ALL blocks the
     2^N sets are too many; its prefixes and single holes are the tears a disk makes.
@@ -72,8 +72,9 @@ class Recording:
         hi = self.flush_pieces[m] if m < len(self.flush_pieces) else len(self.blocks)
         return lo, hi
 
-    def states(self, seed, per_epoch, targeted_from=None):
-        """[(kind, m, [block indices in the order they land])]."""
+    def states(self, seed, per_epoch, targeted_from=None, torn=True):
+        """[(kind, m, [block indices in the order they land])]; torn=False leaves the torn
+        requests out of the targeted states (the drop states stay)."""
         rng = random.Random(seed)
         out = []
         F = len(self.flush_pieces)
@@ -100,10 +101,10 @@ class Recording:
                 out.append((kind if m < F else "tail-" + kind, m, order))
         out.append(("end", F, list(range(*self.epoch(F)))))
         if targeted_from is not None:
-            out += self.targeted(targeted_from)
+            out += self.targeted(targeted_from, torn)
         return out
 
-    def targeted(self, start):
+    def targeted(self, start, torn=True):
         out = []
         for m in range(start, len(self.flush_pieces) + 1):
             lo, hi = self.epoch(m)
@@ -111,11 +112,13 @@ class Recording:
                 continue
             for i in range(lo, hi):
                 out.append(("drop", m, [j for j in range(lo, hi) if j != i]))
-            for first, n in self.requests:
+            for first, n in self.requests if torn else []:
                 if lo <= first < hi and n >= 2:
                     for kind, landed in torn_forms(n):
                         gone = set(range(first, first + n)) - {first + k for k in landed}
-                        out.append((kind, m, [j for j in range(lo, hi) if j not in gone]))
+                        order = [j for j in range(lo, hi) if j not in gone]
+                        if order:       # else the request was the epoch: the flush state
+                            out.append((kind, m, order))
         return out
 
     def base(self, m):
