@@ -25,10 +25,11 @@ run with the same seed):
     epoch lands: "torn", the request cut after each of its blocks k = 0 .. N-2 (a disk writes
     a request front to back; k = 0 loses it whole, unless it is all the epoch: that is the
     flush state), and, for N <= TORN_ALL, "torn-subset", every other set of its blocks that
-    may land (the sets that lack one block alone are drop states already). A request of N blocks is N writes that land or not independently: the
-    kernel sends one block per request today, but QEMU merges neighbouring ones into one NBD
-    write, and a clustered write path will send several itself. Beyond TORN_ALL blocks the
-    2^N sets are too many; its prefixes and single holes are the tears a disk makes.
+    may land (the sets that lack one block alone are drop states already). A request of N
+    blocks is N writes that land or not independently: the kernel sends one block per request
+    today, but QEMU merges neighbouring ones into one NBD write, and a clustered write path
+    will send several itself. Beyond TORN_ALL blocks the 2^N sets are too many; its prefixes
+    and single holes are the tears a disk makes.
 Random choices come from random.Random(seed), so a state is reproducible from (recording,
 seed, index).
 """
