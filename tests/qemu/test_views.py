@@ -313,3 +313,30 @@ def test_aging_policy_clock_rate_and_cluster_in_the_guest(disk):
     assert whole and single, r
     assert int(whole.group(1)) == 0 and int(single.group(1)) > 0, (r.printed(KEEP, 1), r.printed(KEEP, 2))
 
+
+
+SPT_TOUCH = "toucher -m 6 -d 100 -s 2 -n 6"
+SPT_PAGES = 6 * 256
+
+
+def test_spt_epoch_decides_what_is_periodic(disk):
+    """vm.spt_epoch_ms: SPT calls a page periodic once it comes back after more than 6 idle
+    epochs, and then evicts by expected next use, as MIN does. A toucher of 6 MB in an 8 MB
+    machine (about 5.4 MB for it) touches every page once a round, a round every 2 s: a loop
+    larger than memory, where LRU faults on every page of every round. With 100 ms epochs a
+    period is 20 of them: the pages are periodic, the ones just touched (due in a whole period)
+    go first, and a round pages in only what memory lacks. With 5 s epochs a period is less
+    than one: no page is ever periodic, SPT is LRU and every round pages in all 1,536."""
+    lines = ["sysctl vm.policy=spt", "sysctl vm.spt_epoch_ms=100", SPT_TOUCH, "sysctl vm.spt_epoch_ms=5000",
+             SPT_TOUCH, "sysctl vm.spt_epoch_ms", "audit"]
+    r = boot("\n".join(lines) + "\n", disk=disk, mem=8, status=True, timeout=600)
+    assert r.rc == 0, r
+    assert [c.status for c in r.cmds] == [0] * len(r.cmds), r.cmds
+    assert r.printed("sysctl vm.spt_epoch_ms") == "vm.spt_epoch_ms = 5000\n", r
+    assert "audit: ok" in r.printed("audit"), r
+    short, long_ = ([int(p) for p in re.findall(r"^touch (?:\d+) \d+ ms, (\d+) page-ins$", r.printed(SPT_TOUCH, i), re.M)]
+                    for i in (0, 1))
+    assert len(short) == len(long_) == 6, (short, long_)
+    # round 1 follows the first fill, before any page has shown a period: rounds 2-6 count
+    assert all(n >= SPT_PAGES * 95 // 100 for n in long_[1:]), ("5 s epochs: every page every round", long_)
+    assert sum(n <= SPT_PAGES // 4 for n in short[1:]) >= 4, ("100 ms epochs: what memory lacks", short)
