@@ -22,7 +22,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, ROOT, boot
+from conftest import BUILD, ROOT, boot, fsck
 from gdbsession import DEBUG_KERNEL, KERNEL, errors, session
 
 MEM = 16
@@ -340,3 +340,60 @@ def test_spt_epoch_decides_what_is_periodic(disk):
     # round 1 follows the first fill, before any page has shown a period: rounds 2-6 count
     assert all(n >= SPT_PAGES * 95 // 100 for n in long_[1:]), ("5 s epochs: every page every round", long_)
     assert sum(n <= SPT_PAGES // 4 for n in short[1:]) >= 4, ("100 ms epochs: what memory lacks", short)
+
+
+def phase_free(r, nth):
+    return [int(x) for x in r.printed("vmstat -n fs.disk.blocks.free vm.pageouts", nth).split()]
+
+
+def test_backing_reserve_keeps_room_for_backing_store(make_disk):
+    """fs.backing_reserve: the last blocks of the disk are for backing files only (fs/alloc.c),
+    which every new heap, stack and forked segment needs before it may page. A user fills a
+    32 MB disk (exhaust disk -k) three times: under the default reserve (1/32 of the disk),
+    the disk stops that many blocks short and a forked child (exhaust forklater) gets its
+    backing store and lives; under 2048 blocks, it stops 2048 short and memhog pages 7 MB
+    through the reserve in an 8 MB machine; under 0 it takes every block, and the same
+    programs get the design's answers: memhog's sbrk fails with ENOSWAP and the child is
+    killed with the kernel's message, never a panic or a hang, and a file synced before
+    is intact throughout."""
+    disk = make_disk(size_mb=32)
+    fill = ["exhaust disk -k", "vmstat -n fs.disk.blocks.free vm.pageouts"]
+    empty = ["exhaust clean", "sync"]
+    lines = ["vmstat -n fs.disk.blocks.total", "sysctl fs.backing_reserve", "mkdata /keep 300000", "sync",
+             "cksum /keep"] + fill + ["exhaust forklater 0"] + empty + \
+        ["sysctl fs.backing_reserve=2048"] + fill + ["memhog 7", "vmstat -n vm.pageouts"] + empty + \
+        ["sysctl fs.backing_reserve=0"] + fill + ["memhog 7", "exhaust forklater 0", "cksum /keep"] + empty + \
+        ["cksum /keep", "audit"]
+    r = boot("\n".join(lines) + "\n", disk=disk, mem=8, status=True, timeout=400)
+    assert r.rc == 0 and "panic" not in r.out, r
+    total = int(r.printed("vmstat -n fs.disk.blocks.total"))
+    default = min(max(128, total // 32), 2048)
+    assert r.printed("sysctl fs.backing_reserve") == "fs.backing_reserve = %d\n" % default, r
+    for nth in range(3):
+        assert r.cmd("exhaust disk -k", nth).status == 0, r
+        assert re.search(r"^exhaust: disk: \d+ KB, then ENOSPC$", r.printed("exhaust disk -k", nth), re.M), r
+    (free_default, _), (free_2048, outs0), (free_0, _) = (phase_free(r, n) for n in range(3))
+    # each fill stopped where the reserve begins: the disk's last free blocks differ by it
+    # (what is left under 0 is what exhaust's own backing store gave back as it exited)
+    assert free_0 <= 64, free_0
+    assert abs(free_default - free_0 - default) <= 8 and abs(free_2048 - free_0 - 2048) <= 8, \
+        (free_default, free_2048, free_0, default)
+    # with the reserve: a child forked on the full disk lives; 7 MB page through it
+    c = r.cmd("exhaust forklater 0", 0)
+    assert c.status == 0 and "exhaust: forklater: child status 0" in c.out, c
+    assert r.cmd("memhog 7", 0).status == 0 and r.printed("memhog 7", 0) == "memhog: 7 MB ok\n", r
+    assert int(r.printed("vmstat -n vm.pageouts")) - outs0 >= 1000, r
+    # without: the clear error, and the child killed by the kernel, with its reason
+    c = r.cmd("memhog 7", 1)
+    assert c.status == 1 and c.out == "memhog: cannot get 7 MB: No space left for the backing store (disk full)\n", c
+    c = r.cmd("exhaust forklater 0", 1)
+    assert c.status == 1 and re.search(r"^vm: no backing store for pid \d+ \(the disk is full\): killed$", c.out, re.M) \
+        and "exhaust: forklater: child status 137" in c.out, c
+    assert len(re.findall(r"killed", r.out)) == 1, r
+    sums = {r.printed("cksum /keep", n) for n in range(3)}
+    assert len(sums) == 1 and sums.pop().endswith(" 300000 /keep\n"), r
+    assert "audit: ok" in r.printed("audit"), r
+    assert [c.status for c in r.cmds if not c.line.startswith(("memhog 7", "exhaust forklater"))] == \
+        [0] * (len(r.cmds) - 4), r.cmds
+    st, out = fsck(disk)
+    assert st == 0, out
