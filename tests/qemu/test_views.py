@@ -279,6 +279,45 @@ def test_lru_and_frames_agree_with_incore(disk, kernel):
         assert ("dirty" in words) == (i in dirty), (i, words)
 
 
+# --- gdb's negbreak in the modes test_gdb does not run -------------------------------------------
+
+NEGSTOP = (r"^Breakpoint \d+, neg_decide \(asker=(NEG_\w+).*\n(?:.*\n)*?negotiation (\d+): .*\n"
+           r"  cache offers: (.*)\n  VM offers:    (.*)\n(?:.*\n)*?  neg_decide will return (NEG_\w+)")
+
+
+@pytest.mark.parametrize("kernel", [DEBUG_KERNEL, KERNEL], ids=["debug", "optimised"])
+def test_negbreak_vm_asks_and_every_negotiation(disk, kernel):
+    """negbreak vm-asks (whenever the VM asks, whatever the verdict) and negbreak alone (every
+    negotiation), which test_gdb's fs, vm and fs-asks leave out. The cache is fixed at 256 KB
+    (fs.cache_fixed_kb: it never gives a frame away) and memhog 14 pages through a 16 MB
+    machine: the VM asks again and again and recycles its own pages, never the cache's. So
+    vm-asks stops at the VM's first ask, negbreak stops at the next negotiation, and what each
+    predicted is what neg_decide returns (finish); negbreak vm, which stops only when the VM
+    takes a cache page, never stops, and the kernel's own trace (negtrace) agrees: no
+    negotiation gave the VM a cache frame."""
+    steps = ["negbreak vm-asks", "continue", "negbreak off", "finish", "negbreak", "continue", "negbreak off",
+             "finish", "negbreak vm", "continue", "kill"]
+    r = session(disk, "memhog 14\nnegtrace\n", steps, cmdline="fs.cache_fixed_kb=256", kernel=kernel)
+    for c in steps[:-2]:
+        assert not errors(r.of(c)), (c, r.of(c), r)
+    seqs = []
+    for nth in range(2):
+        m = re.search(NEGSTOP, r.of("continue", nth), re.M)
+        assert m, (nth, r.of("continue", nth), r)
+        asker, seq, cache, vm, verdict = m.groups()
+        assert asker == "NEG_VM" and cache.startswith("refuses"), (nth, r.of("continue", nth))
+        assert re.search(r"Value returned is \$\d+ = %s$" % verdict, r.of("finish", nth), re.M), \
+            (verdict, r.of("finish", nth))
+        seqs.append(int(seq))
+    assert seqs[1] == seqs[0] + 1, seqs            # negbreak alone: the very next negotiation
+    assert "neg_decide" not in r.of("continue", 2) and "memhog: 14 MB ok" in r.console, r
+    trace = r.console.split("$ negtrace\n", 1)[1].splitlines()
+    assert trace[0].startswith("seq time_ms asker"), trace[:2]
+    rows = [l.split() for l in trace[1:] if re.match(r"\d+ \d+ ", l)]
+    assert len(rows) > 100 and {row[2] for row in rows} == {"vm"}, rows[:4]
+    assert {row[6] for row in rows} <= {"vm", "none"} and {row[3] for row in rows} == {"refuse"}, rows[:4]
+
+
 # --- settings' modes not exercised in the guest elsewhere ------------------------------------------
 
 KEEP = "memhog -k 64 8"
