@@ -13,11 +13,16 @@
   kernel has walked a process's page tables: each page's frame, pool, owner, page, accessed
   and dirty bits, COW and age; gdb's lru and frames cache against SYS_incore, stopped where
   the cache has answered for a file's blocks: which are held and which dirty.
-- Settings whose modes ran only on the host or were only read back: vm.policy=aging,
-  vm.clock_rate, vm.cluster, each seen to take effect in the guest.
+- gdb's negbreak in its vm-asks mode and alone (every negotiation), each stop's prediction
+  against neg_decide's return; gdb's ps against the kernel's own ^P dump at the same moment:
+  states, what each sleeper waits on and the function that called sleep().
+- Settings whose modes ran only on the host or were only read back, or only at their default:
+  vm.policy=aging, vm.clock_rate, vm.cluster, vm.spt_epoch_ms, fs.backing_reserve (2048 and 0
+  on a disk a user filled), fs.cache_min_kb, each seen to take effect in the guest.
 Each guard is shown failing on a planted bug (tests/mutants/catalog.txt, docs/testing.md).
 """
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -316,6 +321,83 @@ def test_negbreak_vm_asks_and_every_negotiation(disk, kernel):
     rows = [l.split() for l in trace[1:] if re.match(r"\d+ \d+ ", l)]
     assert len(rows) > 100 and {row[2] for row in rows} == {"vm"}, rows[:4]
     assert {row[6] for row in rows} <= {"vm", "none"} and {row[3] for row in rows} == {"refuse"}, rows[:4]
+
+
+# --- gdb's ps against the kernel's own ^P dump --------------------------------------------------
+
+DUMPED = re.compile(r"^  pid (\d+) ppid (\d+) (\w+) (\S+)( killed)?( kthread)?"
+                    r"(?: wchan (\S+)(?: (0x[0-9a-f]+))? from (\w+)\+0x([0-9a-f]+)(?: \((.*)\))?)?$", re.M)
+DUMP_STATES = {"sleep": "sleep", "runnable": "runnable", "run": "running", "zombie": "zombie", "embryo": "embryo"}
+
+
+def inlined_at(elf, pc):
+    """The functions at code address pc, innermost first, as the host's addr2line names them
+    (more than one where the compiler inlined one function into another)."""
+    tool = shutil.which("i686-linux-gnu-addr2line") or shutil.which("addr2line")
+    out = subprocess.run([tool, "-f", "-i", "-e", str(elf), "0x%x" % pc], stdout=subprocess.PIPE, text=True,
+                         check=True).stdout.splitlines()
+    return out[0::2]
+
+
+@pytest.mark.parametrize("kernel", [DEBUG_KERNEL, KERNEL], ids=["debug", "optimised"])
+def test_ps_agrees_with_the_kernels_dump(disk, kernel):
+    """gdb's ps against what the kernel itself prints on ^P (kernel/dump.c), at the same moment:
+    gdb stops as state_dump returns, in the console's interrupt, so nothing has run since. A
+    COW-COR family blocked on its pipe (one child holding the pipe's sleep lock, the others
+    waiting for it or on the pipe), the shell reading the console, init waiting for a child,
+    the kernel threads on their channels. For every process: pid, parent, state, name, kernel
+    thread; for a sleeper what it waits on (the lock and its holder, a child's exit, a busy
+    frame, the channel) and the function that called sleep(), which the kernel names by the
+    symbol holding that address and gdb by the function there, inlined or not: the host's
+    addr2line must find gdb's innermost and the kernel's outermost at that address."""
+    fam = r"family: master (\d+) slaves (\d+) (\d+)"
+    guest = [(None, "corrupt family 2 4 &\n"), (fam, "\x10")]
+    steps = ["break state_dump", "continue", "delete", "finish", "ps", "kill"]
+    r = session(disk, guest, steps, kernel=kernel)
+    for c in steps[:-1]:
+        assert not errors(r.of(c)), (c, r.of(c), r)
+    dump = r.console[r.console.index("--- ^P dump"):r.console.index("--- busy frames")]
+    procs = {int(m.group(1)): m.groups() for m in DUMPED.finditer(dump)}
+    assert len(procs) >= 12 and len(procs) == len(re.findall(r"^  pid ", dump, re.M)), dump
+    head, rows = table_rows(r.of("ps"), "PID")
+    assert head[:10] == ["PID", "PPID", "PGID", "STATE", "SIZE", "PAGEIN", "PAGEOUT", "NAME", "SEGS", "WAITS"], head
+    shown = {int(row[0]): row for row in rows if re.fullmatch(r"\d+", row[0])}
+    assert sorted(shown) == sorted(procs), (sorted(shown), sorted(procs))
+    symbols = {}
+    for line in subprocess.run(["nm", str(kernel)], stdout=subprocess.PIPE, text=True, check=True).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            symbols.setdefault(parts[2], int(parts[0], 16))
+    kinds = set()
+    for pid, (_, ppid, state, name, killed, kthread, wchan, addr, fn, off, why) in procs.items():
+        row = shown[pid] + [""] * (10 - len(shown[pid]))
+        assert [int(row[1]), row[3], row[7].rstrip("*")] == [int(ppid), DUMP_STATES[state], name], (row, procs[pid])
+        assert (row[8] == "kthread") == bool(kthread), (row, procs[pid])
+        assert row[7].endswith("*") == (state == "run"), (row, procs[pid])
+        if state != "sleep":
+            assert row[9] == "", row
+            continue
+        m = re.fullmatch(r"(.*) in (\S+)", row[9])
+        assert m, row
+        what, where = m.groups()
+        if why and why.startswith("sleep lock"):
+            lock, holder = re.fullmatch(r'sleep lock "(.*)" held by pid (\d+)', why).groups()
+            assert what == "sleep lock %s held by pid %s" % (lock, holder), (row, why)
+            kinds.add("lock")
+        elif why == "a child's exit":
+            assert what == why, (row, why)
+            kinds.add("child")
+        elif why:
+            assert what.startswith("frame %s (" % why.split(",")[0].split()[1]), (row, why)
+        elif addr:
+            assert what == addr, (row, addr)        # a channel outside the kernel's image
+            kinds.add("address")
+        else:                                       # a kernel variable, or a field of one
+            assert what == wchan or what.startswith(re.split(r"[.\-\[]", wchan)[0] + "+"), (row, wchan)
+        chain = inlined_at(kernel, symbols[fn] + int(off, 16))
+        assert chain[0] == where and chain[-1] == fn, (row, fn, off, chain)
+    assert kinds == {"lock", "child", "address"}, kinds
+    assert ("(the CPU was idle)" in dump) == (not any(row[7].endswith("*") for row in shown.values())), dump
 
 
 # --- settings' modes not exercised in the guest elsewhere ------------------------------------------
