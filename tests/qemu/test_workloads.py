@@ -122,12 +122,15 @@ def test_toucher_dirties_the_percentage_it_is_given(disk):
     pages only read, clean: evicting them costs nothing) and vm.pageout=0 pushes out whatever
     it left, while the touchers sleep. A page a toucher dirtied is then written exactly once
     and paged in by its next round; a page only ever read is still the zero page, dropped
-    unwritten and zero-filled again. So each toucher's page-outs, and its second round's
-    page-ins, are the 52, 256 or 0 pages -d chose, plus its own data and stack pages: a count
-    that does not depend on the moment, which an ignored or mis-scaled -d misses by far."""
+    unwritten and zero-filled again. So each toucher's page-outs are the 52, 256 or 0 pages -d
+    chose, plus its own data and stack pages, and its second round's page-ins the same within a
+    few (a page still being written as vm.pageout passed stays in): counts that do not depend
+    on the moment, which an ignored or mis-scaled -d misses by far."""
     bad = ["toucher -d 101", "toucher -d 1x"]
     cmds = "\n".join(bad + ["toucher -h"]) + "\n" + "".join("toucher -m 2 -d %d -s %d -n 2 -t &\n" % t for t in TOUCHERS)
-    steps = [(r"(?s)touch 1 .*touch 1 .*touch 1 \d+ ms", "memhog -z 24\nsysctl vm.pageout=0\n"),
+    # (vm.pageout passes over a page the page-out daemon is writing for memhog: twice, so that
+    # few if any stay behind)
+    steps = [(r"(?s)touch 1 .*touch 1 .*touch 1 \d+ ms", "memhog -z 24\nsysctl vm.pageout=0\nsysctl vm.pageout=0\n"),
              (r"(?s)(own page-ins.*){3}", "vmstat -n vm.pageouts\n")]
     r = boot(cmds, disk=disk, mem=16, wait_for=steps, status=True, timeout=300)
     assert r.rc == 0, r
@@ -143,7 +146,7 @@ def test_toucher_dirties_the_percentage_it_is_given(disk):
     for (d, s), (n, ins, at), outs in zip(TOUCHERS, rounds[3:], totals):
         want = dirtied(512, d)
         assert want <= int(outs) <= want + 6, ("page-outs at -d %d" % d, outs, want)
-        assert want <= int(ins) <= want + 4, ("page-ins of round 2 at -d %d" % d, ins, want)
+        assert want - 4 <= int(ins) <= want + 4, ("page-ins of round 2 at -d %d" % d, ins, want)
     for line in bad:
         assert r.cmd(line).status != 0 and "-d takes a whole percentage, 0 to 100" in r.printed(line), r
     assert "dirtying PERCENT (0-100; 50) of the pages" in r.printed("toucher -h"), r
