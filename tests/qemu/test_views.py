@@ -13,6 +13,7 @@
   kernel has walked a process's page tables: each page's frame, pool, owner, page, accessed
   and dirty bits, COW and age; gdb's lru and frames cache against SYS_incore, stopped where
   the cache has answered for a file's blocks: which are held and which dirty.
+- gdb's idea of the VM's next victim (frames' last line) against oldest_victim's return.
 - gdb's negbreak in its vm-asks mode and alone (every negotiation), each stop's prediction
   against neg_decide's return; gdb's ps against the kernel's own ^P dump at the same moment:
   states, what each sleeper waits on and the function that called sleep().
@@ -321,6 +322,37 @@ def test_negbreak_vm_asks_and_every_negotiation(disk, kernel):
     rows = [l.split() for l in trace[1:] if re.match(r"\d+ \d+ ", l)]
     assert len(rows) > 100 and {row[2] for row in rows} == {"vm"}, rows[:4]
     assert {row[6] for row in rows} <= {"vm", "none"} and {row[3] for row in rows} == {"refuse"}, rows[:4]
+
+
+# --- gdb's idea of the VM's next victim against the kernel's own choice ------------------------------
+
+def test_frames_names_the_victim_the_kernel_chooses(disk):
+    """frames ends with the VM's oldest page, the one its offer to the negotiation reports and
+    it gives up next (vm/aging.c's oldest_victim, written again in tools/gdb/kstate.py: the
+    page-out daemon's ready list first, then the last scan's batch while it is this tick's,
+    else a new scan of every frame). gdb stops at oldest_victim's entry (its caller holds
+    vm_lock: nothing changes until it returns) while a toucher sleeps and memhog reads 14 MB
+    of fresh pages in 16, twice (pages only read: nothing to launder, the ready list stays
+    empty and the batch and the scan decide), four times far apart, and the frame frames names must be what the kernel's
+    function returns (finish). At the last two stops gdb first marks the batch stale, so that
+    both must scan anew. The debug kernel only, the one make qemu-gdb boots: the optimised
+    one inlines oldest_victim into its callers, and its value is gone."""
+    # (the breakpoint deleted before each finish, so that no other call stops it first)
+    steps = []
+    for n, stale in ((300, False), (700, False), (700, True), (700, True)):
+        steps += ["break oldest_victim", "ignore $bpnum %d" % n, "continue"]
+        steps += ["set var 'vm/aging.c'::oldest_tick = 0"] if stale else []
+        steps += ["frames vm", "delete", "finish"]
+    steps += ["kill"]
+    r = session(disk, "toucher -m 6 -s 3 -n 3 -q -d 0 &\nmemhog -z 14\nmemhog -z 14\n", steps, kernel=DEBUG_KERNEL)
+    for c in steps[:-1]:
+        assert not errors(r.of(c)), (c, r.of(c), r)
+    for nth in range(4):
+        said = re.search(r"^policy \w+; the VM's oldest page \(its offer\): frame (\d+) \(pid \d+ (\w+) ",
+                         r.of("frames vm", nth), re.M)
+        got = re.search(r"^Value returned is \$\d+ = (-?\d+)$", r.of("finish", nth), re.M)
+        assert said and got, (nth, r.of("frames vm", nth)[-400:], r.of("finish", nth))
+        assert int(said.group(1)) == int(got.group(1)), (nth, said.group(0), got.group(0))
 
 
 # --- gdb's ps against the kernel's own ^P dump --------------------------------------------------
