@@ -88,6 +88,13 @@ def test_linux_at_our_cpu_speed_compares_times(tmp_path, bench):
     (bench / "linux-ecd.csv").write_text(CSVS["linux-ecd.csv"].replace("matched-fast,16,40,linux,,,1,2,100,,50000",
                                                                        "matched,16,40,linux,,,1,2,100,8,98000"))
     h = headline(tmp_path, bench)
+    assert "edit phase" not in h                   # Linux's phases not recorded: nothing said of them
+    text = CSVS["linux-ecd.csv"].replace("kernel\n", "kernel,ms_edit\n").replace("6.1.0-50-686\n", "6.1.0-50-686,8214\n")
+    (bench / "linux-ecd.csv").write_text(text.replace("matched-fast,16,40,linux,,,1,2,100,,50000",
+                                                      "matched,16,40,linux,,,1,2,100,8,98000"))
+    assert "The edit phase, which barely touches the disk, took 3.0 times as long under Linux" in \
+        headline(tmp_path, bench)
+    h = headline(tmp_path, bench)
     assert "Elapsed, at the same CPU speed: at 16 MB 94 s here (variable 120 s), 98 s under Linux." in h
     assert "disk traffic ahead, time level." in h
 

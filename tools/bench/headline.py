@@ -174,6 +174,14 @@ def ecd_linux(agg, linux):
                 cells.append("at %d MB %.0f s here (%s), %.0f s under Linux" % (
                     m, ours[best] / 1000, label(best), lagg[(m, "linux")]["elapsed_ms"] / 1000))
         times = " Elapsed, at the same CPU speed: %s." % _join(cells)
+        edit = [(agg[k]["ms_edit"], lagg[(k[0], "linux")]["ms_edit"]) for k in agg
+                if k[1] != "linux" and (k[0], "linux") in lagg and agg[k].get("ms_edit") and
+                lagg[(k[0], "linux")].get("ms_edit")]
+        if edit:
+            ratio = statistics.mean(l / o for o, l in edit)
+            times += (" The edit phase, which barely touches the disk, took %.1f times as long under Linux: at "
+                      "this CPU speed much of the difference is each kernel's own cost per fault and system call, "
+                      "not how it shares memory." % ratio)
     else:
         times = (" Elapsed times are not compared: this run's Linux (preset %s) ran at full CPU speed." %
                  first["preset"])
