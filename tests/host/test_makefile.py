@@ -203,7 +203,8 @@ def test_one_test_after_make_test_build_has_everything_it_needs():
     """The debug kernel the gdb tests boot is part of what `make test TESTS=...` builds first."""
     p = make_n("-W", "kernel/proc.c", "test", "TESTS=tests/qemu/test_gdb.py")
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "build/debug/kernel.elf" in p.stdout and "-m pytest -q -n 2 tests/qemu/test_gdb.py" in p.stdout, p.stdout
+    assert "build/debug/kernel.elf" in p.stdout, p.stdout
+    assert "-m pytest -q -n 2 --durations=12 tests/qemu/test_gdb.py" in p.stdout, p.stdout
 
 
 def git_status():
