@@ -80,17 +80,47 @@ def test_crash_states_follow_the_flushes(tmp_path):
 
 
 def test_ace_sequences_are_bounded_and_complete():
+    ops = [o for o in crashrec.ACE_OPS if o not in ("sync", "daemon", "writer-bg")]
+    old = [o for o in ops if o not in crashrec.ACE_NEW]
     seqs = crashrec.ace_sequences(2)
-    ops = [o for o in crashrec.ACE_OPS if o not in ("sync", "daemon")]
-    for a in ops:                   # every ordered pair, with and without a sync between
-        for b in ops:
-            if not (a in crashrec.ACE_FILE_OPS and b in crashrec.ACE_FILE_OPS):
+    for a in old:                   # every ordered pair, with and without a sync between
+        for b in old:
+            if not (a in crashrec.ACE_CONSUMES and b in crashrec.ACE_NEEDS_F):
                 assert [a, b] in seqs and [a, "sync", b] in seqs, (a, b)
+    new = crashrec.ace_sequences(3)
+    plain = [o for o in ops if not o.startswith("grow-dir")]
+    for a in plain:                 # and every pair with a new operation
+        for b in plain:
+            if (a in crashrec.ACE_NEW or b in crashrec.ACE_NEW) and crashrec.ace_fits([a, b]):
+                assert [a, b] in new, (a, b)
+    triples = [s for s in crashrec.ace_sequences(4) if len(s) == 3]
+    assert len(triples) == 60 and all(crashrec.ace_fits(t) for t in triples)
     quick = crashrec.ace_sequences(1)
-    assert all(s in seqs for s in quick) and ["unlink", "create-big"] in quick
-    steps = crashrec.ace_steps(1, 1)
-    names = [s["path"] for s in steps if s["kind"] == "mkdata"]
-    assert len({n.rsplit("/", 1)[1] for n in names}) == len(names)      # a file is known by its name
+    assert all([o] in quick for o in plain) and ["unlink", "create-big"] in quick
+    assert all(s in quick for s in crashrec.ACE_AIMED + crashrec.ACE_REUSE)
+    assert crashrec.ACE_GROW[0] in quick and len([s for s in quick if len(s) == 3 and "sync" not in s]) >= 3
+    for length in (1, 2, 3, 4):     # the background writer outlives its sequence: always last
+        assert crashrec.ace_sequences(length)[-1] == crashrec.ACE_LAST[0]
+        steps = crashrec.ace_steps(length, 1)
+        names = [s["path"] for s in steps if s["kind"] == "mkdata" and s["path"] not in
+                 [t["path"] for t in steps[:steps.index(s)] if t["kind"] in ("mkdata", "append")]]
+        assert len({n.rsplit("/", 1)[1] for n in names}) == len(names)  # a file is known by its name
+        assert all(len(crashrec.command(s)) < 1000 for s in steps)      # the console's line
+
+
+def test_model_follows_overwrite_append_truncate_and_rmdir():
+    """The checker's model of the new operations: a file's versions, each promise against the
+    version of its time, a block of old data then zeros allowed, a directory removed."""
+    mk = lambda path, size, seed, fsync=False: dict(kind="mkdata", path=path, size=size, seed=seed, fsync=fsync)
+    steps = [dict(kind="mkdir", paths=["/w", "/w/A", "/w/E"]), mk("/w/A/f", 5000, 3, True), dict(kind="sync"),
+             dict(kind="append", path="/w/A/f", size=4000, seed=5, fsync=True), mk("/w/A/f", 100, 7),
+             dict(kind="rmdir", path="/w/E"), dict(kind="sync")]
+    m = crashcheck.Model(dict(steps=steps))
+    v1, v2 = crashcheck.mkdata_bytes(3, 5000), crashcheck.mkdata_bytes(3, 5000) + crashcheck.mkdata_bytes(5, 4000)
+    assert m.content("f", 2) == v1 and m.content("f", 3) == v2 and m.content("f") == crashcheck.mkdata_bytes(7, 100)
+    assert m.own_block("f", 4096, v1[4096:] + bytes(4096 - len(v1[4096:])))     # appended to in place, not written
+    assert not m.own_block("f", 4096, bytes(100) + v2[4196:8192])
+    assert "/w/E" in m.dirs_after[4] and "/w/E" not in m.dirs_after[5]
 
 
 @pytest.fixture(scope="module")

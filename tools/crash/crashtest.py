@@ -77,21 +77,28 @@ def main():
     p.add_argument("--reuse", action="store_true", help="check the recordings already in build/crash")
     p.add_argument("--only", help="check only the recordings whose name contains this")
     p.add_argument("--out", default=str(OUT))
+    p.add_argument("--stop-at-first", action="store_true",
+                   help="stop at the first failing state (does a planted bug fail at all, and where)")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     if a.quick:
         plan = [("mix", 5, a.seed, None, False), ("rename", 2, a.seed, None, False),
-                ("ace", 1, a.seed, None, True)]
+                ("daemon", 2, a.seed, None, False), ("ace", 1, a.seed, None, True)]
         per_epoch, nqemu = 8, 1
     else:
+        # The Ace run in three recordings (crashrec.ace_sequences 2, 3 and 4): a state's image
+        # holds every block its recording wrote, so one recording of all of them would make
+        # each of its states three times as dear.
         plan = [("mix", 25, a.seed, None, False), ("mix", 25, a.seed + 1, 60, False),
                 ("rename", 12, a.seed, None, False), ("mix", 40, a.seed + 2, None, False),
-                ("ace", 2, a.seed, None, True)]
+                ("daemon", 6, a.seed, None, False), ("ace", 2, a.seed, None, True), ("ace", 3, a.seed, None, True),
+                ("ace", 4, a.seed, None, True)]
         per_epoch, nqemu = 30, 6
     t0 = time.time()
     jobs = []
     runs = []
+    workloads = Counter()       # recordings, and the Ace run's sequences: one workload each
     for wl, rounds, seed, kill, targeted in plan:
         rd = out / ("%s-r%d-s%d%s" % (wl, rounds, seed, "-k%d" % kill if kill else ""))
         if a.only and a.only not in rd.name:
@@ -106,6 +113,7 @@ def main():
         pe = 0 if targeted else per_epoch
         n = len(c.states(seed, pe, targeted))
         runs.append((rd, seed, n, pe))
+        workloads[wl] += len(crashrec.ace_sequences(rounds)) if wl == "ace" else 1
         jobs += [(str(rd), seed, pe, targeted, i, False) for i in range(n)]
         # A few states booted in the real kernel: the flush states spread over the run.
         F = len(c.rec.flush_pieces)
@@ -122,8 +130,16 @@ def main():
     rows = []
     examples = []
     done = 0
+    stopped = False
+    # The workers make each state's images in a folder of this run's, so that states cut off
+    # by --stop-at-first leave nothing behind.
+    scratch = tempfile.mkdtemp(prefix="crashtest-")
+    tempfile.tempdir = scratch
     with multiprocessing.Pool(a.jobs) as pool:
         for r in pool.imap(_work, jobs, chunksize=4):
+            if stopped:
+                shutil.rmtree(r["tmp"], ignore_errors=True)
+                continue
             done += 1
             v = r["violations"]
             here = Counter(k for k, _, _ in v)
@@ -148,6 +164,15 @@ def main():
                              kept=str(keep)))
             if done % 100 == 0 or done == len(jobs):
                 print("  %d/%d states, %d failing, %.0f s" % (done, len(jobs), nfail, time.time() - t0), flush=True)
+            if v and a.stop_at_first:
+                print("  stopping at the first failing state (%d/%d), %.0f s" % (done, len(jobs), time.time() - t0),
+                      flush=True)
+                stopped = True
+                pool.terminate()
+                break
+
+    tempfile.tempdir = None
+    shutil.rmtree(scratch, ignore_errors=True)
 
     # The first failing state of each kind again, repaired by the real kernel in QEMU.
     confirm = []
@@ -155,7 +180,7 @@ def main():
         if not r["qemu"] and r["violations"][0][0] not in [c[0] for c in confirm]:
             confirm.append((r["violations"][0][0], (r["run"], [s for d, s, _, _ in runs if str(d) == r["run"]][0],
                                                     r["per_epoch"], r["targeted"], r["idx"], True)))
-    confirm = confirm[:4]
+    confirm = confirm[:0 if a.stop_at_first else 4]
     if confirm:
         print("booting %d failing states in QEMU" % len(confirm), flush=True)
     for kind, job in confirm:
@@ -175,8 +200,10 @@ def main():
         w.writeheader()
         w.writerows(rows)
     print()
-    print("crashtest: %d crash states from %d recordings (%d booted in QEMU), %.0f s" % (
-        len(jobs), len(runs), sum(1 for j in jobs if j[5]), time.time() - t0))
+    print("crashtest: %d workloads (%s), %d crash states%s from %d recordings (%d booted in QEMU), %.0f s" % (
+        sum(workloads.values()), ", ".join("%s %d" % (w, n) for w, n in sorted(workloads.items())), done,
+        "" if done == len(jobs) else " of %d" % len(jobs), len(runs), sum(1 for j in jobs if j[5]),
+        time.time() - t0))
     print("  states failing: %d" % nfail)
     for k, n in sorted(kinds.items()):
         print("  %-13s %5d states, %5d violations" % (k, states_by_kind[k], n))
