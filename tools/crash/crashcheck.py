@@ -23,7 +23,11 @@ QEMU (--qemu); then:
               renamer's "version N" lines) or zeros; a file never grows beyond what it was
               written to be;
   name-shared two names on one descriptor (fsck's note) must be one file's old and new name;
-  bin         /bin is as mkfs made it.
+  bin         /bin is as mkfs made it;
+  unflushed   (once per recording, the daemon workload) a daemon scan leaves none of its writes
+              unflushed (Checker.log_violations);
+  fsync'ed directories: the names in one whose fsync was acknowledged are there, and the ones
+              removed from it before are not (acked-lost, deleted-back).
 
 What "may have started" means: the host sends step j only after reading step j-1's
 acknowledgement, when the log held sent[j] writes, so j's writes all come after that. A
@@ -35,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from crashstates import BSIZE, Recording, nonzero_blocks
+from nbdlog import read_log
 # The one launcher of QEMU (tools/runqemu.py), as the tests and the benchmarks boot through.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import runqemu  # noqa: E402
@@ -265,6 +270,37 @@ class Checker:
         if bg is not None:
             states = [st for st in states if not (st[0] == "drop" and st[1] >= bg)]
         return states
+
+    def log_violations(self):
+        """The daemon workload's own check, once per recording: a scan flushes what it wrote
+        before it ends (fs/writeback.c, scan), so while a settle waits for two scans, and only
+        the daemon writes, no write waits more than a second for a flush (scans are
+        fs.scan_interval = 2 s apart: a scan without its final flush leaves its writes to the
+        next one's), and none is still unflushed when the settle returns."""
+        if self.man["workload"] != "daemon":
+            return []
+        recs = [r for r in read_log(str(self.dir / "disk.log"))]
+        writes, v = [], []
+        for kind, off, data, t in recs:
+            if kind == "W":
+                writes.append([t, None])
+            elif writes and writes[-1][1] is None:
+                for w in reversed(writes):
+                    if w[1] is not None:
+                        break
+                    w[1] = t
+        for j, s in enumerate(self.man["steps"]):
+            if s["kind"] != "settle" or not s.get("ack") or s.get("failed"):
+                continue
+            late = [i for i in range(s["sent"][0], s["ack"][0])
+                    if writes[i][1] is None or writes[i][1] > s["ack"][2] or writes[i][1] - writes[i][0] > 1.0]
+            if late:
+                i = late[0]
+                v.append(("unflushed", "step %d (%s): %d of the daemon's %d writes waited %s for a flush" % (
+                    j, s["cmd"], len(late), s["ack"][0] - s["sent"][0],
+                    "past the settle's end" if writes[i][1] is None or writes[i][1] > s["ack"][2]
+                    else "%.1f s" % (writes[i][1] - writes[i][0])), 0))
+        return v
 
     def bin_files(self, tmp):
         if self.bin is None:

@@ -128,6 +128,9 @@ ACE_OPS = {
     "overwrite-fsync": lambda W, n, k: dict(kind="mkdata", path="%s/A/f%d" % (W, n), size=20000, fsync=True, salt=k),
     "append":        lambda W, n, k: dict(kind="append", path="%s/A/f%d" % (W, n), size=12000, fsync=False, salt=k),
     "append-fsync":  lambda W, n, k: dict(kind="append", path="%s/B/h%d" % (W, n), size=12000, fsync=True, salt=k),
+    # Past W/B/hN's blocks: W/A/fN's next blocks are the mkdata process's backing store (freed
+    # when it ended), then hN's.
+    "append-big":    lambda W, n, k: dict(kind="append", path="%s/A/f%d" % (W, n), size=120000, fsync=False, salt=k),
     "truncate":      lambda W, n, k: dict(kind="mkdata", path="%s/B/h%d" % (W, n), size=0, fsync=False, salt=k),
     "rmdir":         lambda W, n, k: dict(kind="rmdir", path="%s/E" % W),
     "fsync-dir":     lambda W, n, k: dict(kind="fsyncdir", path="%s/A" % W),
@@ -159,24 +162,27 @@ ACE_REUSE = [["unlink", "daemon", "create-fsync-b", "create-fsync-b", "create-fs
              ["unlink", "sync", "create-big-u", "sync"]]
 # Sequences aimed at what the ones above cannot reach (docs/reliability.md, "Systematic
 # workloads and torn epochs"):
-#  - freed blocks handed out again to a file that grows: W/A/fN's blocks lie just before
-#    W/B/hN's, so once hN's removal is durable (the sync) an append to fN takes hN's old
-#    blocks; an fsync of another file then writes every indirect block, fN's among them, while
-#    fN's new data is still only in memory;
+#  - freed blocks handed out again to a file that grows: a file's next block is the one after
+#    its last, and W/B/hN's blocks follow W/A/fN's (past the backing store of hN's mkdata),
+#    so once hN's removal is durable (the sync) a big append to fN takes hN's old blocks;
+#    an fsync of another file then writes every indirect block, fN's among them, while fN's
+#    new data is still only in memory;
 #  - a directory's change as the very last one before the daemon's cut: the rename dirties
 #    W/A's block and the descriptor block first, so the unlink in W/B dirties only W/B's block,
 #    whose number is then the generation's stamp; the fsyncs in W/A write everything older
 #    but it, and the second create may take hN's descriptor if the generation was let go;
 #  - the background writer, and syncs while it runs.
-ACE_AIMED = [["unlink-b", "sync", "append", "create-fsync"],
+ACE_AIMED = [["unlink-b", "sync", "append-big", "create-fsync"],
              ["rename-within", "unlink-b", "daemon", "create-fsync", "create-fsync"]]
-ACE_LAST = [["writer-bg", "sync", "sync", "sync", "sync"]]
+# Whether a sync ends while the writer has blocks dirty is a race (the writer may wait for
+# the sync's locks, or be done): three writers, each met by three syncs, a daemon pass apart.
+ACE_LAST = [["writer-bg", "sync", "sync", "sync", "daemon"] * 2 + ["writer-bg", "sync", "sync", "sync"]]
 # A directory's second block costs its sequence 126 files of setup: a few sequences, no more.
 ACE_GROW = [["grow-dir", "sync"], ["grow-dir", "fsync-dir"], ["create-fsync", "grow-dir-fsync"],
             ["grow-dir", "create-fsync"]]
 ACE_CONSUMES = ("unlink", "rename-within", "rename-across")     # W/A/fN is gone after them
-ACE_NEEDS_F = ACE_CONSUMES + ("overwrite", "overwrite-fsync", "append")
-ACE_NEW = ("overwrite", "overwrite-fsync", "append", "append-fsync", "truncate", "rmdir", "fsync-dir",
+ACE_NEEDS_F = ACE_CONSUMES + ("overwrite", "overwrite-fsync", "append", "append-big")
+ACE_NEW = ("overwrite", "overwrite-fsync", "append", "append-fsync", "append-big", "truncate", "rmdir", "fsync-dir",
            "grow-dir", "grow-dir-fsync")
 ACE_DELAYS = (30, 30, 1)    # fs.writeback_delay, fs.desc_delay, fs.scan_interval of the ace run
 ACE_TRIPLES = {1: 4, 2: 0, 3: 0, 4: 60}     # three-operation sequences drawn, per run
@@ -203,7 +209,7 @@ def ace_sequences(length):
       4: 60 three-operation sequences drawn (seeded) from all the operations and sync.
     Each run ends with ACE_LAST. Sequences that use W/A/fN after it is gone are dropped (Ace's
     phase 4 would add a create; that is another sequence)."""
-    ops = [o for o in ACE_OPS if o not in ("sync", "daemon", "writer-bg")]
+    ops = [o for o in ACE_OPS if o not in ("sync", "daemon", "writer-bg", "append-big")]   # the last: aimed only
     plain = [o for o in ops if not o.startswith("grow-dir")]
     old = [o for o in ops if o not in ACE_NEW]
     seqs = []

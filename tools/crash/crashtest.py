@@ -99,6 +99,7 @@ def main():
     jobs = []
     runs = []
     workloads = Counter()       # recordings, and the Ace run's sequences: one workload each
+    log_failed = []
     for wl, rounds, seed, kill, targeted in plan:
         rd = out / ("%s-r%d-s%d%s" % (wl, rounds, seed, "-k%d" % kill if kill else ""))
         if a.only and a.only not in rd.name:
@@ -114,6 +115,8 @@ def main():
         n = len(c.states(seed, pe, targeted))
         runs.append((rd, seed, n, pe))
         workloads[wl] += len(crashrec.ace_sequences(rounds)) if wl == "ace" else 1
+        for v in c.log_violations():          # the recording's own log, checked once
+            log_failed.append((rd, v))
         jobs += [(str(rd), seed, pe, targeted, i, False) for i in range(n)]
         # A few states booted in the real kernel: the flush states spread over the run.
         F = len(c.rec.flush_pieces)
@@ -131,12 +134,18 @@ def main():
     examples = []
     done = 0
     stopped = False
+    for rd, (kind, text, _) in log_failed:
+        nfail += 1
+        kinds[kind] += 1
+        states_by_kind[kind] += 1
+        print("FAILED %s (its log): %s: %s" % (rd.name, kind, text), flush=True)
+        stopped = a.stop_at_first
     # The workers make each state's images in a folder of this run's, so that states cut off
     # by --stop-at-first leave nothing behind.
     scratch = tempfile.mkdtemp(prefix="crashtest-")
     tempfile.tempdir = scratch
     with multiprocessing.Pool(a.jobs) as pool:
-        for r in pool.imap(_work, jobs, chunksize=4):
+        for r in pool.imap(_work, [] if stopped else jobs, chunksize=4):
             if stopped:
                 shutil.rmtree(r["tmp"], ignore_errors=True)
                 continue
