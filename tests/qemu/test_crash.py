@@ -3,13 +3,17 @@ tools/crash/crashrec.py, tools/crash/crashstates.py, tools/crash/crashcheck.py, 
 
 test_crash_states is the short version of `make crashtest`: it fails while the kernel loses
 or mixes data at a power cut, naming the violation, the kept image and how to reproduce it.
-Besides two short recorded mixes it runs the Ace-style workload (crashrec.ace_steps: each
-operation alone, the delete-then-create pairs and sequences) at every flush and with each
-block of every epoch torn away in turn (crashstates.Recording.targeted).
+Besides two short recorded mixes it runs the daemon workload (two scans with no delay promise
+what a sync does; its log shows no scan leaving writes unflushed) and the Ace-style workload
+(crashrec.ace_steps: each operation alone, overwrite, append, truncate, rmdir and fsync of a
+directory among them, the delete-then-create pairs and sequences, the sequences aimed at
+freed blocks reused and at syncs beside a background writer) at every flush and with each
+block of every epoch torn away in turn (crashstates.Recording.targeted). Each durability bug
+of the mutant catalog but cache.sync-skips-held-blocks fails it (docs/reliability.md).
 The other tests check the tools themselves: the guest's fsync reaches the disk as a flush,
 crash states are what a volatile write cache allows, and the oracle fails on planted damage.
 """
-import os, struct, subprocess, sys
+import json, os, struct, subprocess, sys
 from pathlib import Path
 
 import pytest
@@ -48,6 +52,31 @@ def synthetic_log(path, records):
     with open(path, "wb") as f:
         for kind, off, data in records:
             f.write(REC.pack(kind, off, len(data), 0.0) + data)
+
+
+def test_daemon_log_check_fails_on_a_scan_without_its_final_flush(tmp_path):
+    """Checker.log_violations: in a settle, a daemon write flushed at once passes; one left for
+    the next scan's flush (2 s later), or unflushed when the settle returned, fails."""
+    init = tmp_path / "initial.img"
+    init.write_bytes(bytes(8 * 4096))
+    blk = bytes([7]) * 4096
+
+    def run(records, ack_writes):
+        with open(tmp_path / "disk.log", "wb") as f:
+            for kind, t in records:
+                f.write(REC.pack(kind, 4096, len(blk) if kind == b"W" else 0, t) + (blk if kind == b"W" else b""))
+        steps = [dict(kind="settle", cmd="vmstat -w fs.cleaner.scans +2 60", sent=[0, 0, 0.0],
+                      ack=[ack_writes, 9, 10.0])]
+        (tmp_path / "manifest.json").write_text(json.dumps(dict(workload="daemon", steps=steps,
+                                                                writeback_delay=0, scan_interval=2)))
+        return crashcheck.Checker(str(tmp_path)).log_violations()
+
+    W, F = b"W", b"F"
+    assert run([(W, 1.0), (W, 1.01), (F, 1.02), (W, 3.0), (F, 3.05)], 3) == []
+    late = run([(W, 1.0), (F, 1.02), (W, 1.1), (F, 3.1)], 2)      # the second scan's flush, 2 s on
+    assert [k for k, _, _ in late] == ["unflushed"] and "2.0 s" in late[0][1], late
+    left = run([(W, 1.0), (F, 1.02), (W, 9.9)], 2)                 # still unflushed at the ack
+    assert [k for k, _, _ in left] == ["unflushed"] and "past the settle" in left[0][1], left
 
 
 def test_crash_states_follow_the_flushes(tmp_path):
@@ -162,8 +191,8 @@ def test_oracle_fails_on_planted_damage(recording):
 
 
 def test_crash_states(tmp_path):
-    """About 1,300 crash states: two short recorded mixes and the Ace-style run (make crashtest
-    runs about 12,000)."""
+    """About 1,750 crash states: two short recorded mixes, the daemon workload and the Ace-style
+    run (make crashtest runs about FULL_STATES)."""
     scratch = tmp_path / "tmp"          # where each state's images are made: empty again at the end
     scratch.mkdir()
     r = subprocess.run([sys.executable, str(ROOT / "tools/crash/crashtest.py"), "--quick", "--jobs", "2",
