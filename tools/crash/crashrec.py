@@ -142,8 +142,8 @@ ACE_OPS = {
     # (fs/alloc.c) -- the kernel's own persistence event, which decides when freed descriptors
     # and blocks may be reused.
     "daemon":        lambda W, n, k: dict(kind="sleep", secs=2),
-    # Not Ace's: a writer in the background (fsstress in W/S), so that the syncs after it run
-    # while blocks are being dirtied and held; always a run's last sequence (it outlives it).
+    # Not Ace's: a writer in the background (1 MB in W/B), so that the syncs after it run
+    # while blocks are being dirtied and held; always in a run's last sequence (it outlives it).
     "writer-bg":     lambda W, n, k: dict(kind="mkdata", path="%s/B/z%d_%d" % (W, n, k), size=1 << 20, fsync=False, bg=True),
 }
 # Delete-then-create: a file freed, a daemon pass, then creates that may take its descriptor
@@ -167,10 +167,12 @@ ACE_REUSE = [["unlink", "daemon", "create-fsync-b", "create-fsync-b", "create-fs
 #    so once hN's removal is durable (the sync) a big append to fN takes hN's old blocks;
 #    an fsync of another file then writes every indirect block, fN's among them, while fN's
 #    new data is still only in memory;
-#  - a directory's change as the very last one before the daemon's cut: the rename dirties
-#    W/A's block and the descriptor block first, so the unlink in W/B dirties only W/B's block,
-#    whose number is then the generation's stamp; the fsyncs in W/A write everything older
-#    but it, and the second create may take hN's descriptor if the generation was let go;
+#  - a directory's change as the last before the daemon's cut: the rename dirties W/A's block
+#    and the descriptor block first, so the unlink in W/B newly dirties only W/B's block; the
+#    fsyncs in W/A write the rest, and the second create takes hN's descriptor if the
+#    generation was let go before W/B's block is on the disk. (Its number is not the stamp
+#    after all: rm's own start dirties /swap's block first, which only a sync or a scan
+#    writes; docs/reliability.md says why an off-by-one there cannot show.)
 #  - the background writer, and syncs while it runs.
 ACE_AIMED = [["unlink-b", "sync", "append-big", "create-fsync"],
              ["rename-within", "unlink-b", "daemon", "create-fsync", "create-fsync"]]
@@ -206,7 +208,8 @@ def ace_sequences(length):
         operations with and without a sync between (Ace's phases 1-3 at two operations);
       3: every ordered pair with one of the new operations (ACE_NEW: overwrite, append,
         truncate, rmdir, fsync of a directory) and ACE_GROW;
-      4: 60 three-operation sequences drawn (seeded) from all the operations and sync.
+      4: 60 three-operation sequences drawn (seeded) from the operations (not a directory's
+        second block) and sync.
     Each run ends with ACE_LAST. Sequences that use W/A/fN after it is gone are dropped (Ace's
     phase 4 would add a create; that is another sequence)."""
     ops = [o for o in ACE_OPS if o not in ("sync", "daemon", "writer-bg", "append-big")]   # the last: aimed only
