@@ -187,6 +187,7 @@ def main():
                       flush=True)
                 stopped = True
                 pool.terminate()
+                pool.join()     # the workers gone before their scratch folder goes
                 break
 
     tempfile.tempdir = None
