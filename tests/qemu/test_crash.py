@@ -3,13 +3,17 @@ tools/crash/crashrec.py, tools/crash/crashstates.py, tools/crash/crashcheck.py, 
 
 test_crash_states is the short version of `make crashtest`: it fails while the kernel loses
 or mixes data at a power cut, naming the violation, the kept image and how to reproduce it.
-Besides two short recorded mixes it runs the Ace-style workload (crashrec.ace_steps: each
-operation alone, the delete-then-create pairs and sequences) at every flush and with each
-block of every epoch torn away in turn (crashstates.Recording.targeted).
+Besides two short recorded mixes it runs the daemon workload (two scans with no delay promise
+what a sync does; its log shows no scan leaving writes unflushed) and the Ace-style workload
+(crashrec.ace_steps: each operation alone, overwrite, append, truncate, rmdir and fsync of a
+directory among them, the delete-then-create pairs and sequences, the sequences aimed at
+freed blocks reused and at syncs beside a background writer) at every flush and with each
+block of every epoch torn away in turn (crashstates.Recording.targeted). Each durability bug
+of the mutant catalog but cache.sync-skips-held-blocks fails it (docs/reliability.md).
 The other tests check the tools themselves: the guest's fsync reaches the disk as a flush,
 crash states are what a volatile write cache allows, and the oracle fails on planted damage.
 """
-import os, struct, subprocess, sys
+import json, os, struct, subprocess, sys
 from pathlib import Path
 
 import pytest
@@ -50,6 +54,31 @@ def synthetic_log(path, records):
             f.write(REC.pack(kind, off, len(data), 0.0) + data)
 
 
+def test_daemon_log_check_fails_on_a_scan_without_its_final_flush(tmp_path):
+    """Checker.log_violations: in a settle, a daemon write flushed at once passes; one left for
+    the next scan's flush (2 s later), or unflushed when the settle returned, fails."""
+    init = tmp_path / "initial.img"
+    init.write_bytes(bytes(8 * 4096))
+    blk = bytes([7]) * 4096
+
+    def run(records, ack_writes):
+        with open(tmp_path / "disk.log", "wb") as f:
+            for kind, t in records:
+                f.write(REC.pack(kind, 4096, len(blk) if kind == b"W" else 0, t) + (blk if kind == b"W" else b""))
+        steps = [dict(kind="settle", cmd="vmstat -w fs.cleaner.scans +2 60", sent=[0, 0, 0.0],
+                      ack=[ack_writes, 9, 10.0])]
+        (tmp_path / "manifest.json").write_text(json.dumps(dict(workload="daemon", steps=steps,
+                                                                writeback_delay=0, scan_interval=2)))
+        return crashcheck.Checker(str(tmp_path)).log_violations()
+
+    W, F = b"W", b"F"
+    assert run([(W, 1.0), (W, 1.01), (F, 1.02), (W, 3.0), (F, 3.05)], 3) == []
+    late = run([(W, 1.0), (F, 1.02), (W, 1.1), (F, 3.1)], 2)      # the second scan's flush, 2 s on
+    assert [k for k, _, _ in late] == ["unflushed"] and "2.0 s" in late[0][1], late
+    left = run([(W, 1.0), (F, 1.02), (W, 9.9)], 2)                 # still unflushed at the ack
+    assert [k for k, _, _ in left] == ["unflushed"] and "past the settle" in left[0][1], left
+
+
 def test_crash_states_follow_the_flushes(tmp_path):
     init = tmp_path / "init.img"
     init.write_bytes(bytes(8 * 4096))
@@ -80,17 +109,47 @@ def test_crash_states_follow_the_flushes(tmp_path):
 
 
 def test_ace_sequences_are_bounded_and_complete():
+    ops = [o for o in crashrec.ACE_OPS if o not in ("sync", "daemon", "writer-bg", "append-big")]
+    old = [o for o in ops if o not in crashrec.ACE_NEW]
     seqs = crashrec.ace_sequences(2)
-    ops = [o for o in crashrec.ACE_OPS if o not in ("sync", "daemon")]
-    for a in ops:                   # every ordered pair, with and without a sync between
-        for b in ops:
-            if not (a in crashrec.ACE_FILE_OPS and b in crashrec.ACE_FILE_OPS):
+    for a in old:                   # every ordered pair, with and without a sync between
+        for b in old:
+            if not (a in crashrec.ACE_CONSUMES and b in crashrec.ACE_NEEDS_F):
                 assert [a, b] in seqs and [a, "sync", b] in seqs, (a, b)
+    new = crashrec.ace_sequences(3)
+    plain = [o for o in ops if not o.startswith("grow-dir")]
+    for a in plain:                 # and every pair with a new operation
+        for b in plain:
+            if (a in crashrec.ACE_NEW or b in crashrec.ACE_NEW) and crashrec.ace_fits([a, b]):
+                assert [a, b] in new, (a, b)
+    triples = [s for s in crashrec.ace_sequences(4) if len(s) == 3]
+    assert len(triples) == 60 and all(crashrec.ace_fits(t) for t in triples)
     quick = crashrec.ace_sequences(1)
-    assert all(s in seqs for s in quick) and ["unlink", "create-big"] in quick
-    steps = crashrec.ace_steps(1, 1)
-    names = [s["path"] for s in steps if s["kind"] == "mkdata"]
-    assert len({n.rsplit("/", 1)[1] for n in names}) == len(names)      # a file is known by its name
+    assert all([o] in quick for o in plain) and ["unlink", "create-big"] in quick
+    assert all(s in quick for s in crashrec.ACE_AIMED + crashrec.ACE_REUSE)
+    assert crashrec.ACE_GROW[0] in quick and len([s for s in quick if len(s) == 3 and "sync" not in s]) >= 3
+    for length in (1, 2, 3, 4):     # the background writer outlives its sequence: always last
+        assert crashrec.ace_sequences(length)[-1] == crashrec.ACE_LAST[0]
+        steps = crashrec.ace_steps(length, 1)
+        names = [s["path"] for s in steps if s["kind"] == "mkdata" and s["path"] not in
+                 [t["path"] for t in steps[:steps.index(s)] if t["kind"] in ("mkdata", "append")]]
+        assert len({n.rsplit("/", 1)[1] for n in names}) == len(names)  # a file is known by its name
+        assert all(len(crashrec.command(s)) < 1000 for s in steps)      # the console's line
+
+
+def test_model_follows_overwrite_append_truncate_and_rmdir():
+    """The checker's model of the new operations: a file's versions, each promise against the
+    version of its time, a block of old data then zeros allowed, a directory removed."""
+    mk = lambda path, size, seed, fsync=False: dict(kind="mkdata", path=path, size=size, seed=seed, fsync=fsync)
+    steps = [dict(kind="mkdir", paths=["/w", "/w/A", "/w/E"]), mk("/w/A/f", 5000, 3, True), dict(kind="sync"),
+             dict(kind="append", path="/w/A/f", size=4000, seed=5, fsync=True), mk("/w/A/f", 100, 7),
+             dict(kind="rmdir", path="/w/E"), dict(kind="sync")]
+    m = crashcheck.Model(dict(steps=steps))
+    v1, v2 = crashcheck.mkdata_bytes(3, 5000), crashcheck.mkdata_bytes(3, 5000) + crashcheck.mkdata_bytes(5, 4000)
+    assert m.content("f", 2) == v1 and m.content("f", 3) == v2 and m.content("f") == crashcheck.mkdata_bytes(7, 100)
+    assert m.own_block("f", 4096, v1[4096:] + bytes(4096 - len(v1[4096:])))     # appended to in place, not written
+    assert not m.own_block("f", 4096, bytes(100) + v2[4196:8192])
+    assert "/w/E" in m.dirs_after[4] and "/w/E" not in m.dirs_after[5]
 
 
 @pytest.fixture(scope="module")
@@ -132,8 +191,8 @@ def test_oracle_fails_on_planted_damage(recording):
 
 
 def test_crash_states(tmp_path):
-    """About 1,300 crash states: two short recorded mixes and the Ace-style run (make crashtest
-    runs about 12,000)."""
+    """About 1,750 crash states: two short recorded mixes, the daemon workload and the Ace-style
+    run (make crashtest runs about FULL_STATES)."""
     scratch = tmp_path / "tmp"          # where each state's images are made: empty again at the end
     scratch.mkdir()
     r = subprocess.run([sys.executable, str(ROOT / "tools/crash/crashtest.py"), "--quick", "--jobs", "2",

@@ -23,7 +23,11 @@ QEMU (--qemu); then:
               renamer's "version N" lines) or zeros; a file never grows beyond what it was
               written to be;
   name-shared two names on one descriptor (fsck's note) must be one file's old and new name;
-  bin         /bin is as mkfs made it.
+  bin         /bin is as mkfs made it;
+  unflushed   (once per recording, the daemon workload) a daemon scan leaves none of its writes
+              unflushed (Checker.log_violations);
+  fsync'ed directories: the names in one whose fsync was acknowledged are there, and the ones
+              removed from it before are not (acked-lost, deleted-back).
 
 What "may have started" means: the host sends step j only after reading step j-1's
 acknowledgement, when the log held sent[j] writes, so j's writes all come after that. A
@@ -35,6 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from crashstates import BSIZE, Recording, nonzero_blocks
+from nbdlog import read_log
 # The one launcher of QEMU (tools/runqemu.py), as the tests and the benchmarks boot through.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import runqemu  # noqa: E402
@@ -77,26 +82,48 @@ class Model:
     def __init__(self, man):
         self.man = man
         self.steps = man["steps"]
-        self.contents = {}          # ident -> [allowed versions (bytes)], the last the final
+        self.contents = {}          # ident -> [versions (bytes)], in the order they were written
         self.after = []             # per step: {path: ident} after it
-        self.dirs = {"/"}
-        ns = {}
+        self.ver_after = []         # per step: {ident: index of its version then}
+        self.dirs_after = []        # per step: the directories there after it
+        self.dirs = {"/"}           # every directory the workload ever made
+        ns, ver, live = {}, {}, {"/"}
+
+        def put(path, ident, data):
+            self.contents.setdefault(ident, []).append(data)
+            ver[ident] = len(self.contents[ident]) - 1
+            ns[path] = ident
+
         for j, s in enumerate(self.steps):
             k = s["kind"]
             if k == "mkdir":
                 self.dirs.update(s["paths"])
+                live.update(s["paths"])
+            elif k == "rmdir":
+                live.discard(s["path"])
+            elif k == "mkdata" and s.get("bg"):     # a background writer's file: never promised
+                self.contents[s["path"].rsplit("/", 1)[1]] = [mkdata_bytes(s["seed"], s["size"])]
             elif k == "mkdata":
-                ident = s["path"].rsplit("/", 1)[1]
-                self.contents[ident] = [mkdata_bytes(s["seed"], s["size"])]
-                ns[s["path"]] = ident
+                # On an existing name, O_TRUNC: the same file, a new version.
+                put(s["path"], ns.get(s["path"], s["path"].rsplit("/", 1)[1]), mkdata_bytes(s["seed"], s["size"]))
+            elif k == "append":
+                ident = ns.get(s["path"], s["path"].rsplit("/", 1)[1])
+                old = self.contents[ident][ver[ident]] if s["path"] in ns else b""
+                put(s["path"], ident, old + mkdata_bytes(s["seed"], s["size"]))
+            elif k == "touch":
+                for path in s["paths"]:
+                    put(path, path.rsplit("/", 1)[1], b"")
             elif k == "fsstress":
                 self.dirs.add(s["path"])
+                live.add(s["path"])
                 for i in range(s["n"]):
                     f, t = "%s/f%d" % (s["path"], i), "%s/t%d" % (s["path"], i)
                     self.contents[t] = [fsstress_bytes(0, (i * 331) % 9000)]
                     self.contents[f] = [fsstress_bytes(1, 100),
                                         fsstress_bytes(s["seed"] + i, (s["seed"] * 7919 + i * 1237) % 30000)]
-                    ns[f] = f
+                    ver[f] = 1
+                    if not s.get("bg"):     # a background writer's files are never promised
+                        ns[f] = f
             elif k == "rm":
                 ns.pop(s["path"], None)
             elif k == "mv":
@@ -107,6 +134,8 @@ class Model:
                 self.contents.setdefault("renamer", []).extend(vers)
                 ns[s["path"]] = ("renamer", j, s["rounds"] - 1)
             self.after.append(dict(ns))
+            self.ver_after.append(dict(ver))
+            self.dirs_after.append(set(live))
         # Every name a file ever had (a rename within a directory changes its base name).
         self.names = {}
         for ns in self.after:
@@ -124,11 +153,14 @@ class Model:
                     if len(blk) >= 16 and blk[:16] != ZERO[:16]:
                         self.block_owner.setdefault(blk[:16], "%s block %d" % (ident, b // BSIZE))
 
-    def content(self, ident):
+    def content(self, ident, j=None):
+        """The file's contents after step j (None: its last version)."""
         if isinstance(ident, tuple):        # renamer step j's last version
             _, j, n = ident
             return renamer_bytes(n, self.steps[j]["bytes"])
-        return self.contents[ident][-1]
+        if j is None:
+            return self.contents[ident][-1]
+        return self.contents[ident][self.ver_after[j][ident]]
 
     def ident_of(self, path):
         """The file a path may hold (by name: a moved file keeps its base name)."""
@@ -153,7 +185,10 @@ class Model:
             n = int(m.group(1))
             # The pattern is fixed by n and the offset alone (not by the step's size).
             return renamer_bytes(n, off + len(blk))[off:] == blk
-        return any(v[off:off + len(blk)] == blk for v in self.contents[ident])
+        # A version's bytes, then zeros: a block written before the file grew over it (an
+        # append lands in the last block in place, and may not have reached the disk).
+        n = len(blk)
+        return any(v[off:off + n] + ZERO[:max(0, n - len(v[off:off + n]))] == blk for v in self.contents[ident])
 
     def who(self, blk):
         if blk == ZERO[:len(blk)]:
@@ -169,8 +204,10 @@ class Model:
 
 def touches(s):
     k = s["kind"]
-    if k in ("mkdata", "rm"):
+    if k in ("mkdata", "rm", "append", "rmdir"):
         return {s["path"]}
+    if k in ("touch", "mkdir"):
+        return set(s["paths"])
     if k == "mv":
         return {s["src"], s["dst"]}
     if k == "fsstress":
@@ -226,7 +263,44 @@ class Checker:
         start = None
         if targeted:
             start = next((s["sent"][1] for s in self.man["steps"] if "ace" in s and s.get("sent")), 0)
-        return self.rec.states(seed, per_epoch, start)
+        states = self.rec.states(seed, per_epoch, start)
+        # Once a background writer runs, its hundreds of blocks would each be torn away in turn;
+        # the flush states are what its syncs are checked by.
+        bg = next((s["sent"][1] for s in self.man["steps"] if s.get("bg") and s.get("sent")), None)
+        if bg is not None:
+            states = [st for st in states if not (st[0] == "drop" and st[1] >= bg)]
+        return states
+
+    def log_violations(self):
+        """The daemon workload's own check, once per recording: a scan flushes what it wrote
+        before it ends (fs/writeback.c, scan), so while a settle waits for two scans, and only
+        the daemon writes, no write waits more than a second for a flush (scans are
+        fs.scan_interval = 2 s apart: a scan without its final flush leaves its writes to the
+        next one's), and none is still unflushed when the settle returns."""
+        if self.man["workload"] != "daemon":
+            return []
+        recs = [r for r in read_log(str(self.dir / "disk.log"))]
+        writes, v = [], []
+        for kind, off, data, t in recs:
+            if kind == "W":
+                writes.append([t, None])
+            elif writes and writes[-1][1] is None:
+                for w in reversed(writes):
+                    if w[1] is not None:
+                        break
+                    w[1] = t
+        for j, s in enumerate(self.man["steps"]):
+            if s["kind"] != "settle" or not s.get("ack") or s.get("failed"):
+                continue
+            late = [i for i in range(s["sent"][0], s["ack"][0])
+                    if writes[i][1] is None or writes[i][1] > s["ack"][2] or writes[i][1] - writes[i][0] > 1.0]
+            if late:
+                i = late[0]
+                v.append(("unflushed", "step %d (%s): %d of the daemon's %d writes waited %s for a flush" % (
+                    j, s["cmd"], len(late), s["ack"][0] - s["sent"][0],
+                    "past the settle's end" if writes[i][1] is None or writes[i][1] > s["ack"][2]
+                    else "%.1f s" % (writes[i][1] - writes[i][0])), 0))
+        return v
 
     def bin_files(self, tmp):
         if self.bin is None:
@@ -300,13 +374,14 @@ class Checker:
 
         # Durable facts: an acknowledged sync makes everything before it durable; an
         # acknowledged mkdata -s its file. Later steps that may have started loosen them.
-        k = max([j for j, s in enumerate(steps) if s["kind"] == "sync" and acked[j]], default=None)
+        # (A settle, two whole scans of a daemon with no delay, promises what a sync does.)
+        k = max([j for j, s in enumerate(steps) if s["kind"] in ("sync", "settle") and acked[j]], default=None)
         facts = []
         if k is not None:
             for path, ident in model.after[k].items():
                 facts.append((k, path, ident, "synced"))
         for i, s in enumerate(steps):
-            if s["kind"] == "mkdata" and s["fsync"] and acked[i] and (k is None or i > k):
+            if s["kind"] in ("mkdata", "append") and s["fsync"] and acked[i] and (k is None or i > k):
                 facts.append((i, s["path"], model.after[i][s["path"]], "fsync'ed"))
         for start, path, ident, why in facts:
             allowed, required, void = {path}, None, False
@@ -323,18 +398,43 @@ class Checker:
                     break
             if void:
                 continue
-            want = model.content(ident)
+            want = model.content(ident, start)
             where = [required] if required else sorted(allowed)
             if not any(tree.get(p) == want for p in where):
                 v.append(("acked-lost", "%s (%s, %d bytes): %s" % (
                     " or ".join(where), why, len(want), "; ".join("%s is %s" % (p, show(p)) for p in where)),
                     len(want)))
 
-        # Removed before an acknowledged sync: stays removed.
+        # A directory fsync'ed (and acknowledged): the names in it then are there, and the
+        # ones removed from it before are not, unless a later step that may have started
+        # touches them. Only names: their files' data was not fsync'ed.
+        for i, s in enumerate(steps):
+            if s["kind"] != "fsyncdir" or not acked[i]:
+                continue
+            here = {p for p in list(model.after[i]) + list(model.dirs_after[i]) if p.rsplit("/", 1)[0] == s["path"]}
+            before = set()
+            for j in range(i):
+                before |= {p for p in list(model.after[j]) + list(model.dirs_after[j])
+                           if p.rsplit("/", 1)[0] == s["path"]}
+            later = set()
+            for j in range(i + 1, len(steps)):
+                if not started[j]:
+                    break
+                later |= touches(steps[j])
+            for p in sorted(here):
+                if p not in tree and not any(p == t or under(p, {t}) or under(t, {p}) for t in later):
+                    v.append(("acked-lost", "%s is absent, though its directory was fsync'ed (step %d)" % (p, i), 0))
+            for p in sorted(before - here):
+                if p in tree and not any(p == t or under(p, {t}) or under(t, {p}) for t in later):
+                    v.append(("deleted-back", "%s was removed before its directory was fsync'ed (step %d), but is "
+                              "there: %s" % (p, i, show(p)), 0))
+
+        # Removed before an acknowledged sync: stays removed (files and directories).
         if k is not None:
             gone = set()
             for j in range(k):
                 gone |= set(model.after[j]) - set(model.after[k])
+                gone |= model.dirs_after[j] - model.dirs_after[k]
             for j in range(k + 1, len(steps)):
                 if started[j]:
                     gone = {p for p in gone if not any(under(p, {t}) or p == t for t in touches(steps[j]))}
@@ -368,7 +468,7 @@ class Checker:
 
         # Old unsynced files: written back and on the disk by the cut.
         for i, s in enumerate(steps):
-            if s["kind"] not in ("mkdata", "fsstress") or s.get("failed") or not s.get("ack"):
+            if s["kind"] not in ("mkdata", "fsstress") or s.get("failed") or not s.get("ack") or s.get("bg"):
                 continue
             if s["ack"][2] + self.age > t_cut or (s["kind"] == "mkdata" and s["fsync"]):
                 continue
@@ -378,7 +478,7 @@ class Checker:
                 if any(started[j] and (p in touches(steps[j]) or under(p, touches(steps[j])))
                        for j in range(i + 1, len(steps))):
                     continue
-                want = model.content(model.after[i][p])
+                want = model.content(model.after[i][p], i)
                 if tree.get(p) != want:
                     v.append(("old-unsynced", "%s (%d bytes, done %.1f s before the cut): %s" % (
                         p, len(want), t_cut - s["ack"][2], show(p)), 0))

@@ -22,10 +22,15 @@ tell whose data a block holds):
   rename   `renamer /r/t ROUNDS BYTES` (safe replacement by rename, "renamed N" after each;
            BYTES differs per step, so each version names its step), unsynced files and rm
            between them, `mv` of acknowledged files back and forth;
-  ace      Ace-style (CrashMonkey): every sequence of one or two operations (ROUNDS: 1 or 2)
-           from create, create+fsync, create of a file with an indirect block, unlink, rename
-           within and across directories, mkdir and sync, over each sequence's own
-           directories, including delete-then-create (ace_sequences).
+  ace      Ace-style (CrashMonkey): sequences of one to three operations from create,
+           create+fsync, create of a file with an indirect block, unlink, rename within and
+           across directories, mkdir, overwrite, append, truncate, rmdir, fsync of a file and
+           of a directory, a directory's second block and sync, over each sequence's own
+           directories, including delete-then-create (ace_sequences); ROUNDS 1-4 picks
+           the set: 1 is crashtest --quick's, 2-4 the full run's;
+  daemon   unsynced creates, removes and renames with no write-back delay, each round ended by
+           two whole scans of the write-back daemon (daemon_steps), which must leave them on
+           stable storage as a sync would.
 
     crashrec.py --workload mix --rounds 20 --seed 1 --out build/crash/mix1
 writes OUT/initial.img (the disk before), OUT/disk.log, OUT/manifest.json, OUT/console.txt.
@@ -41,6 +46,7 @@ import runqemu  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
+FS_DIRENTS_PER_BLOCK = 128      # fs/layout.h: 4096-byte blocks of 32-byte entries
 
 
 def file_seed(name, runseed):
@@ -98,10 +104,13 @@ def rename_steps(rounds, seed):
 
 
 # Ace's operations (CrashMonkey's workload generator, bounded and exhaustive), over workload
-# n's directories W/A and W/B (W = /w/n) and its file W/A/fN (50000 bytes: ten direct blocks and an
-# indirect one, fsync'ed and synced before any workload runs). k tells a sequence's two
-# operations apart, so every name stays unique in the recording (the checker knows a file by
-# the name it was created with). mkdata -s is Ace's fsync: create, write, fsync, close.
+# n's directories W/A and W/B (W = /w/n) and its files W/A/fN and W/B/hN (50000 bytes each: ten
+# direct blocks and an indirect one, fsync'ed and synced before any workload runs). k tells a
+# sequence's operations apart, so every name stays unique in the recording (the checker knows
+# a file by the name it was created with). mkdata -s is Ace's fsync: create, write, fsync, close.
+# The kernel has no ftruncate: O_TRUNC (mkdata on an existing name) is its truncate, to 0 and
+# then, for an overwrite, grown again; an append is the shell's >>; fsync of a directory is
+# mkdata's fsync of its standard output opened read-only on the directory.
 ACE_OPS = {
     "create":        lambda W, n, k: dict(kind="mkdata", path="%s/A/c%d_%d" % (W, n, k), size=6000, fsync=False),
     "create-fsync":  lambda W, n, k: dict(kind="mkdata", path="%s/A/s%d_%d" % (W, n, k), size=6000, fsync=True),
@@ -113,11 +122,29 @@ ACE_OPS = {
     "rename-across": lambda W, n, k: dict(kind="mv", src="%s/A/f%d" % (W, n), dst="%s/B/f%d" % (W, n)),
     "mkdir":         lambda W, n, k: dict(kind="mkdir", paths=["%s/D%d" % (W, k)]),
     "unlink-b":      lambda W, n, k: dict(kind="rm", path="%s/B/h%d" % (W, n)),
+    # A file's size changed under its old blocks: shrunk to 20000 bytes and written again (its
+    # indirect block and three data blocks freed), grown past its last block, cut to nothing.
+    "overwrite":     lambda W, n, k: dict(kind="mkdata", path="%s/A/f%d" % (W, n), size=20000, fsync=False, salt=k),
+    "overwrite-fsync": lambda W, n, k: dict(kind="mkdata", path="%s/A/f%d" % (W, n), size=20000, fsync=True, salt=k),
+    "append":        lambda W, n, k: dict(kind="append", path="%s/A/f%d" % (W, n), size=12000, fsync=False, salt=k),
+    "append-fsync":  lambda W, n, k: dict(kind="append", path="%s/B/h%d" % (W, n), size=12000, fsync=True, salt=k),
+    # Past W/B/hN's blocks: W/A/fN's next blocks are the mkdata process's backing store (freed
+    # when it ended), then hN's.
+    "append-big":    lambda W, n, k: dict(kind="append", path="%s/A/f%d" % (W, n), size=120000, fsync=False, salt=k),
+    "truncate":      lambda W, n, k: dict(kind="mkdata", path="%s/B/h%d" % (W, n), size=0, fsync=False, salt=k),
+    "rmdir":         lambda W, n, k: dict(kind="rmdir", path="%s/E" % W),
+    "fsync-dir":     lambda W, n, k: dict(kind="fsyncdir", path="%s/A" % W),
+    # A directory of 128 entries (one block, filled by the setup) given one more: its second block.
+    "grow-dir":      lambda W, n, k: dict(kind="mkdata", path="%s/G/x%d_%d" % (W, n, k), size=6000, fsync=False),
+    "grow-dir-fsync": lambda W, n, k: dict(kind="mkdata", path="%s/G/y%d_%d" % (W, n, k), size=6000, fsync=True),
     "sync":          lambda W, n, k: dict(kind="sync"),
     # Not Ace's: a pass of the write-back daemon, which cuts the pending frees' generation
     # (fs/alloc.c) -- the kernel's own persistence event, which decides when freed descriptors
     # and blocks may be reused.
     "daemon":        lambda W, n, k: dict(kind="sleep", secs=2),
+    # Not Ace's: a writer in the background (1 MB in W/B), so that the syncs after it run
+    # while blocks are being dirtied and held; always in a run's last sequence (it outlives it).
+    "writer-bg":     lambda W, n, k: dict(kind="mkdata", path="%s/B/z%d_%d" % (W, n, k), size=1 << 20, fsync=False, bg=True),
 }
 # Delete-then-create: a file freed, a daemon pass, then creates that may take its descriptor
 # and blocks -- once the delete is durable, and not before. A descriptor reused by a file of
@@ -133,46 +160,116 @@ ACE_REUSE = [["unlink", "daemon", "create-fsync-b", "create-fsync-b", "create-fs
              ["unlink", "daemon", "unlink-b", "daemon", "create-fsync", "create-fsync", "create-fsync"],
              ["unlink-b", "daemon", "create", "sync", "create-big"],
              ["unlink", "sync", "create-big-u", "sync"]]
-ACE_FILE_OPS = ("unlink", "rename-within", "rename-across")     # need W/A/fN still there
+# Sequences aimed at what the ones above cannot reach (docs/reliability.md, "Systematic
+# workloads and torn epochs"):
+#  - freed blocks handed out again to a file that grows: a file's next block is the one after
+#    its last, and W/B/hN's blocks follow W/A/fN's (past the backing store of hN's mkdata),
+#    so once hN's removal is durable (the sync) a big append to fN takes hN's old blocks;
+#    an fsync of another file then writes every indirect block, fN's among them, while fN's
+#    new data is still only in memory;
+#  - a directory's change as the last before the daemon's cut: the rename dirties W/A's block
+#    and the descriptor block first, so the unlink in W/B newly dirties only W/B's block; the
+#    fsyncs in W/A write the rest, and the second create takes hN's descriptor if the
+#    generation was let go before W/B's block is on the disk. (Its number is not the stamp
+#    after all: rm's own start dirties /swap's block first, which only a sync or a scan
+#    writes; docs/reliability.md says why an off-by-one there cannot show.)
+#  - the background writer, and syncs while it runs.
+ACE_AIMED = [["unlink-b", "sync", "append-big", "create-fsync"],
+             ["rename-within", "unlink-b", "daemon", "create-fsync", "create-fsync"]]
+# Whether a sync ends while the writer has blocks dirty is a race (the writer may wait for
+# the sync's locks, or be done): three writers, each met by three syncs, a daemon pass apart.
+ACE_LAST = [["writer-bg", "sync", "sync", "sync", "daemon"] * 2 + ["writer-bg", "sync", "sync", "sync"]]
+# A directory's second block costs its sequence 126 files of setup: a few sequences, no more.
+ACE_GROW = [["grow-dir", "sync"], ["grow-dir", "fsync-dir"], ["create-fsync", "grow-dir-fsync"],
+            ["grow-dir", "create-fsync"]]
+ACE_CONSUMES = ("unlink", "rename-within", "rename-across")     # W/A/fN is gone after them
+ACE_NEEDS_F = ACE_CONSUMES + ("overwrite", "overwrite-fsync", "append", "append-big")
+ACE_NEW = ("overwrite", "overwrite-fsync", "append", "append-fsync", "append-big", "truncate", "rmdir", "fsync-dir",
+           "grow-dir", "grow-dir-fsync")
 ACE_DELAYS = (30, 30, 1)    # fs.writeback_delay, fs.desc_delay, fs.scan_interval of the ace run
+ACE_TRIPLES = {1: 4, 2: 0, 3: 0, 4: 60}     # three-operation sequences drawn, per run
+
+
+def ace_fits(seq):
+    """A sequence never uses W/A/fN after an operation took it away."""
+    gone = False
+    for o in seq:
+        if gone and o in ACE_NEEDS_F:
+            return False
+        gone = gone or o in ACE_CONSUMES
+    return True
 
 
 def ace_sequences(length):
-    """Ace's phases 1-3 for sequences of 1 or 2 operations: every operation alone, then (length 2)
-    every ordered pair, with or without a sync between (a persistence point); pairs that use
-    W/A/fN after it is gone are dropped (Ace's phase 4 would add a create; that is another pair).
-    Length 1 keeps, of the pairs, the delete-then-create ones. Both add ACE_REUSE."""
-    ops = [o for o in ACE_OPS if o not in ("sync", "daemon")]
-    seqs = [[o] for o in ACE_OPS if o != "daemon"] + ACE_REUSE
-    for a in ops:
-        for mid in ([], ["sync"]):
-            for b in ops:
-                if a in ACE_FILE_OPS and b in ACE_FILE_OPS:
-                    continue
-                if length < 2 and not (a in ACE_FILE_OPS and b.startswith("create")):
-                    continue
-                seqs.append([a] + mid + [b])
-    return seqs
+    """The Ace run's sequences, by run (crashtest's recordings):
+      1 (crashtest --quick): every operation alone, the delete-then-create pairs, ACE_REUSE,
+        ACE_AIMED, two of ACE_GROW and four three-operation sequences;
+      2: every operation alone, ACE_REUSE, ACE_AIMED and every ordered pair of the first ten
+        operations with and without a sync between (Ace's phases 1-3 at two operations);
+      3: every ordered pair with one of the new operations (ACE_NEW: overwrite, append,
+        truncate, rmdir, fsync of a directory) and ACE_GROW;
+      4: 60 three-operation sequences drawn (seeded) from the operations (not a directory's
+        second block) and sync.
+    Each run ends with ACE_LAST. Sequences that use W/A/fN after it is gone are dropped (Ace's
+    phase 4 would add a create; that is another sequence)."""
+    ops = [o for o in ACE_OPS if o not in ("sync", "daemon", "writer-bg", "append-big")]   # the last: aimed only
+    plain = [o for o in ops if not o.startswith("grow-dir")]
+    old = [o for o in ops if o not in ACE_NEW]
+    seqs = []
+    if length in (1, 2):
+        # The aimed ones first: no file freed before them takes the descriptor or the blocks
+        # they free (a new descriptor is the first free one from its directory's block on).
+        seqs += ACE_AIMED + [[o] for o in plain + ["sync"]] + ACE_REUSE
+        for a in old:
+            for mid in ([], ["sync"]):
+                for b in old:
+                    if length < 2 and not (a in ACE_CONSUMES and b.startswith("create")):
+                        continue
+                    if ace_fits([a] + mid + [b]):
+                        seqs.append([a] + mid + [b])
+    if length in (1, 3):
+        seqs += ACE_GROW[:2] if length == 1 else ACE_GROW
+    if length == 3:
+        for a in plain:
+            for b in plain:
+                if (a in ACE_NEW or b in ACE_NEW) and ace_fits([a, b]):
+                    seqs.append([a, b])
+    rng = random.Random(3)      # the same draw every run: a state's index names one state
+    triples = []
+    while len(triples) < ACE_TRIPLES[length]:
+        t = [rng.choice(plain + ["sync"]) for _ in range(3)]
+        if ace_fits(t) and t not in triples + seqs and t.count("sync") < 2:
+            triples.append(t)
+    return seqs + triples + ACE_LAST
 
 
 def ace_steps(length, seed):
     seqs = ace_sequences(length)
     dirs = ["/w"]
-    for n in range(len(seqs)):
+    for n, seq in enumerate(seqs):
         dirs += ["/w/%d" % n, "/w/%d/A" % n, "/w/%d/B" % n]
+        if "rmdir" in seq:
+            dirs.append("/w/%d/E" % n)
+        if any(o.startswith("grow-dir") for o in seq):
+            dirs.append("/w/%d/G" % n)
     steps = []
     for i in range(0, len(dirs), 30):       # a command line of at most 30 names
         steps.append(dict(kind="mkdir", paths=dirs[i:i + 30]))
     steps.append(dict(kind="sync"))         # fsync makes a file's name durable, not its parents'
-    for n in range(len(seqs)):
+    for n, seq in enumerate(seqs):
         steps.append(dict(kind="mkdata", path="/w/%d/A/f%d" % (n, n), size=50000, fsync=True))
         steps.append(dict(kind="mkdata", path="/w/%d/B/h%d" % (n, n), size=50000, fsync=True))
+        if any(o.startswith("grow-dir") for o in seq):
+            # 126 empty files and "." and "..": the directory's first block is full.
+            names = ["/w/%d/G/e%d" % (n, i) for i in range(FS_DIRENTS_PER_BLOCK - 2)]
+            for i in range(0, len(names), 40):
+                steps.append(dict(kind="touch", paths=names[i:i + 40]))
     steps.append(dict(kind="sync"))
     for n, seq in enumerate(seqs):
         for k, op in enumerate(seq):
             s = ACE_OPS[op]("/w/%d" % n, n, k)
-            if s["kind"] == "mkdata":
-                s["seed"] = file_seed(s["path"].rsplit("/", 1)[1], seed)
+            if s["kind"] in ("mkdata", "append"):
+                s["seed"] = file_seed("%s#%d" % (s["path"].rsplit("/", 1)[1], s.get("salt", 0)), seed)
             s["ace"] = "%d:%s" % (n, " ".join(seq))
             steps.append(s)
     for s in steps:
@@ -181,7 +278,28 @@ def ace_steps(length, seed):
     return steps
 
 
-WORKLOADS = {"mix": mix_steps, "rename": rename_steps, "ace": ace_steps}
+def daemon_steps(rounds, seed):
+    """The write-back daemon's own promise, with no delay (DAEMON_DELAYS): what was changed
+    before a scan began is on stable storage when that scan ends, its metadata flushed too. A
+    `settle` step waits for two whole scans (vmstat -w fs.cleaner.scans +2: the first may have
+    begun before the step), and the checker holds it to what it holds a sync to."""
+    rng = random.Random(seed)
+    steps = [dict(kind="mkdir", paths=["/p", "/p/q"]), dict(kind="sync")]
+    for r in range(rounds):
+        a, b = "a%d" % r, "b%d" % r
+        steps.append(dict(kind="mkdata", path="/p/" + a, size=rng.choice([20000, 60000]),
+                          seed=file_seed(a, seed), fsync=False))
+        steps.append(dict(kind="mkdata", path="/p/q/" + b, size=rng.randint(1, 9000),
+                          seed=file_seed(b, seed), fsync=False))
+        if r > 0:
+            steps.append(dict(kind="rm", path="/p/a%d" % (r - 1)))
+            steps.append(dict(kind="mv", src="/p/q/b%d" % (r - 1), dst="/p/b%d" % (r - 1)))
+        steps.append(dict(kind="settle"))
+    return steps
+
+
+WORKLOADS = {"mix": mix_steps, "rename": rename_steps, "ace": ace_steps, "daemon": daemon_steps}
+DAEMON_DELAYS = (0, 0, 2)   # every scan writes all that is dirty; 2 s for its writes to finish
 
 
 def command(s):
@@ -190,12 +308,23 @@ def command(s):
         return "mkdir " + " ".join(s["paths"])
     if k == "sync":
         return "sync"
+    if k == "settle":
+        return "vmstat -w fs.cleaner.scans +2 60"
     if k == "sleep":
         return "sleep %d" % s["secs"]
     if k == "mkdata":
-        return "mkdata %s%s %d %d" % ("-s " if s["fsync"] else "", s["path"], s["size"], s["seed"])
+        return "mkdata %s%s %d %d%s" % ("-s " if s["fsync"] else "", s["path"], s["size"], s["seed"],
+                                        " &" if s.get("bg") else "")
+    if k == "append":
+        return "mkdata %s- %d %d >> %s" % ("-s " if s["fsync"] else "", s["size"], s["seed"], s["path"])
+    if k == "touch":
+        return "; ".join("mkdata %s 0" % p for p in s["paths"])
+    if k == "rmdir":
+        return "rmdir " + s["path"]
+    if k == "fsyncdir":
+        return "mkdata -s - 0 1< " + s["path"]
     if k == "fsstress":
-        return "fsstress %s %d %d" % (s["path"], s["n"], s["seed"])
+        return "fsstress %s %d %d%s" % (s["path"], s["n"], s["seed"], " &" if s.get("bg") else "")
     if k == "rm":
         return "rm " + s["path"]
     if k == "mv":
@@ -209,7 +338,7 @@ def record(workload, rounds, seed, out, size_mb=32, kill_after_acks=None, timeou
     """Runs the workload once; returns the manifest (also written to out/manifest.json).
     The ace run keeps changes in memory for 30 s, so only its fsyncs, syncs and the
     daemon's cuts move anything to the disk: the persistence points are the workload's."""
-    wb, dd, si = ACE_DELAYS if workload == "ace" else (2, 1, 1)
+    wb, dd, si = ACE_DELAYS if workload == "ace" else DAEMON_DELAYS if workload == "daemon" else (2, 1, 1)
     cmdline = "fs.writeback_delay=%d fs.desc_delay=%d fs.scan_interval=%d" % (wb, dd, si)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -242,7 +371,9 @@ def record(workload, rounds, seed, out, size_mb=32, kill_after_acks=None, timeou
     def send(i):
         if i < len(steps):
             steps[i]["sent"] = pos()
-            line = "%s; echo A''CK %d\n" % (steps[i]["cmd"], i)
+            # A background job's "&" already ends its command.
+            sep = " " if steps[i]["cmd"].endswith("&") else "; "
+            line = "%s%secho A''CK %d\n" % (steps[i]["cmd"], sep, i)
         else:
             line = "echo POWER''-CUT\n"
         q.stdin.write(line.encode())

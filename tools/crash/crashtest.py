@@ -8,9 +8,13 @@ writes one CSV row per state to build/crash/crashtest.csv, and keeps the image (
 repair) of the first failing states of each kind under build/crash/failed/, each with the
 command that reproduces it. Exit status 1 when any state fails.
 
-    crashtest.py                    the full run: about 12,000 states, the Ace run's pairs included
-    crashtest.py --quick            about 1,400 states, for make test (the Ace run's single
-                                    operations and delete-then-create sequences)
+    crashtest.py                    the full run: about FULL_STATES states, the Ace run's pairs and
+                                    three-operation sequences included
+    crashtest.py --quick            about 1,750 states, for make test (the Ace run's single
+                                    operations, delete-then-create and aimed sequences)
+    crashtest.py --stop-at-first    stop at the first failing state (is a planted bug caught?)
+
+It ends with the workloads (an Ace sequence is one), the states checked and the time.
 """
 import argparse, csv, multiprocessing, os, shutil, sys, tempfile, time
 from collections import Counter
@@ -71,28 +75,36 @@ def _work(job):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true", help="about 1,400 states (make test)")
+    p.add_argument("--quick", action="store_true", help="about 1,750 states (make test)")
     p.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", "2")))
     p.add_argument("--seed", type=int, default=1, help="seeds the workloads and the crash states")
     p.add_argument("--reuse", action="store_true", help="check the recordings already in build/crash")
     p.add_argument("--only", help="check only the recordings whose name contains this")
     p.add_argument("--out", default=str(OUT))
+    p.add_argument("--stop-at-first", action="store_true",
+                   help="stop at the first failing state (does a planted bug fail at all, and where)")
     a = p.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     if a.quick:
         plan = [("mix", 5, a.seed, None, False), ("rename", 2, a.seed, None, False),
-                ("ace", 1, a.seed, None, True)]
+                ("daemon", 2, a.seed, None, False), ("ace", 1, a.seed, None, True)]
         per_epoch, nqemu = 8, 1
     else:
+        # The Ace run in three recordings (crashrec.ace_sequences 2, 3 and 4): a state's image
+        # holds every block its recording wrote, so one recording of all of them would make
+        # each of its states three times as dear.
         plan = [("mix", 25, a.seed, None, False), ("mix", 25, a.seed + 1, 60, False),
                 ("rename", 12, a.seed, None, False), ("mix", 40, a.seed + 2, None, False),
-                ("ace", 2, a.seed, None, True)]
+                ("daemon", 6, a.seed, None, False), ("ace", 2, a.seed, None, True), ("ace", 3, a.seed, None, True),
+                ("ace", 4, a.seed, None, True)]
         per_epoch, nqemu = 30, 6
     t0 = time.time()
     jobs = []
     runs = []
     compare = []
+    workloads = Counter()       # recordings, and the Ace run's sequences: one workload each
+    log_failed = []
     for wl, rounds, seed, kill, targeted in plan:
         rd = out / ("%s-r%d-s%d%s" % (wl, rounds, seed, "-k%d" % kill if kill else ""))
         if a.only and a.only not in rd.name:
@@ -108,11 +120,19 @@ def main():
         n = len(c.states(seed, pe, targeted))
         runs.append((rd, seed, n, pe))
         compare.append((rd, seed, pe, targeted))
+        workloads[wl] += len(crashrec.ace_sequences(rounds)) if wl == "ace" else 1
+        for v in c.log_violations():          # the recording's own log, checked once
+            log_failed.append((rd, v))
         jobs += [(str(rd), seed, pe, targeted, i, False) for i in range(n)]
         # A few states booted in the real kernel: the flush states spread over the run.
         F = len(c.rec.flush_pieces)
         for k in range(nqemu // len(plan) + 1):
             jobs.append((str(rd), seed, pe, targeted, min(F, (k + 1) * F // (nqemu // len(plan) + 2)), True))
+    if a.stop_at_first:
+        # The recordings' states in turn, so that a bug only one of them shows fails early.
+        by_run = [[j for j in jobs if j[0] == str(rd)] for rd, _, _, _ in runs]
+        jobs = [j for k in range(max(map(len, by_run), default=0)) for run in by_run if k < len(run)
+                for j in [run[k]]]
     print("checking %d crash states with %d workers" % (len(jobs), a.jobs), flush=True)
 
     failed_dir = out / "failed"
@@ -124,8 +144,22 @@ def main():
     rows = []
     examples = []
     done = 0
+    stopped = False
+    for rd, (kind, text, _) in log_failed:
+        nfail += 1
+        kinds[kind] += 1
+        states_by_kind[kind] += 1
+        print("FAILED %s (its log): %s: %s" % (rd.name, kind, text), flush=True)
+        stopped = a.stop_at_first
+    # The workers make each state's images in a folder of this run's, so that states cut off
+    # by --stop-at-first leave nothing behind.
+    scratch = tempfile.mkdtemp(prefix="crashtest-")
+    tempfile.tempdir = scratch
     with multiprocessing.Pool(a.jobs) as pool:
-        for r in pool.imap(_work, jobs, chunksize=4):
+        for r in pool.imap(_work, [] if stopped else jobs, chunksize=4):
+            if stopped:
+                shutil.rmtree(r["tmp"], ignore_errors=True)
+                continue
             done += 1
             v = r["violations"]
             here = Counter(k for k, _, _ in v)
@@ -150,6 +184,16 @@ def main():
                              kept=str(keep)))
             if done % 100 == 0 or done == len(jobs):
                 print("  %d/%d states, %d failing, %.0f s" % (done, len(jobs), nfail, time.time() - t0), flush=True)
+            if v and a.stop_at_first:
+                print("  stopping at the first failing state (%d/%d), %.0f s" % (done, len(jobs), time.time() - t0),
+                      flush=True)
+                stopped = True
+                pool.terminate()
+                pool.join()     # the workers gone before their scratch folder goes
+                break
+
+    tempfile.tempdir = None
+    shutil.rmtree(scratch, ignore_errors=True)
 
     # The first failing state of each kind again, repaired by the real kernel in QEMU.
     confirm = []
@@ -157,7 +201,7 @@ def main():
         if not r["qemu"] and r["violations"][0][0] not in [c[0] for c in confirm]:
             confirm.append((r["violations"][0][0], (r["run"], [s for d, s, _, _ in runs if str(d) == r["run"]][0],
                                                     r["per_epoch"], r["targeted"], r["idx"], True)))
-    confirm = confirm[:4]
+    confirm = confirm[:0 if a.stop_at_first else 4]
     if confirm:
         print("booting %d failing states in QEMU" % len(confirm), flush=True)
     for kind, job in confirm:
@@ -174,7 +218,7 @@ def main():
 
     # The full run: 3 states of each kind per recording repaired by the kernel in QEMU too, and
     # compared with the host build's repair (tools/crash/repaircompare.py; make test has its own).
-    if not a.quick:
+    if not a.quick and not stopped:
         t1 = time.time()
         cmp = [r for rd, seed, pe, targeted in compare for r in repaircompare.run(
             rd, seed, pe, targeted, 3, keep=failed_dir, log=lambda line: print(line, flush=True))]
@@ -185,8 +229,10 @@ def main():
         w.writeheader()
         w.writerows(rows)
     print()
-    print("crashtest: %d crash states from %d recordings (%d booted in QEMU), %.0f s" % (
-        len(jobs), len(runs), sum(1 for j in jobs if j[5]), time.time() - t0))
+    print("crashtest: %d workloads (%s), %d crash states%s from %d recordings (%d booted in QEMU), %.0f s" % (
+        sum(workloads.values()), ", ".join("%s %d" % (w, n) for w, n in sorted(workloads.items())), done,
+        "" if done == len(jobs) else " of %d" % len(jobs), len(runs), sum(1 for j in jobs if j[5]),
+        time.time() - t0))
     print("  states failing: %d" % nfail)
     for k, n in sorted(kinds.items()):
         print("  %-13s %5d states, %5d violations" % (k, states_by_kind[k], n))
