@@ -81,8 +81,10 @@ def test_without_penalty_the_cache_takes_the_sleepers_pages(disk):
     # The toucher wakes to find its pages gone: it reads them back from its backing store.
     assert after["later"] - before["vm.pageins.backing"] > 100, r
     t = rounds(r)
-    assert t and max(ms for ms, _ in t) > 100, r      # a round that waited for the disk
-    assert sum(p for _, p in t) > 100, r          # and the toucher's own count says why
+    # a round that went to the disk, by the toucher's own count (how long it waited depends on
+    # the host: a fresh clone's CI saw every round within 100 ms while 1,355 pages came back)
+    assert t and max(p for _, p in t) > 50, r
+    assert sum(p for _, p in t) > 100, r
     audited(r)
 
 
