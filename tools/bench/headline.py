@@ -23,6 +23,7 @@ import datetime, os, statistics
 
 from ecd_paper import APPENDIX_C, aggregate as ecd_aggregate, label, linux_rows
 import ifs_tables
+from ifs_tables import slowest_touch_ms
 
 LEVEL = 0.05
 INSTANT_MS = 100        # WRL 90/4's instant response: a touch of at most 0.1 s
@@ -43,11 +44,6 @@ def verdict(ours, theirs, floor=0):
     if ours > theirs * (1 + LEVEL):
         return "behind"
     return "level"
-
-
-def slowest_touch_ms(a):
-    """The slowest touch of a row: during sort or the first after it."""
-    return max(x for x in (a.get("resp_max_ms"), a.get("after_ms"), 0) if x is not None)
 
 
 def _join(parts):

@@ -94,6 +94,11 @@ def aggregate(rows, preset):
     return out, base
 
 
+def slowest_touch_ms(a):
+    """The slowest touch of a row (ours or Linux's): during sort or the first after it."""
+    return max(x for x in (a.get("resp_max_ms"), a.get("after_ms"), 0) if x is not None)
+
+
 def ordered(agg):
     return sorted(agg.items(), key=lambda kv: (config_order(kv[0][:2]), kv[0][2]))
 

@@ -330,7 +330,8 @@ def slowest_ms(a, worst=False):
     """The slowest touch of a row: during sort or the first after it."""
     if worst:
         return max(a["worst_resp_max_ms"], a["worst_after_ms"])
-    return max(x for x in (a["resp_max_ms"], a["after_ms"], 0) if x is not None)
+    from ifs_tables import slowest_touch_ms
+    return slowest_touch_ms(a)
 
 
 def met(ok):
