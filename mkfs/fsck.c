@@ -5,6 +5,10 @@
  *   fsck IMAGE --ls DIR        "TYPE SIZE NAME" per entry ("." and ".." left out)
  *   fsck IMAGE --stat [PATH]   "key value" lines about the file system (or about PATH)
  *   fsck IMAGE --get PATH DEST copies a file, or a directory tree, out of the image to DEST
+ *   fsck IMAGE --dump PATH     the same tree as one stream on stdout, nothing written to disk:
+ *                              "d NAME\n" for a directory, "f NAME SIZE\n" and SIZE bytes for a
+ *                              file, NAME relative to PATH ("." for PATH itself); a crash
+ *                              checker reads thousands of states this way
  *
  * The check: the superblock; every allocated descriptor (type, size, pointers in range);
  * every block used by exactly one file and marked in the bitmap, and no block marked but
@@ -20,6 +24,7 @@
  * directories) from a name left on another file's descriptor.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +61,8 @@ static void usage(FILE *f)
     "       fsck IMAGE --cat PATH     print a file's bytes\n"
     "       fsck IMAGE --ls DIR       list a directory: TYPE SIZE NAME per entry\n"
     "       fsck IMAGE --stat [PATH]  file-system counts, or one file's descriptor\n"
-    "       fsck IMAGE --get PATH DEST copy a file or directory tree out to DEST\n");
+    "       fsck IMAGE --get PATH DEST copy a file or directory tree out to DEST\n"
+    "       fsck IMAGE --dump PATH     the same tree as one stream on stdout (\"d NAME\", \"f NAME SIZE\" + bytes)\n");
 }
 
 static const char *type_name(int t)
@@ -364,7 +370,9 @@ static int do_cat(const char *path)
 
 /* Copies descriptor ino to the host path dest (directories recursively). Damage is reported,
  * never followed: a directory met twice is not entered again. */
-static int get_tree(uint32_t ino, const char *dest, int depth)
+/* Copies the tree at ino to the folder dest, or, with dump, onto stdout (dest then names the
+ * entry relative to the tree's root). */
+static int get_tree(uint32_t ino, const char *dest, int depth, bool dump)
 {
   struct fs_desc *d = img_desc(&im, ino);
   if (!d || depth > 64) {
@@ -372,30 +380,37 @@ static int get_tree(uint32_t ino, const char *dest, int depth)
     return 1;
   }
   if (d->type == FS_T_FILE) {
-    FILE *f = fopen(dest, "wb");
+    FILE *f = dump ? stdout : fopen(dest, "wb");
     if (!f) {
       perror(dest);
       return 1;
     }
     static char buf[1 << 16];
     int r = 0;
+    if (dump)
+      printf("f %s %u\n", dest, d->size);
     for (uint64_t off = 0; off < d->size;) {
       int64_t n = img_pread(&im, ino, off, buf, sizeof(buf));
       if (n <= 0) {
         fprintf(stderr, "fsck: %s: %s\n", dest, n < 0 ? im.err : "short file");
+        if (dump)           /* the stream promised size bytes: keep it readable */
+          for (; off < d->size; off++)
+            putchar(0);
         r = 1;
         break;
       }
       fwrite(buf, 1, (size_t)n, f);
       off += (uint64_t)n;
     }
-    return fclose(f) == 0 ? r : 1;
+    return dump ? r : fclose(f) == 0 ? r : 1;
   }
   if (d->type != FS_T_DIR) {
     fprintf(stderr, "fsck: %s: not a file or directory\n", dest);
     return 1;
   }
-  if (mkdir(dest, 0777) < 0 && errno != EEXIST) {
+  if (dump)
+    printf("d %s\n", dest);
+  else if (mkdir(dest, 0777) < 0 && errno != EEXIST) {
     perror(dest);
     return 1;
   }
@@ -413,7 +428,7 @@ static int get_tree(uint32_t ino, const char *dest, int depth)
     if (!sub)
       return 1;
     snprintf(sub, len, "%s/%s", dest, e.name);
-    r |= get_tree(e.ino, sub, depth + 1);
+    r |= get_tree(e.ino, dump && strcmp(dest, ".") == 0 ? sub + 2 : sub, depth + 1, dump);
     free(sub);
   }
   return r;
@@ -488,7 +503,8 @@ int main(int argc, char **argv)
   const char *op = argc > 2 ? argv[2] : 0;
   const char *arg = argc > 3 ? argv[3] : 0;
   int get = op && strcmp(op, "--get") == 0;
-  int need_arg = op && (strcmp(op, "--cat") == 0 || strcmp(op, "--ls") == 0 || get);
+  int dump = op && strcmp(op, "--dump") == 0;
+  int need_arg = op && (strcmp(op, "--cat") == 0 || strcmp(op, "--ls") == 0 || get || dump);
   if (op && !need_arg && strcmp(op, "--stat") != 0) {
     fprintf(stderr, "fsck: unknown option %s\n", op);
     usage(stderr);
@@ -510,7 +526,9 @@ int main(int argc, char **argv)
   else if (strcmp(op, "--ls") == 0)
     r = do_ls(arg);
   else if (get)
-    r = get_tree(resolve(arg), argv[4], 0);
+    r = get_tree(resolve(arg), argv[4], 0, false);
+  else if (dump)
+    r = get_tree(resolve(arg), ".", 0, true);
   else
     r = do_stat(arg);
   img_close(&im);

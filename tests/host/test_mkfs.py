@@ -6,6 +6,7 @@ here). The on-disk format is in fs/layout.h; the few offsets this file needs are
 import os
 import struct
 import subprocess
+import sys
 
 import pytest
 
@@ -510,6 +511,22 @@ def test_fsck_copies_files_out(good_image, tmp_path, host_tree):
     one = tmp_path / "one"
     assert fsck(good_image, "--get", "/data/a.txt", str(one)).returncode == 0
     assert one.read_bytes() == (host_tree / "a.txt").read_bytes()
+
+
+def test_fsck_dump_streams_the_tree_get_copies(good_image, tmp_path, host_tree):
+    """--dump: the tree --get copies, as one stream on stdout (the crash checker's reader),
+    every file's bytes and every directory, nothing else."""
+    sys.path.insert(0, os.path.join(ROOT, "tools", "crash"))
+    from crashcheck import read_tree
+    tree, rc, err = read_tree(good_image, ["/data"])
+    assert rc == 0, err
+    want = {"/data": None}
+    for p in host_tree.rglob("*"):
+        want["/data/" + str(p.relative_to(host_tree))] = p.read_bytes() if p.is_file() else None
+    assert tree == want
+    r = fsck(good_image, "--dump", "/data/a.txt", check=None)
+    assert r.stdout == b"f . %d\n" % len(want["/data/a.txt"]) + want["/data/a.txt"]
+    assert read_tree(good_image, ["/nothing"])[0] == {}
 
 
 @pytest.mark.parametrize("seed", range(6))
