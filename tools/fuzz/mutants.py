@@ -274,8 +274,8 @@ def verdict_of(rc, output):
 def run_crashtest(runner, tree, log, budget):
     """make crashtest (or its --quick part) instead of the suite: (verdict, what failed, seconds)."""
     cmd = [sys.executable, "tools/crash/crashtest.py", "--jobs", str(runner.args.pytest_jobs)]
-    if runner.args.suite == "crashtest-quick":
-        cmd.append("--quick")
+    # Whether a state fails at all is the verdict: the full run stops at the first.
+    cmd.append("--quick" if runner.args.suite == "crashtest-quick" else "--stop-at-first")
     rc, secs, out = runner.run(cmd, tree, log, budget)
     if rc is None:
         return "timeout", "", secs
