@@ -32,6 +32,7 @@
 #include "kernel/uapi/errno.h"
 #include "drivers/disk.h"
 #include "fs/ordering.h"
+#include "kernel/negotiate.h"
 
 #define NBATCH  16                  /* write-backs a cleaner keeps in flight */
 #define NCLEANERS 3
@@ -312,6 +313,7 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
   if (release_them)
     for (int i = 0; i < n; i++)
       cache_release(v[i]);
+  neg_note_clean();         /* an asker told "busy" may find a clean block now */
   return ret;
 }
 
