@@ -428,6 +428,7 @@ static void cache_minmax_reset(void)
 {
   acquire(&cache_lock);
   st_min_held = st_max_held = nframes_held;
+  dirty_bound_reset();
   release(&cache_lock);
 }
 
