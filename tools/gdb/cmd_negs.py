@@ -105,7 +105,8 @@ def describe_cache(st, names, giving, off):
         what = "a block on its free list (no identity: older than anything)"
     elif kind == "block":
         f, blk = names.block(b)
-        what = "%s block %s%s" % (f, blk, ", dirty: the cleaners must write it first" if b.flags & K.CB_DIRTY else "")
+        what = "%s block %s%s" % (f, blk, ", dirty: the cleaners must write it first" + (" (busy)" if off[2] else "")
+                                  if b.flags & K.CB_DIRTY else "")
         if b.lastref != off[1]:
             what += " [its time %d differs from the offer's: the cache changed since]" % b.lastref
     else:

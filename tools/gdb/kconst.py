@@ -44,6 +44,8 @@ DEFINES = [
     ("kernel/uapi/negtrace.h", "NEGT_FS_BUSY", 0x10),
     ("kernel/uapi/negtrace.h", "NEGT_VM_BUSY", 0x20),
     ("kernel/proc.h", "NPROC", 64),
+    ("fs/dirtybound.c", "MIN_LIMIT", 32),
+    ("fs/dirtybound.c", "SLACK", 16),
 ]
 
 # enum members that are not named by any type gdb can look up (anonymous enums).
