@@ -47,6 +47,7 @@
 #include "kernel/negotiate.h"
 
 #define NHASH   8192u               /* a power of two: chains of a few blocks in 64 MB */
+#define SURRENDER_SCHED 16u         /* dirty blocks one ask may have written, to be clean next */
 
 struct spinlock cache_lock;
 static struct cblock *hashtab[NHASH];
@@ -58,20 +59,17 @@ static uint32_t min_kb = CACHE_MIN_KB, max_kb = 0, fixed_kb = 0;   /* the size s
 uint32_t disk_nblocks;              /* the disk's size, for a last range check */
 int waiters;                        /* processes waiting for a block to become free */
 
-static uint32_t st_hits, st_misses, st_reads;
-static uint32_t st_min_held, st_max_held, st_hpages;
+static uint32_t st_hits, st_misses, st_reads, st_min_held, st_max_held, st_hpages;
 
 /* --- lists and hash (cache_lock held) ---------------------------------------------------- */
 
 static void list_init(struct cblock *head) { head->next = head->prev = head; }
-
 static void list_remove(struct cblock *b)
 {
   b->prev->next = b->next;
   b->next->prev = b->prev;
   b->next = b->prev = 0;
 }
-
 static void list_append(struct cblock *head, struct cblock *b)
 {
   b->prev = head->prev;
@@ -206,18 +204,21 @@ static void forget(struct cblock *b)
 }
 
 /* The least recently used block that could go now: valid, clean, held by nobody, not under
- * I/O. With schedule, the dirty ones met on the way are handed to the cleaners, to go to the
- * free list once clean. 0 when there is none. */
-static struct cblock *oldest_clean(bool schedule_dirty)
+ * I/O. Up to nsched of the dirty ones met on the way are handed to the cleaners, to go to the
+ * free list once clean. 0 when there is none; *dirty then says whether one could go once
+ * written (the negotiation's "busy"). */
+static struct cblock *oldest_clean(uint32_t nsched, struct cblock **dirty)
 {
   for (struct cblock *b = lru.next; b != &lru; b = b->next) {
     if (b->refcnt > 0 || busy(b))
       continue;
     if (!(b->flags & CB_DIRTY))
       return b;
-    if (schedule_dirty && !(b->flags & CB_RECYCLE) && cache_have_cleaners) {
+    if (dirty && !*dirty)
+      *dirty = b;
+    if (nsched > 0 && !(b->flags & CB_RECYCLE) && cache_have_cleaners) {
       b->flags |= CB_RECYCLE;
-      schedule(b);
+      schedule(b), nsched--;
     }
   }
   return 0;
@@ -228,8 +229,11 @@ static struct cblock *oldest_clean(bool schedule_dirty)
 static struct frame *new_frame(void)
 {
   enum neg_verdict verdict;
+  uint32_t waited = 0;
+  struct frame *f;
   release(&cache_lock);
-  struct frame *f = neg_getframe(NEG_FS, &verdict);
+  while (!(f = neg_getframe(NEG_FS, &verdict)) && verdict == NEG_BUSY && neg_wait_clean(&waited))
+    ;                       /* the VM's oldest pages are in its laundry: a bounded wait */
   acquire(&cache_lock);
   return f;
 }
@@ -260,7 +264,7 @@ static struct cblock *cache_alloc_block(void)
       return b;
     }
   }
-  struct cblock *b = oldest_clean(true);
+  struct cblock *b = oldest_clean(~0u, 0);
   if (b) {
     hash_remove(b);
     list_remove(b);
@@ -304,7 +308,9 @@ static struct neg_offer cache_offer(bool giving)
     o.lastref_ms = 0;         /* a block without identity is older than anything */
     o.free = true;
   } else if (giving) {
-    b = oldest_clean(false);
+    struct cblock *dirty = 0;
+    if (!(b = oldest_clean(0, &dirty)) && (b = dirty))
+      o.busy = true;        /* the cleaners can make it clean: wait for them (surrender) */
   } else {
     /* Its own: the block it would recycle, dirty or not. A dirty one is the cleaners' to
      * write, and the cache waits for them rather than take a younger VM page: a cache full
@@ -333,7 +339,7 @@ static struct frame *cache_surrender(void)
   struct cblock *b = freelist.next;
   if (b != &freelist) {
     list_remove(b);
-  } else if ((b = oldest_clean(true))) {
+  } else if ((b = oldest_clean(SURRENDER_SCHED, 0))) {
     hash_remove(b);
     list_remove(b);
   }
@@ -422,6 +428,7 @@ static void cache_minmax_reset(void)
 {
   acquire(&cache_lock);
   st_min_held = st_max_held = nframes_held;
+  dirty_bound_reset();
   release(&cache_lock);
 }
 

@@ -77,4 +77,15 @@ int clean_file(struct cfile *cf, bool sync, uint32_t maxseq, int *written);
 
 /* sync.c */
 void flush_init(void);
+
+/* dirtybound.c: the bound on dirty blocks (its design at its top). cache_lock held. */
+extern uint32_t st_dirty_data, st_sched_data;   /* dirty data blocks; of them, scheduled */
+void dirty_bound_init(void);
+void dirty_bound_added(void);       /* a block became dirty: past the lower bound, clean */
+void dirty_bound_written(void);     /* a write-back completed: throttled writers look again */
+void dirty_bound_tick(void);        /* the daemon's tick (cache_lock not held): so they see time */
+/* A writer about to make locked block b dirty waits here while the count is at the upper
+ * bound (cache_lock let go meanwhile: b may lose its identity). */
+void dirty_throttle(struct cblock *b);
+void dirty_bound_reset(void);       /* fs.dirty.max starts again (neg.reset) */
 #endif

@@ -10,7 +10,10 @@
  * blocks wait on the dirty-file queue; a small pool of cleaner threads (fscleaner) takes them
  * one at a time, each file to one cleaner, and writes its scheduled blocks with several
  * requests in flight (clean_file). A block scheduled because it reached the LRU head for
- * recycling (fs/cache.c) goes to the free list once clean.
+ * recycling (fs/cache.c) goes to the free list once clean. Age is not the only reason to
+ * write: past a share of memory in dirty blocks the oldest are scheduled at once, and a
+ * writer past a greater share waits in cache_dirty (fs/dirtybound.c, the bound on dirty
+ * memory Sprite lacked).
  *
  * Each scan writes data before the metadata that names it, with a flush between and after
  * (see scan() below and fs/ordering.c), and then lets go of the blocks and descriptors
@@ -32,6 +35,7 @@
 #include "kernel/uapi/errno.h"
 #include "drivers/disk.h"
 #include "fs/ordering.h"
+#include "kernel/negotiate.h"
 
 #define NBATCH  16                  /* write-backs a cleaner keeps in flight */
 #define NCLEANERS 3
@@ -115,6 +119,8 @@ static int dirty_add(struct cblock *b)
   b->flags |= CB_DIRTY;
   b->dirtyseq = ++dirtyseq;
   st_dirty++;
+  st_dirty_data += b->fileid != CACHE_DEV;
+  dirty_bound_added();
   return 0;
 }
 
@@ -134,10 +140,13 @@ void dirty_remove(struct cblock *b)
   b->dnext = b->dprev = 0;
   b->cf = 0;
   cf->ndirty--;
-  if (b->flags & CB_SCHED)
+  if (b->flags & CB_SCHED) {
     cf->nsched--;
+    st_sched_data -= b->fileid != CACHE_DEV;
+  }
   b->flags &= ~(CB_DIRTY | CB_SCHED);
   st_dirty--;
+  st_dirty_data -= b->fileid != CACHE_DEV;
 }
 
 void schedule(struct cblock *b)
@@ -146,6 +155,7 @@ void schedule(struct cblock *b)
     return;
   b->flags |= CB_SCHED;
   b->cf->nsched++;
+  st_sched_data += b->fileid != CACHE_DEV;
   enqueue(b->cf);
 }
 
@@ -260,6 +270,7 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
     }
   }
   acquire(&cache_lock);
+  dirty_bound_written();
   for (int i = 0; i < n; i++) {
     struct cblock *b = v[i];
     if (reqs[i].op == DISK_WRITE) {
@@ -312,6 +323,7 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
   if (release_them)
     for (int i = 0; i < n; i++)
       cache_release(v[i]);
+  neg_note_clean();         /* an asker told "busy" may find a clean block now */
   return ret;
 }
 
@@ -542,6 +554,11 @@ int cache_dirty(struct cblock *b)
     release(&cache_lock);
     return 0;
   }
+  dirty_throttle(b);        /* fs/dirtybound.c: at the upper bound, wait for the cleaners */
+  if (!b->hashed) {
+    release(&cache_lock);
+    return 0;
+  }
   if (dirty_add(b) < 0) {
     release(&cache_lock);
     return write_locked(b, WB_FSYNC);   /* no room to remember it: write it now */
@@ -628,8 +645,10 @@ static void daemon_main(void *arg)
   for (;;) {
     /* Sleep in short steps so that a shorter interval set meanwhile takes effect soon. */
     uint32_t start = uptime_ms();
-    while (uptime_ms() - start < scan_interval * 1000u)
+    while (uptime_ms() - start < scan_interval * 1000u) {
       sleep_ms(MIN(100u, scan_interval * 1000u));
+      dirty_bound_tick();
+    }
     scan();
   }
 }
@@ -645,6 +664,7 @@ static void cleaner_main(void *arg)
 void writeback_init(void)
 {
   flush_init();
+  dirty_bound_init();
   setting_register(&policy_setting);
   for (uint32_t i = 0; i < NELEM(settings); i++)
     setting_register(&settings[i]);

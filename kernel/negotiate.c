@@ -43,6 +43,16 @@
  * their blocks were reserved -- and are clean for the next ask. The negotiation takes
  * cache_lock and vm_lock one at a time, never both (the lock order: kernel/coremap.h).
  *
+ * BUSY. A pool whose page to give is dirty says so in its offer (busy). When the decision
+ * picks that page, the pool is asked to surrender anyway -- it hands its oldest dirty pages
+ * to its writers, and gives a clean one if it has one after all -- and if none comes the
+ * asker is told NEG_BUSY: it waits, up to neg.busy_wait_ms in all, for a pool to say a page
+ * became clean (neg_note_clean), and asks again, before it recycles its own page. Without
+ * this (Sprite) a cache full of new writes refuses, and the VM asking under a penalty
+ * recycles its own oldest page: the sleeping interactive program's, the page the penalty was
+ * to keep. The wait is bounded because the asker's writers may be the ones behind: a disk
+ * that fails keeps blocks dirty. It never happens in the asker's thread with a pool's lock.
+ *
  * AGES THAT CAN BE COMPARED. Both pools stamp frame->lastref with the same clock, in ms.
  * The cache's times are exact (every read and write goes through it); a VM page's is what
  * the aging clock saw at its last visit, at most vm.age_lag_ms old (2 s).
@@ -78,6 +88,9 @@
 static uint32_t penalty_s = 1200;
 static uint32_t penalty_mode = NEG_PENALTY_FIXED;
 static uint32_t reset_value;
+static uint32_t busy_wait_ms = 1000;    /* 0: no wait, the asker recycles its own (Sprite) */
+static uint32_t clean_seq;              /* pages made clean by the pools' writers */
+static uint32_t st_busy, st_busy_waited_ms, st_busy_gave_up;
 
 static uint32_t st_fs_asks, st_fs_satisfied, st_vm_asks, st_vm_satisfied, st_refills;
 /* What a negotiation costs when nothing is traded (the asker recycles its own page): the
@@ -138,7 +151,8 @@ static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm
   r->asker = asker;
   r->gave = gave;
   r->flags = (fs.refuse ? NEGT_FS_REFUSED : 0) | (vm.refuse ? NEGT_VM_REFUSED : 0) |
-             (fs.free ? NEGT_FS_FREE : 0) | (vm.free ? NEGT_VM_FREE : 0);
+             (fs.free ? NEGT_FS_FREE : 0) | (vm.free ? NEGT_VM_FREE : 0) |
+             (fs.busy ? NEGT_FS_BUSY : 0) | (vm.busy ? NEGT_VM_BUSY : 0);
   r->fs_lastref_ms = fs.lastref_ms;
   r->vm_lastref_ms = vm.lastref_ms;
   r->penalty_ms = pen;
@@ -156,8 +170,10 @@ static bool refill_one(void)
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
   enum neg_verdict v = neg_decide(NEG_FS, fs, vm, pen);
-  struct frame *f = v == NEG_OTHER ? surrender(NEG_VM) : v == NEG_OWN ? surrender(NEG_FS) : 0;
-  record(NEGT_KERNEL, !f ? NEGT_NOBODY : v == NEG_OTHER ? NEGT_VM : NEGT_FS, fs, vm, pen, &sh);
+  /* A busy pool surrenders too: it gets its dirty pages written, for the next refill. */
+  struct frame *f = v == NEG_OTHER || v == NEG_BUSY ? surrender(NEG_VM) : v == NEG_OWN ? surrender(NEG_FS) : 0;
+  record(NEGT_KERNEL, f ? (v == NEG_OWN ? NEGT_FS : NEGT_VM) : v == NEG_BUSY ? NEGT_BUSY : NEGT_NOBODY,
+         fs, vm, pen, &sh);
   if (!f)
     return false;
   frame_free(f);
@@ -214,9 +230,11 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
     if (f)
       frame_move(f, pool);
   }
-  int gave = f ? (asker == NEG_FS ? NEGT_VM : NEGT_FS) : *verdict == NEG_OWN ? (int)asker : NEGT_NOBODY;
+  int gave = f ? (asker == NEG_FS ? NEGT_VM : NEGT_FS) : *verdict == NEG_OWN ? (int)asker :
+             *verdict == NEG_BUSY ? NEGT_BUSY : NEGT_NOBODY;
   if (f)
     *verdict = NEG_OTHER;
+  st_busy += !f && *verdict == NEG_BUSY;
   record(asker, gave, fs, vm, pen, &sh);
   if (asker == NEG_FS) {
     st_fs_asks++;
@@ -235,6 +253,28 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   if (frame_count(POOL_FREE) < KERNEL_RESERVE / 2)
     refill_one();             /* the kernel took from its reserve meanwhile */
   return f;
+}
+
+bool neg_wait_clean(uint32_t *waited_ms)
+{
+  if (*waited_ms >= busy_wait_ms) {
+    st_busy_gave_up++;
+    return false;
+  }
+  uint32_t t0 = uptime_ms(), seen = clean_seq;
+  /* Polled: a note may come from a thread that holds a pool's spinlock, which a wakeup
+   * under our own lock would have to nest in. A few ms are a write's time on this disk. */
+  while (clean_seq == seen && uptime_ms() - t0 < 10 && *waited_ms + (uptime_ms() - t0) < busy_wait_ms)
+    sleep_ms(1);
+  uint32_t d = MAX(uptime_ms() - t0, 1u);
+  *waited_ms += d;
+  st_busy_waited_ms += d;
+  return true;
+}
+
+void neg_note_clean(void)
+{
+  __atomic_add_fetch(&clean_seq, 1, __ATOMIC_RELAXED);
 }
 
 /* --- the trace, settings and counters ----------------------------------------------------- */
@@ -280,6 +320,7 @@ static int reset_set(const char *v)
   if (n == 1) {
     st_fs_asks = st_fs_satisfied = st_vm_asks = st_vm_satisfied = st_refills = 0;
     st_untraded = st_untraded_tsc_min = 0;
+    st_busy = st_busy_waited_ms = st_busy_gave_up = 0;
     untraded_tsc = 0;
     acquire(&trace_lock);
     trace_seq = 0;
@@ -296,8 +337,10 @@ static const struct setting settings[] = {
     &penalty_s, 0, 1000000, 0, 0 },
   { "vm.penalty_mode", "fixed: the penalty once; stepped: once per tenth of memory the cache holds",
     0, 0, 0, mode_get, mode_set },
-  { "neg.reset", "1: the negotiation counters, its trace and fs.cache.min_kb/max_kb start again",
+  { "neg.reset", "1: the negotiation counters, its trace and fs.cache.min_kb/max_kb and fs.dirty.max start again",
     &reset_value, 0, 1, 0, reset_set },
+  { "neg.busy_wait_ms", "ms an asker told busy (the page to give is dirty, being written) may wait for a clean one before it recycles its own (0: none, as Sprite)",
+    &busy_wait_ms, 0, 60000, 0, 0 },
 };
 
 /* Divided when read, not on every negotiation. */
@@ -319,6 +362,9 @@ static const struct counter counters[] = {
   COUNTER_FN("neg.untraded_tsc_avg", untraded_tsc_avg),
   COUNTER("neg.untraded_tsc_min", &st_untraded_tsc_min),
   COUNTER("neg.kernel_reserve", &reserve_frames),
+  COUNTER("neg.busy", &st_busy),
+  COUNTER("neg.busy_waited_ms", &st_busy_waited_ms),
+  COUNTER("neg.busy_gave_up", &st_busy_gave_up),
 };
 
 void neg_init(void)

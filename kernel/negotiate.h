@@ -25,10 +25,17 @@ struct pool_ops {
 void neg_register_pool(enum neg_pool pool, const struct pool_ops *ops);
 
 /* getframe: a frame for the asker's pool (free, or the other's surrendered), or 0 and what
- * to do (NEG_OWN: recycle your own; else wait a little and ask again). Call it holding
+ * to do (NEG_OWN: recycle your own; NEG_BUSY: call neg_wait_clean and ask again while it
+ * says so, then recycle your own; else wait a little and ask again). Call it holding
  * neither pool's lock. refill: tops the kernel's reserve of free frames up (the VM's clock,
  * ten times a second). */
 struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict);
+/* After NEG_BUSY: waits until a pool says a page became clean, or a few ms; false (without
+ * waiting) once *waited_ms has reached neg.busy_wait_ms. The caller holds no lock the pools'
+ * writers need: neither pool's spinlock, no block it might have to write. */
+bool neg_wait_clean(uint32_t *waited_ms);
+/* A pool's writers made a page clean (a block written, a page laundered): wakes the waiters. */
+void neg_note_clean(void);
 void neg_refill(void);
 /* For kalloc_page: tops the reserve up at once when it is down to half and the caller may
  * negotiate: it holds no spinlock (so neither pool's lock, which the pools take; an

@@ -18,6 +18,8 @@ struct neg_offer {
   bool free;                  /* a free page (no identity): lastref_ms is 0, older than any
                                  (beside refuse: the struct stays 8 bytes, which gdb's
                                  negbreak reads in the optimised kernel) */
+  bool busy;                  /* the page is dirty: it can go only once written, and the
+                                 pool has its writers on it (fits the same 8 bytes) */
   uint32_t lastref_ms;
 };
 
@@ -41,14 +43,18 @@ struct neg_penalty {
 uint32_t neg_penalty_ms(const struct neg_penalty *p);
 
 /* What the asker does: take its own oldest page (NEG_OWN), have the other surrender its
- * oldest (NEG_OTHER), or wait because neither may give (NEG_NONE). */
-enum neg_verdict { NEG_OWN = 0, NEG_OTHER = 1, NEG_NONE = 2 };
+ * oldest (NEG_OTHER), wait because neither may give (NEG_NONE), or wait a little because
+ * the other's page should go but is dirty and being written (NEG_BUSY). */
+enum neg_verdict { NEG_OWN = 0, NEG_OTHER = 1, NEG_NONE = 2, NEG_BUSY = 3 };
 
 /* asker needs a frame; own and other are the two pools' offers (own is the asker's); the
  * VM's time is biased by penalty_ms. The older page goes: the other surrenders only if its
  * (biased) page is strictly older than the asker's own, so a tie keeps pages where they are.
  * An asker whose own pool refuses (nothing it holds can go now) takes the other's page
- * whatever its age, unless that refuses too. */
+ * whatever its age, unless that refuses too. When the other's page should go but is busy
+ * (dirty), the answer is NEG_BUSY, not NEG_OWN: the page the age comparison protects stays,
+ * and the asker waits for the other's writers. own.busy changes nothing: the asker recycles
+ * its own pages dirty or clean, through its own writers. */
 enum neg_verdict neg_decide(enum neg_pool asker, struct neg_offer own, struct neg_offer other,
                             uint32_t penalty_ms);
 #endif

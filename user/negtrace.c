@@ -7,7 +7,9 @@
  * frames); an age is how long before the negotiation the page on offer was last used,
  * "free" for a free block or page (it has no age: it goes before any page in use), or
  * "refuse"; the VM's age is shown before the penalty is taken off it; gave is the pool whose
- * frame the asker got (its own: it recycles its own oldest page), or "none"; then the frames each
+ * frame the asker got (its own: it recycles its own oldest page), "none", or "busy" (the pool
+ * that should give had only dirty pages: it has them written, and the asker waits for one
+ * before it recycles its own); then the frames each
  * pool held when the penalty was computed (a stepped penalty is vm.penalty for every whole
  * tenth of their sum that the cache holds). -s prints only
  * a summary: how many each asker made and who gave. */
@@ -17,7 +19,7 @@
 #include <sys.h>
 
 static struct negrecord recs[NEGTRACE_MAX];
-static const char *who[] = { "fs", "vm", "kernel", "none" };
+static const char *who[] = { "fs", "vm", "kernel", "none", "busy" };
 
 static void age(char *out, int len, unsigned now, unsigned t, int refused, int free)
 {
@@ -48,15 +50,16 @@ int main(int argc, char **argv)
     return 1;
   }
   if (summary) {
-    unsigned count[3][4];
+    unsigned count[3][5];
     memset(count, 0, sizeof count);
     for (int i = 0; i < n; i++)
-      if (recs[i].asker < 3 && recs[i].gave < 4)
+      if (recs[i].asker < 3 && recs[i].gave < 5)
         count[recs[i].asker][recs[i].gave]++;
     printf("negtrace: %d negotiations\n", n);
     for (int a = 0; a < 3; a++)
-      printf("negtrace: %s asked %u: fs gave %u, vm gave %u, none %u\n", who[a],
-             count[a][0] + count[a][1] + count[a][3], count[a][0], count[a][1], count[a][3]);
+      printf("negtrace: %s asked %u: fs gave %u, vm gave %u, none %u, busy %u\n", who[a],
+             count[a][0] + count[a][1] + count[a][3] + count[a][4], count[a][0], count[a][1],
+             count[a][3], count[a][4]);
     return 0;
   }
   printf("seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames\n");
@@ -66,7 +69,7 @@ int main(int argc, char **argv)
     age(fs, sizeof fs, r->time_ms, r->fs_lastref_ms, r->flags & NEGT_FS_REFUSED, r->flags & NEGT_FS_FREE);
     age(vm, sizeof vm, r->time_ms, r->vm_lastref_ms, r->flags & NEGT_VM_REFUSED, r->flags & NEGT_VM_FREE);
     printf("%u %u %s %s %s %u %s %u %u %u\n", r->seq, r->time_ms, who[r->asker < 3 ? r->asker : 3], fs, vm,
-           r->penalty_ms / 1000, who[r->gave < 4 ? r->gave : 3], r->cache_frames, r->vm_frames,
+           r->penalty_ms / 1000, who[r->gave < 5 ? r->gave : 3], r->cache_frames, r->vm_frames,
            r->free_frames);
   }
   return 0;

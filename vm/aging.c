@@ -249,6 +249,7 @@ static struct neg_offer vm_offer(bool giving)
   if (v >= 0) {
     o.refuse = false;
     o.lastref_ms = coremap[v].lastref;
+    o.busy = giving && vm_page_dirty(&coremap[v]);     /* the laundry must write it first */
   }
   release(&vm_lock);
   return o;

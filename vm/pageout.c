@@ -11,6 +11,13 @@
  * the VM: a frame it chooses that is no candidate is counted (vm.policy_errors) and the
  * oldest page goes instead.
  *
+ * BUSY. When the negotiation says the cache should give but its oldest blocks are dirty
+ * (NEG_BUSY: kernel/negotiate.c), the cache has had them scheduled, and the asker waits for
+ * one to be written (a bounded time, holding no lock) instead of recycling its own page,
+ * which under a penalty is one the comparison judged younger. The laundry answers the same
+ * way when the cache asks: vm_offer says busy when the VM's oldest page is dirty
+ * (vm_page_dirty), vm_surrender launders it, and make_ready tells the waiting asker.
+ *
  * NO WRITE IN THE ASKER'S THREAD. The asker may hold cow_lock (a COR fault), and a cache miss
  * asking the VM for a frame may hold inode and block locks: writing a page there would wait
  * for those, or re-enter the file system. So a dirty victim met on the way goes to the
@@ -100,6 +107,7 @@ static void make_ready(struct frame *f)
   f->pflags |= VMF_READY;
   fl_append(&ready, f);
   nready++;
+  neg_note_clean();         /* an asker told "busy" may take it now */
 }
 
 int32_t ready_first_idle(void)
@@ -204,6 +212,12 @@ bool take_if_clean(struct frame *f)
   return true;
 }
 
+bool vm_page_dirty(struct frame *f)
+{
+  pte_t old;
+  return needs_write(f, &old);
+}
+
 /* The VM's next clean victim, taken (vm_lock held), or 0. A page the daemon has cleaned is
  * the next victim, as Sprite puts it at the front of its allocate list, unless referenced
  * since; else the policy chooses, and the dirty victims it chooses go to the laundry. */
@@ -265,10 +279,14 @@ static void claim(struct frame *f, struct segment *s, uint32_t va)
 
 struct frame *vm_getframe(struct segment *s, uint32_t va)
 {
-  uint32_t waited = 0;
+  uint32_t waited = 0, busy_waited = 0;
   for (int tries = 0; tries < 1000; tries++) {
     enum neg_verdict verdict;
     struct frame *f = neg_getframe(NEG_VM, &verdict);
+    if (!f && verdict == NEG_BUSY && neg_wait_clean(&busy_waited)) {
+      tries--;              /* the cache's oldest blocks are being written: one will be ours */
+      continue;
+    }
     acquire(&vm_lock);
     if (!f)
       f = take_clean();     /* its own: as told, or since the cache had nothing after all */

@@ -54,6 +54,8 @@ extern uint32_t st_age_sweeps, st_age_checks, age_lag_ms;
 /* Takes candidate f's page if it is clean (mapped nowhere, owned by nobody, still the VM's);
  * a dirty one goes to the laundry instead: true if taken. */
 bool take_if_clean(struct frame *f);
+/* Whether candidate f's page must be written before its frame can go (vm_lock held). */
+bool vm_page_dirty(struct frame *f);
 int32_t ready_first_idle(void);            /* the first idle page the daemon cleaned, or -1 */
 const struct vm_policy *current_policy(void);   /* vm.policy */
 void pageout_daemon(void *arg);            /* the page-out daemon's thread (vmpageout) */

@@ -7,19 +7,23 @@
 
 enum { NEGT_FS = 0, NEGT_VM = 1, NEGT_KERNEL = 2 };       /* who asked, who gave */
 enum { NEGT_NOBODY = 3 };                                 /* gave: nobody (the asker waits) */
+enum { NEGT_BUSY = 4 };           /* gave: nobody yet; the pool that should give had only dirty
+                                     pages, has them written, and the asker waits for one */
 #define NEGT_FS_REFUSED 0x1       /* the cache's offer was "refuse" (its age means nothing) */
 #define NEGT_VM_REFUSED 0x2
 #define NEGT_FS_FREE    0x4       /* the cache offered a free block: it has no age (its
                                      fs_lastref_ms is 0, older than any page) */
 #define NEGT_VM_FREE    0x8       /* the VM offered a free page (none does today) */
+#define NEGT_FS_BUSY    0x10      /* the cache's offer was a dirty block (busy: written first) */
+#define NEGT_VM_BUSY    0x20      /* the VM's offer was a dirty page (its laundry writes it) */
 
 struct negrecord {
   unsigned seq;                   /* 1 for the first negotiation since boot or neg.reset */
   unsigned time_ms;               /* ms since boot */
   unsigned char asker;            /* NEGT_FS, NEGT_VM, NEGT_KERNEL (refilling its reserve) */
-  unsigned char gave;             /* NEGT_FS, NEGT_VM or NEGT_NOBODY: whose frame the asker got
-                                     (its own: it recycles its own oldest page) */
-  unsigned char flags;            /* NEGT_FS_REFUSED, NEGT_VM_REFUSED, NEGT_FS_FREE, NEGT_VM_FREE */
+  unsigned char gave;             /* NEGT_FS, NEGT_VM, NEGT_NOBODY or NEGT_BUSY: whose frame the
+                                     asker got (its own: it recycles its own oldest page) */
+  unsigned char flags;            /* NEGT_{FS,VM}_REFUSED, NEGT_{FS,VM}_FREE, NEGT_{FS,VM}_BUSY */
   unsigned char pad;
   unsigned fs_lastref_ms;         /* the cache's offer: its oldest block's time of last use */
   unsigned vm_lastref_ms;         /* the VM's offer: its next victim's, unbiased */

@@ -86,8 +86,10 @@ def test_negtrace_says_free_for_a_free_block(disk):
     # Writing a 20 MB file in 16 MB leaves the cache's recycled blocks on its free list (a
     # dirty block goes there once written): memhog's faults ask the cache, which gives those
     # first, a free block being older than any. Once cksum has read the file, the cache holds
-    # it all, clean, with ages, and the next memhog takes its oldest blocks.
-    lines = ("sysctl vm.penalty=0\nmklines /tmp/big 20M\nsysctl neg.reset=1\nmemhog 1\nnegtrace -n 8\n"
+    # it all, clean, with ages, and the next memhog takes its oldest blocks. No bound on dirty
+    # blocks (Sprite's way): with one, the cleaners write them early and they stay cached, clean.
+    lines = ("sysctl vm.penalty=0\nsysctl fs.dirty_ratio=0\nsysctl fs.dirty_background_ratio=0\n"
+             "mklines /tmp/big 20M\nsysctl neg.reset=1\nmemhog 1\nnegtrace -n 8\n"
              "cksum /tmp/big\nsysctl neg.reset=1\nmemhog 2\nnegtrace -n 8\n")
     r = boot(lines, disk=disk, mem=16, status=True, timeout=600)
     assert r.rc == 0, r

@@ -36,6 +36,20 @@ def _in_use(var, file, member, field):
     return sum(1 for e in Layout(arr.type.target()).read_array(int(arr.address), n) if getattr(e, field))
 
 
+def _dirty_bound(background):
+    """fs/dirtybound.c upper_blocks() and background_blocks(): the bounds on dirty blocks."""
+    def get(st):
+        ratio = var_u32("dirty_ratio", "fs/dirtybound.c")
+        bg = var_u32("background_ratio", "fs/dirtybound.c")
+        pools = st.pool_counts()
+        shared = pools["cache"] + pools["vm"] + pools["free"]
+        if not background:
+            return max(shared * ratio // 100, K.MIN_LIMIT) if ratio else 0
+        r = ratio // 2 if ratio and bg >= ratio else bg
+        return max(shared * r // 100, K.SLACK) if r else 0
+    return get
+
+
 # (file, function) -> how to compute it from a State
 COMPUTED = {
     ("kernel/coremap.c", "frames_total"): lambda st: sum(st.pool_counts()[p] for p in ("free", "kernel", "cache", "vm")),
@@ -48,6 +62,8 @@ COMPUTED = {
     ("fs/cache.c", "min_held_kb"): lambda st: var_u32("st_min_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
     ("fs/cache.c", "max_held_kb"): lambda st: var_u32("st_max_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
     ("fs/cache.c", "scheduled"): _scheduled,
+    ("fs/dirtybound.c", "upper_blocks"): _dirty_bound(False),
+    ("fs/dirtybound.c", "background_blocks"): _dirty_bound(True),
     ("fs/alloc.c", "shown_free_blocks"): lambda st: (
         int(value("fs_sb")["free_blocks"]) + var_u32("st_pending_blocks", "fs/alloc.c")),
     ("fs/alloc.c", "shown_free_descs"): lambda st: (

@@ -16,7 +16,7 @@ from fsnames import Names
 from kmem import Layout, addr, enum_values, parse_int, table, var_u32
 from kstate import State
 
-WHO = {K.NEGT_FS: "fs", K.NEGT_VM: "vm", K.NEGT_KERNEL: "kernel", K.NEGT_NOBODY: "none"}
+WHO = {K.NEGT_FS: "fs", K.NEGT_VM: "vm", K.NEGT_KERNEL: "kernel", K.NEGT_NOBODY: "none", K.NEGT_BUSY: "busy"}
 
 
 def records(n):
@@ -35,18 +35,19 @@ def age_ms(now, t, refused, free=False):
 
 
 def decide(asker_vm, own, other, penalty_ms):
-    """neg_decide (kernel/negotiate_rule.c) repeated: 'own', 'other' or 'none'. own and other are
-    (refuse, lastref_ms)."""
+    """neg_decide (kernel/negotiate_rule.c) repeated: 'own', 'other', 'none' or 'busy'. own and
+    other are (refuse, lastref_ms[, busy])."""
+    give = "busy" if len(other) > 2 and other[2] else "other"
     if other[0]:
         return "none" if own[0] else "own"
     if own[0]:
-        return "other"
+        return give
     own_t, other_t = own[1], other[1]
     if asker_vm:
         own_t = min(own_t + penalty_ms, 0xFFFFFFFF)
     else:
         other_t = min(other_t + penalty_ms, 0xFFFFFFFF)
-    return "other" if other_t < own_t else "own"
+    return give if other_t < own_t else "own"
 
 
 class Negs(gdb.Command):
@@ -57,7 +58,8 @@ As the negtrace program prints them, from the kernel's trace ring (kernel/negoti
 free frames), FS_AGE and VM_AGE (ms since the page each pool offered was last used, or refuse),
 PENALTY (s added to the VM's time), VM_BIASED (the VM's age as compared: its age less the
 penalty; the older page goes), GAVE (whose frame the asker got: its own pool's means it
-recycled its own oldest page; none: it waits), CACHE, VM, FREE (the frames each pool held when
+recycled its own oldest page; none: it waits; busy: the pool that should give had only dirty
+pages, has them written, and the asker waits for one), CACHE, VM, FREE (the frames each pool held when
 the penalty was computed: a stepped penalty is vm.penalty per whole tenth of their sum the
 cache holds). Then the neg.* counters and vm.penalty."""
 
@@ -74,7 +76,8 @@ cache holds). Then the neg.* counters and vm.penalty."""
             biased = "refuse" if vm_ref else str(vm_age - r.penalty_ms)
             rows.append([r.seq, r.time_ms, WHO.get(r.asker, "?"),
                          age_ms(r.time_ms, r.fs_lastref_ms, fs_ref, r.flags & K.NEGT_FS_FREE),
-                         age_ms(r.time_ms, r.vm_lastref_ms, vm_ref, r.flags & K.NEGT_VM_FREE), r.penalty_ms // 1000, biased,
+                         age_ms(r.time_ms, r.vm_lastref_ms, vm_ref, r.flags & K.NEGT_VM_FREE),
+                         r.penalty_ms // 1000, biased,
                          WHO.get(r.gave, "?"), r.cache_frames, r.vm_frames, r.free_frames])
         if rows:
             gdb.write(table(["SEQ", "TIME", "ASKER", "FS_AGE", "VM_AGE", "PENALTY", "VM_BIASED", "GAVE", "CACHE",
@@ -90,7 +93,7 @@ cache holds). Then the neg.* counters and vm.penalty."""
 # --- negbreak ---------------------------------------------------------------------------------
 
 def offer(v):
-    return bool(v["refuse"]), int(v["lastref_ms"])
+    return bool(v["refuse"]), int(v["lastref_ms"]), bool(v["busy"])
 
 
 def describe_cache(st, names, giving, off):
@@ -102,7 +105,8 @@ def describe_cache(st, names, giving, off):
         what = "a block on its free list (no identity: older than anything)"
     elif kind == "block":
         f, blk = names.block(b)
-        what = "%s block %s%s" % (f, blk, ", dirty: the cleaners must write it first" if b.flags & K.CB_DIRTY else "")
+        what = "%s block %s%s" % (f, blk, ", dirty: the cleaners must write it first" + (" (busy)" if off[2] else "")
+                                  if b.flags & K.CB_DIRTY else "")
         if b.lastref != off[1]:
             what += " [its time %d differs from the offer's: the cache changed since]" % b.lastref
     else:
@@ -195,7 +199,9 @@ def on_stop(event):
     verdicts = {"own": "NEG_OWN: the %s recycles its own oldest page" % asker,
                 "other": "NEG_OTHER: the %s surrenders its page to the %s" % (
                     "cache" if asker_vm else "VM", asker),
-                "none": "NEG_NONE: neither may give; the asker waits"}
+                "none": "NEG_NONE: neither may give; the asker waits",
+                "busy": "NEG_BUSY: the %s's page should go but is dirty: it has it written, and "
+                        "the %s waits for a clean one before recycling its own" % ("cache" if asker_vm else "VM", asker)}
     out.append("  neg_decide will return %s" % verdicts[verdict])
     out.append("  (next/step go through the decision; finish shows its verdict; negs shows the trace)")
     gdb.write("\n".join(out) + "\n")

@@ -41,7 +41,11 @@ DEFINES = [
     ("kernel/uapi/negtrace.h", "NEGT_VM_REFUSED", 0x2),
     ("kernel/uapi/negtrace.h", "NEGT_FS_FREE", 0x4),
     ("kernel/uapi/negtrace.h", "NEGT_VM_FREE", 0x8),
+    ("kernel/uapi/negtrace.h", "NEGT_FS_BUSY", 0x10),
+    ("kernel/uapi/negtrace.h", "NEGT_VM_BUSY", 0x20),
     ("kernel/proc.h", "NPROC", 64),
+    ("fs/dirtybound.c", "MIN_LIMIT", 32),
+    ("fs/dirtybound.c", "SLACK", 16),
 ]
 
 # enum members that are not named by any type gdb can look up (anonymous enums).
@@ -50,6 +54,7 @@ ENUMS = [
     ("kernel/uapi/negtrace.h", "NEGT_VM", 1),
     ("kernel/uapi/negtrace.h", "NEGT_KERNEL", 2),
     ("kernel/uapi/negtrace.h", "NEGT_NOBODY", 3),
+    ("kernel/uapi/negtrace.h", "NEGT_BUSY", 4),
 ]
 
 globals().update({name: v for _, name, v in DEFINES + ENUMS})

@@ -272,7 +272,8 @@ class State:
 
     def cache_candidate(self, giving):
         """cache_offer(giving) repeated: ('refuse', None), ('free', None) for a block on the free
-        list (age 0: older than anything), or ('block', cblock)."""
+        list (age 0: older than anything), or ('block', cblock): asked to give, the oldest clean
+        one, else the oldest dirty one (the offer is then busy: it goes once written)."""
         s = self.cache_settings()
         per = K.FS_BSIZE // 1024
         min_blocks = s["min_kb"] // per
@@ -283,13 +284,15 @@ class State:
             return "refuse", None
         if self.cache_list("freelist"):
             return "free", None
+        dirty = None
         for b in self.cache_list("lru"):
             if b.refcnt > 0 or self.block_busy(b):
                 continue
             if giving and b.flags & K.CB_DIRTY:
+                dirty = dirty or b
                 continue
             return "block", b
-        return "refuse", None
+        return ("block", dirty) if dirty else ("refuse", None)
 
     def cfiles(self):
         return self._once("cfiles", lambda: Layout("struct cfile").read_array(
