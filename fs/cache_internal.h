@@ -53,6 +53,7 @@ static inline bool writing(struct cblock *b) { return busy(b) && (b->flags & CB_
  * the order vmstat prints them). */
 extern struct cfile cfiles[NCFILE];
 extern bool cache_have_cleaners;    /* set once cleaner threads run: someone serves the queue */
+extern uint32_t st_reads;           /* cache.c: blocks read from the disk (fs.disk.reads) */
 extern uint32_t st_dirty, st_writes, st_writes_data, st_writes_meta, st_writes_desc;
 extern uint32_t st_flushes, st_wb_delayed, st_wb_recycled, st_wb_fsync, st_wb_errors;
 
