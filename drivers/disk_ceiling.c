@@ -56,7 +56,9 @@ static int pass(enum disk_op op, uint64_t from, uint32_t kb, struct disk_seg *se
 
 static int measure(uint32_t kb)
 {
-  if (kb == 0 || kb % CHUNK_KB)
+  if (kb == 0)
+    return 0;                 /* nothing to move (and the boot key's harmless value) */
+  if (kb % CHUNK_KB)
     return -EINVAL;
   uint64_t spare_kb = spare_from && disk_sectors() > spare_from ?
                       (disk_sectors() - spare_from) * SECTOR_SIZE / 1024 : 0;
