@@ -114,6 +114,8 @@ def fs_seq(csv_path, png):
             ax.plot([x - 0.45, x + 0.45], [c, c], color="red", linestyle="--", label="80 % of the ceiling" if x == 0 else None)
     ax.set_xticks([0, 1])
     ax.set_xticklabels(["write + fsync", "read"])
+    ax.set_ylim(0, 1.45 * max(max(float(data[k]["write_MBps_or_data_writes"]), float(data[k]["read_MBps"]))
+                              for k in kinds))     # room above the bars for the legend
     ax.set_ylabel("MB/s (wall clock, throttled disk)")
     ax.legend(fontsize=8)
     return _save(fig, ax, png, "Sequential file I/O out of the cache against the disk's ceiling")
