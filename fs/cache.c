@@ -570,6 +570,7 @@ static struct cblock *get(uint32_t fileid, uint32_t blockno, bool ahead)
   return 0;
 }
 
+uint32_t cache_blocks_held(void) { return nframes_held; }
 struct cblock *cache_get(uint32_t fileid, uint32_t blockno) { return get(fileid, blockno, false); }
 struct cblock *cache_get_new(uint32_t fileid, uint32_t blockno) { return get(fileid, blockno, true); }
 

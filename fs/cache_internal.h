@@ -29,6 +29,7 @@ extern struct spinlock cache_lock;  /* the hash table, the lists, reference coun
 extern uint32_t disk_nblocks;       /* the disk's size, for a last range check */
 extern struct cblock lru;           /* sentinel: lru.next is the oldest, lru.prev the newest */
 extern int waiters;                 /* processes waiting for a block to become free */
+uint32_t cache_blocks_held(void);   /* frames the cache holds now (fs.cache.blocks) */
 
 /* Block headers live in pages of the kernel pool, made at boot, one header for every frame
  * of memory: no table caps the cache (they cost 2 % of memory), and the kernel pool does not

@@ -15,7 +15,9 @@
  * stay there, and a random reader never reads a block it did not ask for. The run stops
  * early at the end of the file, at a hole, at a block already cached, at a block not next
  * on the disk, and where no cache block is to be had without waiting (cache_get_new): the
- * read-ahead never waits for memory and never takes a block from anyone.
+ * read-ahead never waits for memory and never takes a block from anyone. Nor does a run take
+ * more than a quarter of the blocks the cache holds, so that in a small cache it does not
+ * push out what the reader, or the run itself, is about to use.
  *
  * Unlike Linux's, this read-ahead is synchronous: the reader waits for the whole run, not
  * only for its block, and the next run is read at the next miss rather than while the
@@ -144,7 +146,9 @@ int readahead_fill(struct inode *ip, struct cblock *b, uint32_t lbn, uint32_t ad
   if (ra_on && ip->ra_seq) {
     ip->ra_win = ip->ra_win ? MIN(2 * ip->ra_win, ra_max) : MIN((uint32_t)RA_FIRST, ra_max);
     uint32_t last = (ip->d.size + FS_BSIZE - 1) / FS_BSIZE;    /* blocks in the file */
-    uint32_t want = MIN(ip->ra_win, cluster_limit()), run = 1;
+    /* A run never takes more than a quarter of the cache: in a small one (64 KB, 16 blocks)
+     * a full window would push out everything else, the blocks read ahead included. */
+    uint32_t want = MIN(MIN(ip->ra_win, cluster_limit()), MAX(1u, cache_blocks_held() / 4)), run = 1;
     /* The addresses first: the block map may read an indirect block through the cache, which
      * may wait for a block, and must not while we hold the run's blocks (a small fixed cache
      * could be all ours). */

@@ -44,7 +44,6 @@
 #include "vm/vm.h"
 #include "vm/policy.h"
 #include "vm/paging.h"
-#include "kernel/stats.h"
 #include "fs/bypass.h"
 
 #define LAUNDER_BATCH 16          /* dirty victims one search may hand to the laundry */
@@ -56,8 +55,7 @@ static uint32_t nlaundry, nready;
 static int ready_waiters;                  /* askers waiting for the page-out daemon */
 
 uint32_t st_vm_pageouts, st_vm_evictions, st_vm_oom, st_vm_policy_errors, st_vm_laundered,
-    st_vm_pageout_waits;
-static uint32_t st_pageout_requests;       /* disk requests that carried page-outs */
+    st_vm_pageout_waits, st_vm_pageout_requests;
 
 /* --- the laundry and the ready list (vm_lock held) ----------------------------------------- */
 
@@ -362,7 +360,7 @@ static void clean_run(void)
   int reqs = bypass_rwv(addr, buf, n, true);
   acquire(&vm_lock);
   if (reqs > 0)
-    st_pageout_requests += reqs;
+    st_vm_pageout_requests += reqs;
   for (int k = 0; k < n; k++) {
     struct frame *f = v[k];
     struct segment *s = f->owner;
@@ -439,7 +437,7 @@ static int pageout_run(struct segment *s, uint32_t va, uint32_t *len)
   int reqs = nw ? bypass_rwv(addr, buf, nw, true) : 0;
   acquire(&vm_lock);
   if (reqs > 0)
-    st_pageout_requests += reqs;
+    st_vm_pageout_requests += reqs;
   int written = 0;
   for (int k = 0; k < n; k++) {
     struct frame *f = v[k];
@@ -543,7 +541,6 @@ void pageout_init(void)
   policy = vm_policies[0];
   setting_register(&set_policy);
   setting_register(&set_pageout);
-  stat_register("vm.pageout_requests", &st_pageout_requests);
 }
 
 /* --- the audit (vm_lock held) -------------------------------------------------------------- */
