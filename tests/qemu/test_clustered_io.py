@@ -8,7 +8,8 @@ never a time.
 
 Planted bugs this catches (tools/fuzz/mutants.py): cache.cluster-ignores-limit,
 cache.cluster-not-contiguous, durability.cluster-unfiltered-pointers, cache.readahead-on-seek,
-cache.readahead-ignores-off, cache.readahead-not-counted-used.
+cache.readahead-ignores-off, cache.readahead-not-counted-used, vm.pageout-run-first-frame,
+kernel.ceiling-one-page-requests.
 """
 import re
 import struct
