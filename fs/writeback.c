@@ -9,8 +9,9 @@
  * directory, allocated side by side, go out together and soon). The files with scheduled
  * blocks wait on the dirty-file queue; a small pool of cleaner threads (fscleaner) takes them
  * one at a time, each file to one cleaner, and writes its scheduled blocks sixteen at a
- * time, those side by side on the disk in one request (clean_file, fs/cluster.c). A block scheduled because it reached the LRU head for
- * recycling (fs/cache.c) goes to the free list once clean.
+ * time, those side by side on the disk in one request (clean_file, fs/cluster.c). A block
+ * scheduled because it reached the LRU head for recycling (fs/cache.c) goes to the free list
+ * once clean.
  *
  * Each scan writes data before the metadata that names it, with a flush between and after
  * (see scan() below and fs/ordering.c), and then lets go of the blocks and descriptors
@@ -222,9 +223,9 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
   if (!superblock)
     fs_dirtying();          /* the clean mark goes before the disk changes */
   /* What goes out: block i's buffer at its address, those side by side in one request
-   * (fs/cluster.c); status[i] < 0 for a block not written at all. */
+   * (fs/cluster.c). status[i]: 1 written, -EIO failed, -ENOMEM or -ERANGE never sent. */
   uint8_t *copy[NBATCH];
-  int status[NBATCH], grp[NBATCH], which[NBATCH], m = 0;
+  int status[NBATCH], which[NBATCH], m = 0, ret = 0;
   uint32_t addr[NBATCH];
   void *buf[NBATCH];
   for (int i = 0; i < n; i++) {
@@ -233,7 +234,8 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
     status[i] = 0;
     if (b->diskaddr == 0 || b->diskaddr >= disk_nblocks) {
       kprintf("fs: write of block %u, outside the disk\n", b->diskaddr);
-      status[i] = -EIO;
+      status[i] = -ERANGE;            /* not written: no request */
+      ret = -EIO;
       continue;
     }
     /* A pointer to a block whose contents are not yet durable goes out cleared
@@ -242,6 +244,7 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
       copy[i] = kalloc_page();
       if (!copy[i]) {
         status[i] = -ENOMEM;          /* not written now; kept dirty, tried again later */
+        ret = -EIO;
         continue;
       }
       if (!order_filter(b->diskaddr, b->data, copy[i])) {
@@ -261,20 +264,13 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
     st_data_requests += nreq;   /* one file's blocks (a batch never mixes files) */
   for (int k = 0; k < nreq; k++)
     disk_wait(&reqs[k]);
-  for (int i = 0; i < n; i++)
-    grp[i] = -1;
-  for (int j = 0; j < m; j++) {
-    grp[which[j]] = mgrp[j];
-    status[which[j]] = reqs[mgrp[j]].status < 0 ? -EIO : 0;
-  }
-  int ret = 0;
-  for (int i = 0; i < n; i++)
-    if (status[i] < 0)
+  for (int j = 0; j < m; j++)
+    if ((status[which[j]] = reqs[mgrp[j]].status < 0 ? -EIO : 1) < 0)
       ret = -EIO;
   acquire(&cache_lock);
   for (int i = 0; i < n; i++) {
     struct cblock *b = v[i];
-    if (grp[i] >= 0) {
+    if (status[i] > 0 || status[i] == -EIO) {
       st_writes++;
       if (b->fileid == CACHE_DEV)
         st_writes_meta++;
@@ -286,18 +282,16 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
     frame_unbusy(b->frame);
     if (copy[i])
       kfree_page(copy[i]);
-    if (status[i] == 0)
+    if (status[i] > 0)
       order_written(b->diskaddr);
-    if (status[i] == -ENOMEM || (status[i] == 0 && copy[i])) {
+    if (status[i] == -ENOMEM || (status[i] > 0 && copy[i])) {
       /* Written without some new pointer (or not at all): dirty again, as old as it was,
        * so the write-back after the next flush puts the whole block out. */
       b->flags &= ~CB_RECYCLE;
       uint32_t modified = b->modified;
       if (b->hashed && dirty_add(b) == 0)
         b->modified = modified;
-      if (status[i] < 0)
-        ret = -EIO;
-    } else if (status[i] == 0) {
+    } else if (status[i] > 0) {
       if (b->flags & CB_RECYCLE)
         st_wb_recycled++;
       else if (cls == WB_FSYNC)
