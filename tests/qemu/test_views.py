@@ -13,16 +13,22 @@
   kernel has walked a process's page tables: each page's frame, pool, owner, page, accessed
   and dirty bits, COW and age; gdb's lru and frames cache against SYS_incore, stopped where
   the cache has answered for a file's blocks: which are held and which dirty.
-- Settings whose modes ran only on the host or were only read back: vm.policy=aging,
-  vm.clock_rate, vm.cluster, each seen to take effect in the guest.
+- gdb's idea of the VM's next victim (frames' last line) against oldest_victim's return.
+- gdb's negbreak in its vm-asks mode and alone (every negotiation), each stop's prediction
+  against neg_decide's return; gdb's ps against the kernel's own ^P dump at the same moment:
+  states, what each sleeper waits on and the function that called sleep().
+- Settings whose modes ran only on the host or were only read back, or only at their default:
+  vm.policy=aging, vm.clock_rate, vm.cluster, vm.spt_epoch_ms, fs.backing_reserve (2048 and 0
+  on a disk a user filled), fs.cache_min_kb, each seen to take effect in the guest.
 Each guard is shown failing on a planted bug (tests/mutants/catalog.txt, docs/testing.md).
 """
 import re
+import shutil
 import subprocess
 
 import pytest
 
-from conftest import BUILD, ROOT, boot
+from conftest import BUILD, ROOT, boot, fsck
 from gdbsession import DEBUG_KERNEL, KERNEL, errors, session
 
 MEM = 16
@@ -279,6 +285,153 @@ def test_lru_and_frames_agree_with_incore(disk, kernel):
         assert ("dirty" in words) == (i in dirty), (i, words)
 
 
+# --- gdb's negbreak in the modes test_gdb does not run -------------------------------------------
+
+NEGSTOP = (r"^Breakpoint \d+, neg_decide \(asker=(NEG_\w+).*\n(?:.*\n)*?negotiation (\d+): .*\n"
+           r"  cache offers: (.*)\n  VM offers:    (.*)\n(?:.*\n)*?  neg_decide will return (NEG_\w+)")
+
+
+@pytest.mark.parametrize("kernel", [DEBUG_KERNEL, KERNEL], ids=["debug", "optimised"])
+def test_negbreak_vm_asks_and_every_negotiation(disk, kernel):
+    """negbreak vm-asks (whenever the VM asks, whatever the verdict) and negbreak alone (every
+    negotiation), which test_gdb's fs, vm and fs-asks leave out. The cache is fixed at 256 KB
+    (fs.cache_fixed_kb: it never gives a frame away) and memhog 14 pages through a 16 MB
+    machine: the VM asks again and again and recycles its own pages, never the cache's. So
+    vm-asks stops at the VM's first ask, negbreak stops at the next negotiation, and what each
+    predicted is what neg_decide returns (finish); negbreak vm, which stops only when the VM
+    takes a cache page, never stops, and the kernel's own trace (negtrace) agrees: no
+    negotiation gave the VM a cache frame."""
+    steps = ["negbreak vm-asks", "continue", "negbreak off", "finish", "negbreak", "continue", "negbreak off",
+             "finish", "negbreak vm", "continue", "kill"]
+    r = session(disk, "memhog 14\nnegtrace\n", steps, cmdline="fs.cache_fixed_kb=256", kernel=kernel)
+    for c in steps[:-2]:
+        assert not errors(r.of(c)), (c, r.of(c), r)
+    seqs = []
+    for nth in range(2):
+        m = re.search(NEGSTOP, r.of("continue", nth), re.M)
+        assert m, (nth, r.of("continue", nth), r)
+        asker, seq, cache, vm, verdict = m.groups()
+        assert asker == "NEG_VM" and cache.startswith("refuses"), (nth, r.of("continue", nth))
+        assert re.search(r"Value returned is \$\d+ = %s$" % verdict, r.of("finish", nth), re.M), \
+            (verdict, r.of("finish", nth))
+        seqs.append(int(seq))
+    assert seqs[1] == seqs[0] + 1, seqs            # negbreak alone: the very next negotiation
+    assert "neg_decide" not in r.of("continue", 2) and "memhog: 14 MB ok" in r.console, r
+    trace = r.console.split("$ negtrace\n", 1)[1].splitlines()
+    assert trace[0].startswith("seq time_ms asker"), trace[:2]
+    rows = [l.split() for l in trace[1:] if re.match(r"\d+ \d+ ", l)]
+    assert len(rows) > 100 and {row[2] for row in rows} == {"vm"}, rows[:4]
+    assert {row[6] for row in rows} <= {"vm", "none"} and {row[3] for row in rows} == {"refuse"}, rows[:4]
+
+
+# --- gdb's idea of the VM's next victim against the kernel's own choice ------------------------------
+
+def test_frames_names_the_victim_the_kernel_chooses(disk):
+    """frames ends with the VM's oldest page, the one its offer to the negotiation reports and
+    it gives up next (vm/aging.c's oldest_victim, written again in tools/gdb/kstate.py: the
+    page-out daemon's ready list first, then the last scan's batch while it is this tick's,
+    else a new scan of every frame). gdb stops at oldest_victim's entry (its caller holds
+    vm_lock: nothing changes until it returns) while a toucher sleeps and memhog reads 14 MB
+    of fresh pages in 16, twice (pages only read: nothing to launder, the ready list stays
+    empty and the batch and the scan decide), four times far apart, and the frame frames names must be what the kernel's
+    function returns (finish). At the last two stops gdb first marks the batch stale, so that
+    both must scan anew. The debug kernel only, the one make qemu-gdb boots: the optimised
+    one inlines oldest_victim into its callers, and its value is gone."""
+    # (the breakpoint deleted before each finish, so that no other call stops it first)
+    steps = []
+    for n, stale in ((300, False), (700, False), (700, True), (700, True)):
+        steps += ["break oldest_victim", "ignore $bpnum %d" % n, "continue"]
+        steps += ["set var 'vm/aging.c'::oldest_tick = 0"] if stale else []
+        steps += ["frames vm", "delete", "finish"]
+    steps += ["kill"]
+    r = session(disk, "toucher -m 6 -s 3 -n 3 -q -d 0 &\nmemhog -z 14\nmemhog -z 14\n", steps, kernel=DEBUG_KERNEL)
+    for c in steps[:-1]:
+        assert not errors(r.of(c)), (c, r.of(c), r)
+    for nth in range(4):
+        said = re.search(r"^policy \w+; the VM's oldest page \(its offer\): frame (\d+) \(pid \d+ (\w+) ",
+                         r.of("frames vm", nth), re.M)
+        got = re.search(r"^Value returned is \$\d+ = (-?\d+)$", r.of("finish", nth), re.M)
+        assert said and got, (nth, r.of("frames vm", nth)[-400:], r.of("finish", nth))
+        assert int(said.group(1)) == int(got.group(1)), (nth, said.group(0), got.group(0))
+
+
+# --- gdb's ps against the kernel's own ^P dump --------------------------------------------------
+
+DUMPED = re.compile(r"^  pid (\d+) ppid (\d+) (\w+) (\S+)( killed)?( kthread)?"
+                    r"(?: wchan (\S+)(?: (0x[0-9a-f]+))? from (\w+)\+0x([0-9a-f]+)(?: \((.*)\))?)?$", re.M)
+DUMP_STATES = {"sleep": "sleep", "runnable": "runnable", "run": "running", "zombie": "zombie", "embryo": "embryo"}
+
+
+def inlined_at(elf, pc):
+    """The functions at code address pc, innermost first, as the host's addr2line names them
+    (more than one where the compiler inlined one function into another)."""
+    tool = shutil.which("i686-linux-gnu-addr2line") or shutil.which("addr2line")
+    out = subprocess.run([tool, "-f", "-i", "-e", str(elf), "0x%x" % pc], stdout=subprocess.PIPE, text=True,
+                         check=True).stdout.splitlines()
+    return out[0::2]
+
+
+@pytest.mark.parametrize("kernel", [DEBUG_KERNEL, KERNEL], ids=["debug", "optimised"])
+def test_ps_agrees_with_the_kernels_dump(disk, kernel):
+    """gdb's ps against what the kernel itself prints on ^P (kernel/dump.c), at the same moment:
+    gdb stops as state_dump returns, in the console's interrupt, so nothing has run since. A
+    COW-COR family blocked on its pipe (one child holding the pipe's sleep lock, the others
+    waiting for it or on the pipe), the shell reading the console, init waiting for a child,
+    the kernel threads on their channels. For every process: pid, parent, state, name, kernel
+    thread; for a sleeper what it waits on (the lock and its holder, a child's exit, a busy
+    frame, the channel) and the function that called sleep(), which the kernel names by the
+    symbol holding that address and gdb by the function there, inlined or not: the host's
+    addr2line must find gdb's innermost and the kernel's outermost at that address."""
+    fam = r"family: master (\d+) slaves (\d+) (\d+)"
+    guest = [(None, "corrupt family 2 4 &\n"), (fam, "\x10")]
+    steps = ["break state_dump", "continue", "delete", "finish", "ps", "kill"]
+    r = session(disk, guest, steps, kernel=kernel)
+    for c in steps[:-1]:
+        assert not errors(r.of(c)), (c, r.of(c), r)
+    dump = r.console[r.console.index("--- ^P dump"):r.console.index("--- busy frames")]
+    procs = {int(m.group(1)): m.groups() for m in DUMPED.finditer(dump)}
+    assert len(procs) >= 12 and len(procs) == len(re.findall(r"^  pid ", dump, re.M)), dump
+    head, rows = table_rows(r.of("ps"), "PID")
+    assert head[:10] == ["PID", "PPID", "PGID", "STATE", "SIZE", "PAGEIN", "PAGEOUT", "NAME", "SEGS", "WAITS"], head
+    shown = {int(row[0]): row for row in rows if re.fullmatch(r"\d+", row[0])}
+    assert sorted(shown) == sorted(procs), (sorted(shown), sorted(procs))
+    symbols = {}
+    for line in subprocess.run(["nm", str(kernel)], stdout=subprocess.PIPE, text=True, check=True).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            symbols.setdefault(parts[2], int(parts[0], 16))
+    kinds = set()
+    for pid, (_, ppid, state, name, killed, kthread, wchan, addr, fn, off, why) in procs.items():
+        row = shown[pid] + [""] * (10 - len(shown[pid]))
+        assert [int(row[1]), row[3], row[7].rstrip("*")] == [int(ppid), DUMP_STATES[state], name], (row, procs[pid])
+        assert (row[8] == "kthread") == bool(kthread), (row, procs[pid])
+        assert row[7].endswith("*") == (state == "run"), (row, procs[pid])
+        if state != "sleep":
+            assert row[9] == "", row
+            continue
+        m = re.fullmatch(r"(.*) in (\S+)", row[9])
+        assert m, row
+        what, where = m.groups()
+        if why and why.startswith("sleep lock"):
+            lock, holder = re.fullmatch(r'sleep lock "(.*)" held by pid (\d+)', why).groups()
+            assert what == "sleep lock %s held by pid %s" % (lock, holder), (row, why)
+            kinds.add("lock")
+        elif why == "a child's exit":
+            assert what == why, (row, why)
+            kinds.add("child")
+        elif why:
+            assert what.startswith("frame %s (" % why.split(",")[0].split()[1]), (row, why)
+        elif addr:
+            assert what == addr, (row, addr)        # a channel outside the kernel's image
+            kinds.add("address")
+        else:                                       # a kernel variable, or a field of one
+            assert what == wchan or what.startswith(re.split(r"[.\-\[]", wchan)[0] + "+"), (row, wchan)
+        chain = inlined_at(kernel, symbols[fn] + int(off, 16))
+        assert chain[0] == where and chain[-1] == fn, (row, fn, off, chain)
+    assert kinds == {"lock", "child", "address"}, kinds
+    assert ("(the CPU was idle)" in dump) == (not any(row[7].endswith("*") for row in shown.values())), dump
+
+
 # --- settings' modes not exercised in the guest elsewhere ------------------------------------------
 
 KEEP = "memhog -k 64 8"
@@ -313,3 +466,105 @@ def test_aging_policy_clock_rate_and_cluster_in_the_guest(disk):
     assert whole and single, r
     assert int(whole.group(1)) == 0 and int(single.group(1)) > 0, (r.printed(KEEP, 1), r.printed(KEEP, 2))
 
+
+
+SPT_TOUCH = "toucher -m 6 -d 100 -s 2 -n 6"
+SPT_PAGES = 6 * 256
+
+
+def test_spt_epoch_decides_what_is_periodic(disk):
+    """vm.spt_epoch_ms: SPT calls a page periodic once it comes back after more than 6 idle
+    epochs, and then evicts by expected next use, as MIN does. A toucher of 6 MB in an 8 MB
+    machine (about 5.4 MB for it) touches every page once a round, a round every 2 s: a loop
+    larger than memory, where LRU faults on every page of every round. With 100 ms epochs a
+    period is 20 of them: the pages are periodic, the ones just touched (due in a whole period)
+    go first, and a round pages in only what memory lacks. With 5 s epochs a period is less
+    than one: no page is ever periodic, SPT is LRU and every round pages in all 1,536."""
+    lines = ["sysctl vm.policy=spt", "sysctl vm.spt_epoch_ms=100", SPT_TOUCH, "sysctl vm.spt_epoch_ms=5000",
+             SPT_TOUCH, "sysctl vm.spt_epoch_ms", "audit"]
+    r = boot("\n".join(lines) + "\n", disk=disk, mem=8, status=True, timeout=600)
+    assert r.rc == 0, r
+    assert [c.status for c in r.cmds] == [0] * len(r.cmds), r.cmds
+    assert r.printed("sysctl vm.spt_epoch_ms") == "vm.spt_epoch_ms = 5000\n", r
+    assert "audit: ok" in r.printed("audit"), r
+    short, long_ = ([int(p) for p in re.findall(r"^touch (?:\d+) \d+ ms, (\d+) page-ins$", r.printed(SPT_TOUCH, i), re.M)]
+                    for i in (0, 1))
+    assert len(short) == len(long_) == 6, (short, long_)
+    # round 1 follows the first fill, before any page has shown a period: rounds 2-6 count
+    assert all(n >= SPT_PAGES * 95 // 100 for n in long_[1:]), ("5 s epochs: every page every round", long_)
+    assert sum(n <= SPT_PAGES // 4 for n in short[1:]) >= 4, ("100 ms epochs: what memory lacks", short)
+
+
+def phase_free(r, nth):
+    return [int(x) for x in r.printed("vmstat -n fs.disk.blocks.free vm.pageouts", nth).split()]
+
+
+def test_backing_reserve_keeps_room_for_backing_store(make_disk):
+    """fs.backing_reserve: the last blocks of the disk are for backing files only (fs/alloc.c),
+    which every new heap, stack and forked segment needs before it may page. A user fills a
+    32 MB disk (exhaust disk -k) three times: under the default reserve (1/32 of the disk),
+    the disk stops that many blocks short and a forked child (exhaust forklater) gets its
+    backing store and lives; under 2048 blocks, it stops 2048 short and memhog pages 7 MB
+    through the reserve in an 8 MB machine; under 0 it takes every block, and the same
+    programs get the design's answers: memhog's sbrk fails with ENOSWAP and the child is
+    killed with the kernel's message, never a panic or a hang, and a file synced before
+    is intact throughout."""
+    disk = make_disk(size_mb=32)
+    fill = ["exhaust disk -k", "vmstat -n fs.disk.blocks.free vm.pageouts"]
+    empty = ["exhaust clean", "sync"]
+    lines = ["vmstat -n fs.disk.blocks.total", "sysctl fs.backing_reserve", "mkdata /keep 300000", "sync",
+             "cksum /keep"] + fill + ["exhaust forklater 0"] + empty + \
+        ["sysctl fs.backing_reserve=2048"] + fill + ["memhog 7", "vmstat -n vm.pageouts"] + empty + \
+        ["sysctl fs.backing_reserve=0"] + fill + ["memhog 7", "exhaust forklater 0", "cksum /keep"] + empty + \
+        ["cksum /keep", "audit"]
+    r = boot("\n".join(lines) + "\n", disk=disk, mem=8, status=True, timeout=400)
+    assert r.rc == 0 and "panic" not in r.out, r
+    total = int(r.printed("vmstat -n fs.disk.blocks.total"))
+    default = min(max(128, total // 32), 2048)
+    assert r.printed("sysctl fs.backing_reserve") == "fs.backing_reserve = %d\n" % default, r
+    for nth in range(3):
+        assert r.cmd("exhaust disk -k", nth).status == 0, r
+        assert re.search(r"^exhaust: disk: \d+ KB, then ENOSPC$", r.printed("exhaust disk -k", nth), re.M), r
+    (free_default, _), (free_2048, outs0), (free_0, _) = (phase_free(r, n) for n in range(3))
+    # each fill stopped where the reserve begins: the disk's last free blocks differ by it
+    # (what is left under 0 is what exhaust's own backing store gave back as it exited)
+    assert free_0 <= 64, free_0
+    assert abs(free_default - free_0 - default) <= 8 and abs(free_2048 - free_0 - 2048) <= 8, \
+        (free_default, free_2048, free_0, default)
+    # with the reserve: a child forked on the full disk lives; 7 MB page through it
+    c = r.cmd("exhaust forklater 0", 0)
+    assert c.status == 0 and "exhaust: forklater: child status 0" in c.out, c
+    assert r.cmd("memhog 7", 0).status == 0 and r.printed("memhog 7", 0) == "memhog: 7 MB ok\n", r
+    assert int(r.printed("vmstat -n vm.pageouts")) - outs0 >= 1000, r
+    # without: the clear error, and the child killed by the kernel, with its reason
+    c = r.cmd("memhog 7", 1)
+    assert c.status == 1 and c.out == "memhog: cannot get 7 MB: No space left for the backing store (disk full)\n", c
+    c = r.cmd("exhaust forklater 0", 1)
+    assert c.status == 1 and re.search(r"^vm: no backing store for pid \d+ \(the disk is full\): killed$", c.out, re.M) \
+        and "exhaust: forklater: child status 137" in c.out, c
+    assert len(re.findall(r"killed", r.out)) == 1, r
+    sums = {r.printed("cksum /keep", n) for n in range(3)}
+    assert len(sums) == 1 and sums.pop().endswith(" 300000 /keep\n"), r
+    assert "audit: ok" in r.printed("audit"), r
+    assert [c.status for c in r.cmds if not c.line.startswith(("memhog 7", "exhaust forklater"))] == \
+        [0] * (len(r.cmds) - 4), r.cmds
+    st, out = fsck(disk)
+    assert st == 0, out
+
+
+def test_cache_min_kb_is_the_floor_memory_pressure_meets(disk):
+    """fs.cache_min_kb at other than its default (64 KB, the floor test_negotiation meets): a
+    file read fills most of 16 MB with cache, then memhog 14 takes memory back. With the floor
+    at 2 MB the cache gives frames down to it and no further (fs.cache.min_kb, the least it
+    held since neg.reset); back at 64 KB the same memhog takes it down to about 64 KB."""
+    lines = ["mklines /tmp/big 8M", "sync", "cksum /tmp/big", "sysctl fs.cache_min_kb=2048", "sysctl neg.reset=1",
+             "memhog 14", "vmstat -n fs.cache.min_kb", "cksum /tmp/big", "sysctl fs.cache_min_kb=64",
+             "sysctl neg.reset=1", "memhog 14", "vmstat -n fs.cache.min_kb", "audit"]
+    r = boot("\n".join(lines) + "\n", disk=disk, mem=MEM, status=True, timeout=600)
+    assert r.rc == 0, r
+    assert [c.status for c in r.cmds] == [0] * len(r.cmds), r.cmds
+    assert r.printed("memhog 14", 0) == r.printed("memhog 14", 1) == "memhog: 14 MB ok\n", r
+    assert r.printed("cksum /tmp/big", 0) == r.printed("cksum /tmp/big", 1), r
+    held, low = (int(r.printed("vmstat -n fs.cache.min_kb", n)) for n in (0, 1))
+    assert 2048 <= held <= 2048 + 64 and 64 <= low <= 64 + 64, (held, low)
+    assert "audit: ok" in r.printed("audit"), r

@@ -108,28 +108,45 @@ def test_toucher_takes_fractions_of_a_megabyte_and_stamps_its_rounds(sh):
     assert all(b - a >= 200 for a, b in zip(at, at[1:])) and at[-1] - at[0] < 5000, rounds
 
 
+TOUCHERS = ((10, 10), (50, 11), (0, 12))       # -d PERCENT, -s SECONDS
+
+
+def dirtied(pages, percent):
+    """The pages toucher -d PERCENT writes: page p when p * PERCENT mod 100 < PERCENT."""
+    return sum((p % 100) * percent % 100 < percent for p in range(pages))
+
+
 def test_toucher_dirties_the_percentage_it_is_given(disk):
-    # 8 MB in a 5 MB machine: each round pushes out what the round before touched. A page it
-    # dirtied is written out and paged back in; a page only ever read is still the zero page,
-    # dropped and zero-filled again. The toucher's page-outs over its 4 rounds (the first fill
-    # and 3) therefore follow -d, and its page-ins too: with 2048 pages, at most 4 * 205
-    # written for 10 %, at least 2 rounds' 1024 for 50 %, none for 0 %.
-    cmds = ["toucher -m 8 -s 0 -n 3 -q -d %d" % d for d in (10, 50, 0)] + \
-        ["toucher -d 101", "toucher -d 1x", "toucher -h"]
-    r = boot("\n".join(cmds) + "\n", disk=disk, mem=5, status=True)
+    """Three touchers of 2 MB (512 pages) at -d 10, 50 and 0 in a 16 MB machine, their rounds
+    1 s apart. Once each has done its first round, memhog takes the memory (24 MB of fresh
+    pages only read, clean: evicting them costs nothing) and vm.pageout=0 pushes out whatever
+    it left, while the touchers sleep. A page a toucher dirtied is then written exactly once
+    and paged in by its next round; a page only ever read is still the zero page, dropped
+    unwritten and zero-filled again. So each toucher's page-outs are the 52, 256 or 0 pages -d
+    chose, plus its own data and stack pages, and its second round's page-ins the same within a
+    few (a page still being written as vm.pageout passed stays in): counts that do not depend
+    on the moment, which an ignored or mis-scaled -d misses by far."""
+    bad = ["toucher -d 101", "toucher -d 1x"]
+    cmds = "\n".join(bad + ["toucher -h"]) + "\n" + "".join("toucher -m 2 -d %d -s %d -n 2 -t &\n" % t for t in TOUCHERS)
+    # (vm.pageout passes over a page the page-out daemon is writing for memhog: twice, so that
+    # few if any stay behind)
+    steps = [(r"(?s)touch 1 .*touch 1 .*touch 1 \d+ ms", "memhog -z 24\nsysctl vm.pageout=0\nsysctl vm.pageout=0\n"),
+             (r"(?s)(own page-ins.*){3}", "vmstat -n vm.pageouts\n")]
+    r = boot(cmds, disk=disk, mem=16, wait_for=steps, status=True, timeout=300)
     assert r.rc == 0, r
-    ins, outs = {}, {}
-    for d, c in zip((10, 50, 0), cmds):
-        m = re.search(r"^toucher: own page-ins (\d+) page-outs (\d+)$", r.printed(c), re.M)
-        assert m and r.cmd(c).status == 0, r
-        ins[d], outs[d] = int(m.group(1)), int(m.group(2))
-    # No floor at 10 %: whether its 205 dirtied pages must leave memory at all depends on what
-    # the read-only touches occupy at the time (runs gave 33 and over 410 page-outs, and 383
-    # page-ins); the ceilings and the ratios are what an ignored -d breaks.
-    assert outs[10] <= 4 * 205 + 20, outs
-    assert outs[50] >= 2 * 1024 and outs[50] > 3 * outs[10], outs
-    assert outs[0] <= 20, outs
-    assert ins[50] > 3 * ins[10] and ins[0] <= 40, ins
-    for bad in cmds[3:5]:
-        assert r.cmd(bad).status != 0 and "-d takes a whole percentage, 0 to 100" in r.printed(bad), r
+    # background output: a line may follow the shell's prompt
+    rounds = re.findall(r"^(?:\$ )?touch (\d) \d+ ms, (\d+) page-ins, at (\d+) ms$", r.out, re.M)
+    totals = re.findall(r"^(?:\$ )?toucher: own page-ins \d+ page-outs (\d+)$", r.out, re.M)
+    assert [n for n, ins, at in rounds] == ["1"] * 3 + ["2"] * 3 and len(totals) == 3, r
+    assert all(int(ins) == 0 for n, ins, at in rounds[:3]), rounds   # 6 MB in 16: nothing out yet
+    # the memory was taken while all three slept, after the last first round (memhog was sent
+    # then) and before any second one
+    pushed = r.out.index("memhog: 24 MB of zeros ok\n")
+    assert re.search(r"^vm\.pageout = \d+$", r.out[pushed:r.out.index("touch 2 ")], re.M), r
+    for (d, s), (n, ins, at), outs in zip(TOUCHERS, rounds[3:], totals):
+        want = dirtied(512, d)
+        assert want <= int(outs) <= want + 6, ("page-outs at -d %d" % d, outs, want)
+        assert want - 4 <= int(ins) <= want + 4, ("page-ins of round 2 at -d %d" % d, ins, want)
+    for line in bad:
+        assert r.cmd(line).status != 0 and "-d takes a whole percentage, 0 to 100" in r.printed(line), r
     assert "dirtying PERCENT (0-100; 50) of the pages" in r.printed("toucher -h"), r

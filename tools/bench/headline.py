@@ -25,6 +25,7 @@ from ecd_paper import APPENDIX_C, aggregate as ecd_aggregate, label, linux_rows
 import ifs_tables
 
 LEVEL = 0.05
+INSTANT_MS = 100        # WRL 90/4's instant response: a touch of at most 0.1 s
 SOURCES = ["ifs.csv", "linux-ifs.csv", "ecd.csv", "linux-ecd.csv"]
 
 
@@ -32,8 +33,11 @@ class Lacking(Exception):
     """A CSV the headline needs is missing or has no rows it can compare."""
 
 
-def verdict(ours, theirs):
-    """'ahead', 'level' or 'behind' for figures where less is better."""
+def verdict(ours, theirs, floor=0):
+    """'ahead', 'level' or 'behind' for figures where less is better; two figures both at or
+    below floor are level (a touch of 3 ms is as instant as one of 2 ms)."""
+    if ours <= floor and theirs <= floor:
+        return "level"
     if ours < theirs * (1 - LEVEL):
         return "ahead"
     if ours > theirs * (1 + LEVEL):
@@ -51,10 +55,13 @@ def _join(parts):
 
 
 def overall(verdicts):
-    """One word for several verdicts: theirs if they agree (a level one agreeing with any),
-    else 'mixed'."""
-    words = set(verdicts) - {"level"}
-    return "level" if not words else words.pop() if len(words) == 1 else "mixed"
+    """verdicts: [(where, word)]. One word if they all agree, else each word with where it holds:
+    'behind at 10 MB, ahead at 16 MB'."""
+    words = [w for _, w in verdicts]
+    if len(set(words)) == 1:
+        return words[0]
+    order = list(dict.fromkeys(words))
+    return ", ".join("%s at %s" % (w, " and ".join(where for where, ww in verdicts if ww == w)) for w in order)
 
 
 def ifs_linux(ours_rows, linux_csv_rows):
@@ -70,11 +77,11 @@ def ifs_linux(ours_rows, linux_csv_rows):
     sort_parts, touch_parts, sort_v, touch_v = [], [], [], []
     for s in both:
         a, la = agg[(120, "fixed", s)], lagg[s]
-        sort_v.append(verdict(a["sort_ms"], la["sort_ms"]))
+        sort_v.append(("S = %g s" % s, verdict(a["sort_ms"], la["sort_ms"])))
         sort_parts.append("at S = %g s %.0f s (%+.0f %% over sort alone) here, %.0f s (%+.0f %%) under Linux" % (
             s, a["sort_ms"] / 1000, a["deg"], la["sort_ms"] / 1000, la["deg"]))
         mine, theirs = slowest_touch_ms(a), slowest_touch_ms(la)
-        touch_v.append(verdict(mine, theirs))
+        touch_v.append(("S = %g s" % s, verdict(mine, theirs, INSTANT_MS)))
         touch_parts.append("%.2f s here, %.2f s under Linux at S = %g s" % (mine / 1000, theirs / 1000, s))
     none = [(s, agg[(0, "fixed", s)]) for s in both if (0, "fixed", s) in agg]
     contrast = (" Without a penalty our toucher's slowest touch was %s." % ", ".join(
@@ -100,16 +107,19 @@ def ifs_sprite(ours_rows):
         cells = []
         for s in got:
             a, sp = agg[(pen, "fixed", s)], ifs_tables.PAPER[pen][s]
-            sort_v.append(verdict(100 + a["deg"], 100 + sp[4]))     # sort's time over its own sort alone
-            ins_v.append(verdict(a["pageins"], sp[5]) if sp[5] else "level" if a["pageins"] == 0 else "behind")
+            where = "S = %g s%s" % (s, "" if pen else " without a penalty")
+            sort_v.append((where, verdict(100 + a["deg"], 100 + sp[4])))     # sort's time over its own alone
+            if not pen:         # with the penalty both kernels' page-ins are about none
+                ins_v.append(("S = %g s" % s, verdict(a["pageins"], sp[5])))
             cells.append("S = %g s: sort %+.0f %% (Sprite %+d %%), %s page-ins (Sprite %s)" % (
                 s, a["deg"], sp[4], "{:,}".format(int(round(a["pageins"]))), "{:,}".format(sp[5])))
         parts.append("%s, %s." % (what, _join(cells)))
     if not parts:
         raise Lacking("a paper-preset run at one of the S of Tables 3 and 4")
-    return ("**IFS beside Sprite: sort's degradation %s, page-ins %s.** The paper preset against WRL 90/4's "
-            "Tables 3 and 4 (sort's time over its own sort alone; all page-ins). %s" % (
-                overall(sort_v), overall(ins_v).replace("ahead", "fewer").replace("behind", "more"), " ".join(parts)))
+    return ("**IFS beside Sprite: sort's degradation %s; without a penalty, page-ins %s.** The paper preset "
+            "against WRL 90/4's Tables 3 and 4 (sort's time over its own sort alone; all page-ins). %s" % (
+                overall(sort_v), overall([(w, {"ahead": "fewer", "behind": "more"}.get(v, v)) for w, v in ins_v])
+                if ins_v else "not run", " ".join(parts)))
 
 
 def ecd_sprite(agg):
@@ -125,19 +135,16 @@ def ecd_sprite(agg):
         if sprite_fixed and "p0" in APPENDIX_C.get(m, {}):
             sbest = min(sprite_fixed, key=sprite_fixed.get)
             sratio = APPENDIX_C[m]["p0"][1] / sprite_fixed[sbest]
-            v.append(verdict(var / fixed[best], sratio))
+            v.append(("%d MB" % m, verdict(var / fixed[best], sratio)))
             sprite = "; Sprite's %d s against %d s (%s), %+.0f %%" % (
                 APPENDIX_C[m]["p0"][1], sprite_fixed[sbest], label(sbest), 100 * (sratio - 1))
         parts.append("at %d MB %.0f s against %.0f s (%s), %+.0f %%%s" % (
             m, var, fixed[best], label(best), 100 * (var / fixed[best] - 1), sprite))
     if not parts:
         raise Lacking("an ECD memory size with the variable cache and a fixed one")
-    return ("**ECD beside Sprite: the variable cache %s.** Its elapsed time without a penalty against the "
-            "fastest fixed cache we ran, and the same in Appendix C (the paper: about as fast as the best fixed "
-            "one): %s." % ({"ahead": "gains more over a fixed cache than Sprite's",
-                            "behind": "gains less over a fixed cache than Sprite's",
-                            "level": "stands to a fixed cache as Sprite's"}.get(overall(v), "mixed against Sprite's")
-                           if v else "not comparable", _join(parts)))
+    return ("**ECD beside Sprite: the variable cache against the best fixed one %s.** Its elapsed time "
+            "without a penalty against the fastest fixed cache we ran, and the same in Appendix C (the paper: "
+            "about as fast as the best fixed one): %s." % (overall(v) if v else "not comparable", _join(parts)))
 
 
 def ecd_linux(agg, linux):
@@ -149,7 +156,7 @@ def ecd_linux(agg, linux):
             continue
         least = min(ours, key=lambda c: ours[c]["total_mb"])
         la = lagg[(m, "linux")]
-        v.append(verdict(ours[least]["total_mb"], la["total_mb"]))
+        v.append(("%d MB" % m, verdict(ours[least]["total_mb"], la["total_mb"])))
         parts.append("at Sprite's %d MB %.0f MB (%s; file %.0f, VM %.0f) here, %.0f MB (file %.0f, swap %.0f) under "
                      "Linux" % (m, ours[least]["total_mb"], label(least), ours[least]["fs_mb"], ours[least]["vm_mb"],
                                 la["total_mb"], la["fs_mb"], la["vm_mb"]))
@@ -163,7 +170,7 @@ def ecd_linux(agg, linux):
             ours = {c: a["elapsed_ms"] for (mm, c), a in agg.items() if mm == m and c != "linux"}
             if ours:
                 best = min(ours, key=ours.get)
-                tv.append(verdict(ours[best], lagg[(m, "linux")]["elapsed_ms"]))
+                tv.append(("%d MB" % m, verdict(ours[best], lagg[(m, "linux")]["elapsed_ms"])))
                 cells.append("at %d MB %.0f s here (%s), %.0f s under Linux" % (
                     m, ours[best] / 1000, label(best), lagg[(m, "linux")]["elapsed_ms"] / 1000))
         times = " Elapsed, at the same CPU speed: %s." % _join(cells)

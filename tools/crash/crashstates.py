@@ -20,16 +20,25 @@ run with the same seed):
     block ("drop", in issue order). A missing or early flush, or a write issued
     before what it depends on is durable, puts a block and the block it depends on into one
     epoch; dropping the one depended on while the rest lands is what such a bug lets through,
-    and random subsets find it only by chance. The kernel's requests are one block each, so a
-    multi-block request torn at any block is not among these yet (QEMU's merges are).
+    and random subsets find it only by chance;
+  - and per request of N >= 2 blocks in such an epoch, the request torn while the rest of the
+    epoch lands: "torn", the request cut after each of its blocks k = 0 .. N-2 (a disk writes
+    a request front to back; k = 0 loses it whole, unless it is all the epoch: that is the
+    flush state), and, for N <= TORN_ALL, "torn-subset", every other set of its blocks that
+    may land (the sets that lack one block alone are drop states already). A request of N
+    blocks is N writes that land or not independently: the kernel sends one block per request
+    today, but QEMU merges neighbouring ones into one NBD write, and a clustered write path
+    will send several itself. Beyond TORN_ALL blocks the 2^N sets are too many; its prefixes
+    and single holes are the tears a disk makes.
 Random choices come from random.Random(seed), so a state is reproducible from (recording,
 seed, index).
 """
-import os, random, struct
+import itertools, os, random
 
 from nbdlog import read_log
 
 BSIZE = 4096
+TORN_ALL = 4        # requests of up to this many blocks are torn every possible way
 
 
 class Recording:
@@ -40,6 +49,7 @@ class Recording:
         self.flush_pieces = []  # per flush: blocks written before it
         self.flush_recs = []    # per flush: write records before it
         self.flush_times = []
+        self.requests = []      # per write record: (index of its first block, its blocks)
         nrec = 0
         for kind, off, data, t in read_log(logpath):
             if kind == "F":
@@ -47,6 +57,7 @@ class Recording:
                 self.flush_recs.append(nrec)
                 self.flush_times.append(t)
                 continue
+            self.requests.append((len(self.blocks), len(data) // BSIZE))
             for k in range(0, len(data), BSIZE):
                 chunk = data[k:k + BSIZE]
                 if (off + k) % BSIZE or len(chunk) != BSIZE:
@@ -62,8 +73,9 @@ class Recording:
         hi = self.flush_pieces[m] if m < len(self.flush_pieces) else len(self.blocks)
         return lo, hi
 
-    def states(self, seed, per_epoch, targeted_from=None):
-        """[(kind, m, [block indices in the order they land])]."""
+    def states(self, seed, per_epoch, targeted_from=None, torn=True):
+        """[(kind, m, [block indices in the order they land])]; torn=False leaves the torn
+        requests out of the targeted states (the drop states stay)."""
         rng = random.Random(seed)
         out = []
         F = len(self.flush_pieces)
@@ -90,10 +102,10 @@ class Recording:
                 out.append((kind if m < F else "tail-" + kind, m, order))
         out.append(("end", F, list(range(*self.epoch(F)))))
         if targeted_from is not None:
-            out += self.targeted(targeted_from)
+            out += self.targeted(targeted_from, torn)
         return out
 
-    def targeted(self, start):
+    def targeted(self, start, torn=True):
         out = []
         for m in range(start, len(self.flush_pieces) + 1):
             lo, hi = self.epoch(m)
@@ -101,6 +113,13 @@ class Recording:
                 continue
             for i in range(lo, hi):
                 out.append(("drop", m, [j for j in range(lo, hi) if j != i]))
+            for first, n in self.requests if torn else []:
+                if lo <= first < hi and n >= 2:
+                    for kind, landed in torn_forms(n):
+                        gone = set(range(first, first + n)) - {first + k for k in landed}
+                        order = [j for j in range(lo, hi) if j not in gone]
+                        if order:       # else the request was the epoch: the flush state
+                            out.append((kind, m, order))
         return out
 
     def base(self, m):
@@ -139,6 +158,17 @@ class Recording:
                 os.pwrite(fd, data, b * BSIZE)
         finally:
             os.close(fd)
+
+
+def torn_forms(n):
+    """[(kind, blocks of the request that land, as offsets in it)] of a request of n >= 2
+    blocks torn, less the forms that lack one block alone (the drop states)."""
+    out = [("torn", tuple(range(k))) for k in range(n - 1)]
+    if n <= TORN_ALL:
+        for size in range(1, n - 1):
+            out += [("torn-subset", c) for c in itertools.combinations(range(n), size)
+                    if c != tuple(range(size))]
+    return out
 
 
 def nonzero_blocks(path):

@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import crashrec
+import crashrec, repaircompare
 from crashcheck import Checker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,6 +92,7 @@ def main():
     t0 = time.time()
     jobs = []
     runs = []
+    compare = []
     for wl, rounds, seed, kill, targeted in plan:
         rd = out / ("%s-r%d-s%d%s" % (wl, rounds, seed, "-k%d" % kill if kill else ""))
         if a.only and a.only not in rd.name:
@@ -106,6 +107,7 @@ def main():
         pe = 0 if targeted else per_epoch
         n = len(c.states(seed, pe, targeted))
         runs.append((rd, seed, n, pe))
+        compare.append((rd, seed, pe, targeted))
         jobs += [(str(rd), seed, pe, targeted, i, False) for i in range(n)]
         # A few states booted in the real kernel: the flush states spread over the run.
         F = len(c.rec.flush_pieces)
@@ -170,6 +172,14 @@ def main():
                          acked_bytes_lost=sum(l for _, _, l in r["violations"]),
                          detail=" | ".join(t for _, t, _ in r["violations"])[:500], kept=""))
 
+    # The full run: 3 states of each kind per recording repaired by the kernel in QEMU too, and
+    # compared with the host build's repair (tools/crash/repaircompare.py; make test has its own).
+    if not a.quick:
+        t1 = time.time()
+        cmp = [r for rd, seed, pe, targeted in compare for r in repaircompare.run(
+            rd, seed, pe, targeted, 3, keep=failed_dir, log=lambda line: print(line, flush=True))]
+        nfail += sum(1 for r in cmp if r["differences"] or r["host_violations"] or r["qemu_violations"])
+        print(repaircompare.summary(cmp, time.time() - t1), flush=True)
     with open(out / "crashtest.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
