@@ -14,11 +14,23 @@
 
 enum disk_op { DISK_READ, DISK_WRITE, DISK_FLUSH };
 
+/* The most buffers one request may gather (a 4 KB frame each: 64 KB), whatever the device
+ * allows; disk_max_segs() says how many this device takes. */
+#define DISK_MAX_SEGS 16
+
+/* One buffer of a request that gathers several: they follow each other on the disk. */
+struct disk_seg {
+  void *buf;                /* kernel virtual address, physically contiguous */
+  uint32_t nbytes;          /* a multiple of 512 */
+};
+
 struct disk_req {
   enum disk_op op;
   uint64_t sector;          /* first 512-byte sector */
-  void *buf;                /* kernel virtual address */
-  uint32_t nbytes;          /* a multiple of 512; 0 for a flush */
+  void *buf;                /* kernel virtual address (when nsegs is 0) */
+  uint32_t nbytes;          /* a multiple of 512; 0 for a flush; with segs, their sum */
+  const struct disk_seg *segs;  /* nsegs > 0: the buffers, in disk order (buf unused) */
+  uint32_t nsegs;               /* at most disk_max_segs() */
   void (*done)(struct disk_req *r);   /* optional completion callback (interrupt context) */
   void *arg;                /* for the callback's use */
   /* set by the driver */
@@ -37,8 +49,13 @@ int disk_wait(struct disk_req *r);
 /* Synchronous convenience: submit and wait. */
 int disk_rw(enum disk_op op, uint64_t sector, void *buf, uint32_t nbytes);
 uint32_t disk_inflight(void);  /* requests submitted but not complete */
+uint32_t disk_max_segs(void);  /* buffers a request may gather here (1 .. DISK_MAX_SEGS) */
 /* Called by the timer every tick: recovers from a lost completion interrupt or notify. */
 void disk_watchdog(void);
+/* drivers/disk_ceiling.c: disk.ceiling_kb, the sequential ceiling measured with no file
+ * system, on the disk's tail from first_sector on (told by the file system at mount). */
+void disk_ceiling_init(void);
+void disk_set_spare(uint64_t first_sector);
 /* With `disktest` on the command line: the driver's self-test, in a process (sleeping waits). */
 void disk_selftest_in_process(void);
 #endif

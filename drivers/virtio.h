@@ -36,6 +36,9 @@
 /* Descriptor flags. */
 #define VRING_DESC_F_NEXT   1     /* the chain continues at .next */
 #define VRING_DESC_F_WRITE  2     /* the device writes this buffer (else reads it) */
+#define VRING_DESC_F_INDIRECT 4   /* the buffer is a table of descriptors: the whole chain */
+
+#define VIRTIO_RING_F_INDIRECT_DESC 28  /* the device follows VRING_DESC_F_INDIRECT */
 
 #define VRING_USED_F_NO_NOTIFY  1 /* device: don't kick me (an optimisation hint) */
 #define VRING_AVAIL_F_NO_INTERRUPT 1
@@ -80,6 +83,7 @@ static inline uint32_t vring_size(uint32_t num)
 #define VIRTIO_BLK_F_FLUSH    9
 
 #define VIRTIO_BLK_CFG_CAPACITY 0x00  /* 64-bit, in 512-byte sectors, from VIRTIO_PCI_CONFIG */
+#define VIRTIO_BLK_CFG_SEG_MAX  0x0C  /* 32-bit: buffers a request may have (VIRTIO_BLK_F_SEG_MAX) */
 
 #define VIRTIO_BLK_T_IN     0
 #define VIRTIO_BLK_T_OUT    1

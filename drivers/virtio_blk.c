@@ -1,10 +1,22 @@
 /* The disk: virtio-blk through QEMU's transitional device (1af4:1001), legacy PCI interface.
  *
- * One virtqueue. Each request takes a fixed triple of descriptors (slot s owns descriptors
- * 3s, 3s+1, 3s+2): the request header, the data buffer, the status byte the device writes
- * back. Fixed triples make the free list a list of slots, and the head descriptor the device
- * returns in the used ring names the slot (id / 3). A flush has no data and chains the header
- * straight to the status descriptor.
+ * One virtqueue. A request is a chain of descriptors: the request header, its data buffers
+ * (one for a buffer contiguous in physical memory; several, up to DISK_MAX_SEGS, when it
+ * gathers 4 KB frames that lie anywhere, as a cluster of cache blocks or VM pages does), the
+ * status byte the device writes back. A flush has no data and chains the header straight to
+ * the status descriptor. Each slot owns the descriptors of one chain, so the free list is a
+ * list of slots and the head descriptor the device returns in the used ring names the slot.
+ * With indirect descriptors (VIRTIO_RING_F_INDIRECT_DESC, which QEMU offers), a slot's chain
+ * lies in a table of its own and takes one ring descriptor (slot s: descriptor s, so 85 slots
+ * whatever the chain's length); without them it takes DISK_MAX_SEGS + 2 descriptors of the
+ * ring itself, and fewer requests fit. A device that sets VIRTIO_BLK_F_SEG_MAX may take fewer
+ * buffers a request: disk_max_segs() says how many, and the callers that gather (fs/cluster.c,
+ * the read-ahead, the VM's page-out) ask it.
+ *
+ * Each request counts as one of disk.reads or disk.writes whatever its size, and its bytes
+ * go to disk.read_kb or disk.write_kb: requests and bytes are what a 1990 disk charged for
+ * separately (a seek and rotation per request, a transfer per byte), and what QEMU's
+ * throttle charges (tools/runqemu.py: iops-total and bps-total).
  *
  * Submission puts the chain on the available ring, kicks the device and returns. The
  * interrupt handler walks the used ring and completes each request: status, complete flag,
@@ -82,6 +94,7 @@ struct procinfo;                  /* proc.h names it in a prototype without decl
  * so the ring area is sized for the largest queue we accept. */
 #define QMAX      256
 #define NSLOT_MAX (QMAX / 3)
+#define CHAIN     (DISK_MAX_SEGS + 2)     /* descriptors of the longest chain */
 #define RING_BYTES (PGROUNDUP(16 * QMAX + 6 + 2 * QMAX) + PGROUNDUP(6 + 8 * QMAX))
 
 /* The legacy device takes one physical page number for the whole ring, so the area must be
@@ -95,6 +108,8 @@ static uint64_t capacity;         /* sectors */
 static uint32_t qnum;             /* queue size the device reported */
 static uint32_t nslots;
 static bool has_flush;
+static bool indirect;             /* chains in per-slot tables (VIRTIO_RING_F_INDIRECT_DESC) */
+static uint32_t max_segs = 1;     /* buffers a request may gather */
 
 static struct vring_desc *desc;
 static volatile struct vring_avail *avail;
@@ -105,6 +120,7 @@ static uint16_t last_used;        /* next used-ring entry to look at */
 /* Per slot: what the device reads and writes besides the data (must be DMA-able, which
  * anything in the kernel image is), and the request it belongs to. */
 static struct virtio_blk_req_hdr hdrs[NSLOT_MAX];
+static struct vring_desc itab[NSLOT_MAX][CHAIN] __attribute__((aligned(16)));  /* indirect */
 static volatile uint8_t statuses[NSLOT_MAX];
 static struct disk_req *slot_req[NSLOT_MAX];
 static int free_slot[NSLOT_MAX];  /* a stack of free slot numbers */
@@ -114,6 +130,8 @@ static int slot_waiters;          /* submitters sleeping for a free slot */
 static uint32_t inflight;
 uint32_t st_requests, st_inflight_max;     /* shared with the self-test */
 static uint32_t st_reads, st_writes, st_flushes, st_errors;
+static uint32_t st_read_kb, st_write_kb, st_segs_max;
+static uint32_t read_bytes, write_bytes;   /* below a KB, carried to the next request */
 /* The disk's busy time: milliseconds during which at least one request was in flight, the
  * utilisation of a server (WRL 90/4's Figures 1 and 3 plot its CPU's) seen from the client.
  * Requests overlapping each other count once. busy_since: when the current spell began. */
@@ -189,7 +207,16 @@ void disk_submit(struct disk_req *r)
   }
   if (r->op != DISK_FLUSH) {
     KASSERT(r->nbytes > 0 && r->nbytes % SECTOR_SIZE == 0);
-    KASSERT((uint32_t)r->buf >= KERNBASE && (uint32_t)r->buf + r->nbytes - 1 <= KERNBASE + PHYSTOP_MAX - 1);
+    KASSERT(r->nsegs <= max_segs);
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < (r->nsegs ? r->nsegs : 1); i++) {
+      uint32_t va = (uint32_t)(r->nsegs ? r->segs[i].buf : r->buf);
+      uint32_t len = r->nsegs ? r->segs[i].nbytes : r->nbytes;
+      KASSERT(len > 0 && len % SECTOR_SIZE == 0);
+      KASSERT(va >= KERNBASE && va + len - 1 <= KERNBASE + PHYSTOP_MAX - 1);
+      total += len;
+    }
+    KASSERT(total == r->nbytes);
   }
 
   acquire(&disk_lock);
@@ -202,7 +229,9 @@ void disk_submit(struct disk_req *r)
   slot_req[s] = r;
 
   struct virtio_blk_req_hdr *h = &hdrs[s];
-  struct vring_desc *d = &desc[3 * s];
+  /* The chain: in the slot's own table (indirect), or in the ring at the slot's place. */
+  struct vring_desc *d = indirect ? itab[s] : &desc[CHAIN * s];
+  uint16_t base = indirect ? 0 : CHAIN * s;
   h->reserved = 0;
   switch (r->op) {
   case DISK_READ:  h->type = VIRTIO_BLK_T_IN;    h->sector = r->sector; st_reads++;   break;
@@ -211,25 +240,45 @@ void disk_submit(struct disk_req *r)
   }
   statuses[s] = 0xFF;           /* anything but OK, should the device not write it */
 
-  d[0].addr = V2P(h);
-  d[0].len = sizeof *h;
-  d[0].flags = VRING_DESC_F_NEXT;
-  if (r->op == DISK_FLUSH) {
-    d[0].next = 3 * s + 2;
-  } else {
-    d[0].next = 3 * s + 1;
-    /* One descriptor for the whole buffer: it is contiguous in physical memory. */
-    d[1].addr = V2P(r->buf);
-    d[1].len = r->nbytes;
-    d[1].flags = VRING_DESC_F_NEXT | (r->op == DISK_READ ? VRING_DESC_F_WRITE : 0);
-    d[1].next = 3 * s + 2;
+  uint32_t n = 0;
+  d[n].addr = V2P(h);
+  d[n].len = sizeof *h;
+  d[n].flags = VRING_DESC_F_NEXT;
+  n++;
+  if (r->op != DISK_FLUSH) {
+    uint16_t dir = r->op == DISK_READ ? VRING_DESC_F_WRITE : 0;
+    uint32_t nseg = r->nsegs ? r->nsegs : 1;
+    for (uint32_t i = 0; i < nseg; i++, n++) {
+      d[n - 1].next = base + n;
+      d[n].addr = V2P(r->nsegs ? r->segs[i].buf : r->buf);
+      d[n].len = r->nsegs ? r->segs[i].nbytes : r->nbytes;
+      d[n].flags = VRING_DESC_F_NEXT | dir;
+    }
+    uint32_t *kb = r->op == DISK_READ ? &st_read_kb : &st_write_kb;
+    uint32_t *part = r->op == DISK_READ ? &read_bytes : &write_bytes;
+    *part += r->nbytes;
+    *kb += *part / 1024;
+    *part %= 1024;
+    if (nseg > st_segs_max)
+      st_segs_max = nseg;
   }
-  d[2].addr = V2P(&statuses[s]);
-  d[2].len = 1;
-  d[2].flags = VRING_DESC_F_WRITE;
-  d[2].next = 0;
+  d[n - 1].next = base + n;
+  d[n].addr = V2P(&statuses[s]);
+  d[n].len = 1;
+  d[n].flags = VRING_DESC_F_WRITE;
+  d[n].next = 0;
+  n++;
+  uint16_t head = base;
+  if (indirect) {
+    /* The ring's descriptor only points at the table (neither NEXT nor WRITE may be set). */
+    desc[s].addr = V2P(itab[s]);
+    desc[s].len = n * sizeof(struct vring_desc);
+    desc[s].flags = VRING_DESC_F_INDIRECT;
+    desc[s].next = 0;
+    head = s;
+  }
 
-  avail->ring[avail_idx % qnum] = 3 * s;
+  avail->ring[avail_idx % qnum] = head;
   mb();
   avail->idx = ++avail_idx;
   mb();
@@ -289,8 +338,8 @@ static uint32_t reap(void)
     mb();                       /* read the entry only after seeing the index move */
     uint32_t id = used->ring[last_used % qnum].id;
     last_used++;
-    KASSERT(id % 3 == 0 && id / 3 < nslots);
-    int s = id / 3;
+    uint32_t s = indirect ? id : id / CHAIN;
+    KASSERT((indirect || id % CHAIN == 0) && s < nslots);
     struct disk_req *r = slot_req[s];
     KASSERT(r != 0);
     uint8_t st = statuses[s];
@@ -415,6 +464,9 @@ static const struct counter counters[] = {
   COUNTER("disk.reads", &st_reads),
   COUNTER("disk.writes", &st_writes),
   COUNTER("disk.flushes", &st_flushes),
+  COUNTER("disk.read_kb", &st_read_kb),
+  COUNTER("disk.write_kb", &st_write_kb),
+  COUNTER("disk.segs.max", &st_segs_max),
   COUNTER("disk.errors", &st_errors),
   COUNTER("disk.inflight.max", &st_inflight_max),
   COUNTER_FN("disk.inflight", disk_inflight),
@@ -436,6 +488,7 @@ int disk_init(void)
   stat_register_table(counters, NELEM(counters));
   for (uint32_t i = 0; i < NELEM(debug_settings); i++)
     setting_register(&debug_settings[i]);
+  disk_ceiling_init();
 
   struct pci_dev *d = pci_find(VIRTIO_VENDOR, VIRTIO_DEV_BLK_LEGACY);
   if (!d) {
@@ -459,9 +512,16 @@ int disk_init(void)
   outb(iobase + VIRTIO_PCI_STATUS, status);
 
   uint32_t offered = inl(iobase + VIRTIO_PCI_HOST_FEATURES);
-  uint32_t accepted = offered & (1u << VIRTIO_BLK_F_FLUSH);
+  uint32_t accepted = offered & ((1u << VIRTIO_BLK_F_FLUSH) | (1u << VIRTIO_BLK_F_SEG_MAX) |
+                                 (1u << VIRTIO_RING_F_INDIRECT_DESC));
   outl(iobase + VIRTIO_PCI_GUEST_FEATURES, accepted);
   has_flush = accepted & (1u << VIRTIO_BLK_F_FLUSH);
+  indirect = accepted & (1u << VIRTIO_RING_F_INDIRECT_DESC);
+  max_segs = DISK_MAX_SEGS;
+  if (accepted & (1u << VIRTIO_BLK_F_SEG_MAX)) {
+    uint32_t seg_max = inl(iobase + VIRTIO_PCI_CONFIG + VIRTIO_BLK_CFG_SEG_MAX);
+    max_segs = MAX(1u, MIN(seg_max, (uint32_t)DISK_MAX_SEGS));
+  }
 
   outw(iobase + VIRTIO_PCI_QUEUE_SEL, 0);
   qnum = inw(iobase + VIRTIO_PCI_QUEUE_NUM);
@@ -476,7 +536,7 @@ int disk_init(void)
   used = (volatile struct vring_used *)(ring_area + PGROUNDUP(16 * qnum + 6 + 2 * qnum));
   avail_idx = 0;
   last_used = 0;
-  nslots = MIN(qnum / 3, (uint32_t)NSLOT_MAX);
+  nslots = MIN(indirect ? qnum : qnum / CHAIN, (uint32_t)NSLOT_MAX);
   nfree = 0;
   for (int s = nslots - 1; s >= 0; s--)
     free_slot[nfree++] = s;
@@ -492,8 +552,8 @@ int disk_init(void)
   status |= VIRTIO_STATUS_DRIVER_OK;
   outb(iobase + VIRTIO_PCI_STATUS, status);
 
-  kprintf("virtio-blk: %u MB (%llu sectors), irq %d, queue %u%s%s\n",
-          (uint32_t)(capacity >> 11), (unsigned long long)capacity, d->irq_line, qnum,
+  kprintf("virtio-blk: %u MB (%llu sectors), irq %d, queue %u, %u requests of %u buffers%s%s\n",
+          (uint32_t)(capacity >> 11), (unsigned long long)capacity, d->irq_line, qnum, nslots, max_segs,
           has_flush ? ", flush" : "",
           (offered & (1u << VIRTIO_BLK_F_RO)) ? ", read-only" : "");
   if (capacity == 0)
@@ -515,6 +575,11 @@ uint64_t disk_sectors(void)
 uint32_t disk_inflight(void)
 {
   return inflight;
+}
+
+uint32_t disk_max_segs(void)
+{
+  return max_segs;
 }
 
 /* The busy time so far, the spell under way included. */

@@ -9,6 +9,7 @@
  * Interface in fs/bypass.h (the VM's whole view of the file system). Its lookups are the
  * kernel's (LOOKUP_KERNEL): /swap is refused to every user program (fs/protect.c). */
 #include "fs/bypass.h"
+#include "fs/cluster.h"
 #include "fs/fs.h"
 #include "fs/internal.h"
 #include "kernel/klib.h"
@@ -161,6 +162,31 @@ int bypass_rw(uint32_t addr, void *buf, bool write)
   }
   int err = disk_rw(write ? DISK_WRITE : DISK_READ, (uint64_t)addr * FS_SECTORS_PER_BLOCK, buf, FS_BSIZE);
   return err < 0 ? -EIO : 0;
+}
+
+_Static_assert(BYPASS_RUN == CLUSTER_MAX_BLOCKS, "a page-out run is one call to cluster_submit");
+
+int bypass_rwv(const uint32_t *addr, void *const *buf, int n, bool write)
+{
+  KASSERT(n <= BYPASS_RUN);
+  for (int i = 0; i < n; i++)
+    if (addr[i] == 0 || addr[i] >= fs_sb.nblocks) {
+      kprintf("fs: backing store I/O at block %u, outside the disk\n", addr[i]);
+      return -EIO;
+    }
+  struct disk_req reqs[BYPASS_RUN];
+  struct disk_seg segs[BYPASS_RUN];
+  int grp[BYPASS_RUN], err = 0;
+  int nreq = cluster_submit(write ? DISK_WRITE : DISK_READ, addr, buf, n, reqs, segs, grp);
+  for (int k = 0; k < nreq; k++)
+    if (disk_wait(&reqs[k]) < 0)
+      err = -EIO;
+  return err < 0 ? err : nreq;
+}
+
+uint32_t bypass_run_limit(void)
+{
+  return cluster_limit();
 }
 
 int bypass_read_file(struct inode *ip, uint32_t lbn, void *buf)

@@ -11,7 +11,8 @@
  *   backing files   heap and stack pages go to files in /swap, created and removed by name,
  *                   with their blocks reserved when a segment grows; reserving tells the VM
  *                   each block's disk address, and bypass_rw reads and writes a page there
- *                   without the block cache or a block map (fs/bypass.c says why)
+ *                   without the block cache or a block map (fs/bypass.c says why);
+ *                   bypass_rwv writes several, side by side on the disk in one request
  */
 #ifndef FS_BYPASS_H
 #define FS_BYPASS_H
@@ -50,5 +51,12 @@ void bypass_remove(struct inode *ip, const char *name);
 int bypass_may_reserve(uint32_t from, uint32_t to);
 int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr);
 int bypass_rw(uint32_t addr, void *buf, bool write);
+/* rwv: n 4 KB blocks (n at most BYPASS_RUN), block i at disk address addr[i] from or into
+ * buf[i], those side by side on the disk in one request (fs/cluster.c); the number of
+ * requests it took, or -EIO when any failed. run_limit: how many blocks one request may carry now (fs.cluster_max: 1 is a
+ * request a block). */
+#define BYPASS_RUN 16
+int bypass_rwv(const uint32_t *addr, void *const *buf, int n, bool write);
+uint32_t bypass_run_limit(void);
 extern uint32_t bypass_swap_blocks;     /* disk blocks held by backing files (vm.swap.blocks) */
 #endif

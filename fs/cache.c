@@ -59,7 +59,9 @@ static uint32_t min_kb = CACHE_MIN_KB, max_kb = 0, fixed_kb = 0;   /* the size s
 uint32_t disk_nblocks;              /* the disk's size, for a last range check */
 int waiters;                        /* processes waiting for a block to become free */
 
-static uint32_t st_hits, st_misses, st_reads, st_min_held, st_max_held, st_hpages;
+static uint32_t st_hits, st_misses;
+uint32_t st_reads;                  /* blocks read (fs/readahead.c fills them) */
+static uint32_t st_min_held, st_max_held, st_hpages;
 
 /* --- lists and hash (cache_lock held) ---------------------------------------------------- */
 
@@ -525,11 +527,14 @@ void cache_init(void)
   stat_register_table(counters, NELEM(counters));
 }
 
-struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
+/* cache_get, and with ahead cache_get_new: 0 rather than a cached block or a wait. */
+static struct cblock *get(uint32_t fileid, uint32_t blockno, bool ahead)
 {
   acquire(&cache_lock);
   for (;;) {
     struct cblock *b = lookup(fileid, blockno);
+    if (b && ahead)
+      break;
     if (b) {
       b->refcnt++;
       touch(b);
@@ -549,6 +554,8 @@ struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
       list_append(&freelist, b);
       continue;
     }
+    if (!b && ahead)
+      break;
     if (!b) {
       wait_for_clean_block();     /* fs/writeback.c; lets cache_lock go meanwhile */
       continue;
@@ -561,38 +568,19 @@ struct cblock *cache_get(uint32_t fileid, uint32_t blockno)
     hash_insert(b);
     list_append(&lru, b);
     touch(b);
-    st_misses++;
+    if (!ahead)
+      st_misses++;            /* a block read ahead is a miss no reader waited for */
     release(&cache_lock);
     acquiresleep(&b->lock);   /* nobody can hold it: free at once */
     return b;
   }
-}
-
-int cache_fill(struct cblock *b, uint32_t diskaddr)
-{
-  KASSERT(holdingsleep(&b->lock) && !(b->flags & CB_VALID));
-  if (diskaddr == 0 || diskaddr >= disk_nblocks) {
-    kprintf("fs: read of block %u, outside the disk\n", diskaddr);
-    return -EIO;
-  }
-  b->diskaddr = diskaddr;
-  acquire(&cache_lock);
-  if (!frame_try_busy(b->frame))
-    panic("cache: block %u of file %u is under I/O twice", b->blockno, b->fileid);
   release(&cache_lock);
-  int r = disk_rw(DISK_READ, (uint64_t)diskaddr * FS_SECTORS_PER_BLOCK, b->data, FS_BSIZE);
-  acquire(&cache_lock);
-  frame_unbusy(b->frame);
-  st_reads++;
-  if (r == 0)
-    b->flags |= CB_VALID;
-  release(&cache_lock);
-  if (r < 0) {
-    kprintf("fs: disk read error at block %u\n", diskaddr);
-    return -EIO;
-  }
   return 0;
 }
+
+uint32_t cache_blocks_held(void) { return nframes_held; }
+struct cblock *cache_get(uint32_t fileid, uint32_t blockno) { return get(fileid, blockno, false); }
+struct cblock *cache_get_new(uint32_t fileid, uint32_t blockno) { return get(fileid, blockno, true); }
 
 void cache_assign(struct cblock *b, uint32_t diskaddr)
 {
@@ -633,20 +621,6 @@ void cache_discard(struct cblock *b)
   b->flags = 0;
   release(&cache_lock);
   cache_release(b);
-}
-
-struct cblock *cache_read_dev(uint32_t diskaddr, int *err)
-{
-  struct cblock *b = cache_get(CACHE_DEV, diskaddr);
-  if (!(b->flags & CB_VALID)) {
-    int r = cache_fill(b, diskaddr);
-    if (r < 0) {
-      cache_release(b);
-      *err = r;
-      return 0;
-    }
-  }
-  return b;
 }
 
 void cache_invalidate(uint32_t fileid, uint32_t blockno)

@@ -17,6 +17,7 @@
 #define CB_DIRTY   0x02     /* data differs from the disk */
 #define CB_SCHED   0x04     /* scheduled for write-back */
 #define CB_RECYCLE 0x08     /* to the free list once clean (it reached the LRU head) */
+#define CB_AHEAD   0x10     /* read ahead, not yet asked for (fs/readahead.c) */
 
 enum write_policy { WP_DELAY, WP_THROUGH, WP_ASAP };
 
@@ -49,7 +50,11 @@ void cache_set_desc_range(uint32_t lo, uint32_t hi);
 /* Returns the block (fileid, blockno), locked and referenced. It may not be valid yet: the
  * caller then fills it (cache_fill, or cache_assign after writing all of data). */
 struct cblock *cache_get(uint32_t fileid, uint32_t blockno);
-/* Reads a locked, invalid block from diskaddr. 0 or -EIO (the block stays invalid). */
+/* For the read-ahead (fs/readahead.c): a new block (fileid, blockno), locked, not valid, or 0
+ * when it is cached already or no block can be had without waiting. */
+struct cblock *cache_get_new(uint32_t fileid, uint32_t blockno);
+/* Reads a locked, invalid block from diskaddr. 0 or -EIO (the block stays invalid).
+ * fs/readahead.c, with cache_read_dev and the read-ahead. */
 int cache_fill(struct cblock *b, uint32_t diskaddr);
 /* The caller has put the block's full contents in b->data: it is valid, at diskaddr. */
 void cache_assign(struct cblock *b, uint32_t diskaddr);

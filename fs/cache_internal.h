@@ -29,6 +29,7 @@ extern struct spinlock cache_lock;  /* the hash table, the lists, reference coun
 extern uint32_t disk_nblocks;       /* the disk's size, for a last range check */
 extern struct cblock lru;           /* sentinel: lru.next is the oldest, lru.prev the newest */
 extern int waiters;                 /* processes waiting for a block to become free */
+uint32_t cache_blocks_held(void);   /* frames the cache holds now (fs.cache.blocks) */
 
 /* Block headers live in pages of the kernel pool, made at boot, one header for every frame
  * of memory: no table caps the cache (they cost 2 % of memory), and the kernel pool does not
@@ -53,6 +54,7 @@ static inline bool writing(struct cblock *b) { return busy(b) && (b->flags & CB_
  * the order vmstat prints them). */
 extern struct cfile cfiles[NCFILE];
 extern bool cache_have_cleaners;    /* set once cleaner threads run: someone serves the queue */
+extern uint32_t st_reads;           /* cache.c: blocks read from the disk (fs.disk.reads) */
 extern uint32_t st_dirty, st_writes, st_writes_data, st_writes_meta, st_writes_desc;
 extern uint32_t st_flushes, st_wb_delayed, st_wb_recycled, st_wb_fsync, st_wb_errors;
 

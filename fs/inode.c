@@ -111,6 +111,7 @@ struct inode *iget_common(uint32_t inum, bool fresh, bool *inuse)
     empty->lastblk = 0;
     empty->parent = 0;
     empty->backing = false;
+    empty->ra_next = empty->ra_win = 0;
   }
   release(&icache.lock);
   return empty;
@@ -365,6 +366,7 @@ int readi(struct inode *ip, bool user, uint32_t dst, uint32_t off, uint32_t n)
     uint32_t lbn = off / FS_BSIZE, boff = off % FS_BSIZE;
     uint32_t m = MIN(n - tot, FS_BSIZE - boff);
     struct cblock *b = cache_get(ip->inum, lbn);
+    readahead_note(ip, b, lbn);
     if (!(b->flags & CB_VALID)) {
       uint32_t a;
       if ((err = bmap(ip, lbn, false, &a)) < 0) {
@@ -389,7 +391,7 @@ int readi(struct inode *ip, bool user, uint32_t dst, uint32_t off, uint32_t n)
         off += m;
         continue;
       }
-      if ((err = cache_fill(b, a)) < 0) {
+      if ((err = readahead_fill(ip, b, lbn, a)) < 0) {
         cache_release(b);
         break;
       }

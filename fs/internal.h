@@ -34,6 +34,8 @@ struct inode {
   uint32_t lastblk;         /* disk block it was last given: the next goes near it */
   uint32_t parent;          /* directory it was created or renamed in (for fsync), or 0 */
   bool backing;             /* a VM backing file: may use the blocks kept for them */
+  uint32_t ra_next, ra_win; /* read-ahead: the block a sequential reader reads next, window */
+  bool ra_seq;              /* the last block read was ra_next (fs/readahead.c) */
   struct fs_desc d;         /* copy of the on-disk descriptor */
 };
 
@@ -61,6 +63,13 @@ void inode_write_put(struct inode *ip);
 uint32_t fs_now(void);                      /* seconds since boot, for mtime */
 /* The disk block of logical block lbn (0 for a hole unless alloc): 0 or -errno. */
 int inode_bmap(struct inode *ip, uint32_t lbn, bool alloc, uint32_t *addr);
+
+/* readahead.c: readi tells each block it reads (b, locked: block lbn of ip, locked), and
+ * reads a missed one with readahead_fill (from disk address addr, with the blocks that follow
+ * it when the reader is sequential). 0 or -EIO. */
+void readahead_init(void);
+void readahead_note(struct inode *ip, struct cblock *b, uint32_t lbn);
+int readahead_fill(struct inode *ip, struct cblock *b, uint32_t lbn, uint32_t addr);
 /* Files unlinked while still open (a disk with any is not clean). */
 bool have_orphans(void);
 

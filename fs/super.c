@@ -13,6 +13,7 @@
  * the same for one file, data before the metadata that names it.
  */
 #include "fs/internal.h"
+#include "fs/cluster.h"
 #include "fs/fs.h"
 #include "fs/file.h"
 #include "kernel/klib.h"
@@ -120,6 +121,8 @@ void fs_init(void)
   initsleeplock(&sb_lock, "superblock");
   cache_init();
   writeback_init();
+  cluster_init();
+  readahead_init();
   iinit();
   fileinit();
   if (!disk_present()) {
@@ -147,6 +150,7 @@ void fs_init(void)
   }
   fs_sb = sb;
   cache_set_desc_range(fs_sb.desc_start, fs_sb.desc_start + fs_sb.desc_blocks);
+  disk_set_spare((uint64_t)fs_sb.nblocks * FS_SECTORS_PER_BLOCK);   /* for disk.ceiling_kb */
   order_init(&fs_sb);
   alloc_mount();
   if (!fs_sb.clean) {

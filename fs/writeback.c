@@ -8,12 +8,12 @@
  * over and over still goes out (descriptor blocks: fs.desc_delay, so the descriptors of one
  * directory, allocated side by side, go out together and soon). The files with scheduled
  * blocks wait on the dirty-file queue; a small pool of cleaner threads (fscleaner) takes them
- * one at a time, each file to one cleaner, and writes its scheduled blocks with several
- * requests in flight (clean_file). A block scheduled because it reached the LRU head for
- * recycling (fs/cache.c) goes to the free list once clean. Age is not the only reason to
- * write: past a share of memory in dirty blocks the oldest are scheduled at once, and a
- * writer past a greater share waits in cache_dirty (fs/dirtybound.c, the bound on dirty
- * memory Sprite lacked).
+ * one at a time, each file to one cleaner, and writes its scheduled blocks sixteen at a
+ * time, those side by side on the disk in one request (clean_file, fs/cluster.c). A block
+ * scheduled because it reached the LRU head for recycling (fs/cache.c) goes to the free list
+ * once clean. Age is not the only reason to write: past a share of memory in dirty blocks
+ * the oldest are scheduled at once, and a writer past a greater share waits in cache_dirty
+ * (fs/dirtybound.c, the bound on dirty memory Sprite lacked).
  *
  * Each scan writes data before the metadata that names it, with a flush between and after
  * (see scan() below and fs/ordering.c), and then lets go of the blocks and descriptors
@@ -36,8 +36,9 @@
 #include "drivers/disk.h"
 #include "fs/ordering.h"
 #include "kernel/negotiate.h"
+#include "fs/cluster.h"
 
-#define NBATCH  16                  /* write-backs a cleaner keeps in flight */
+#define NBATCH  CLUSTER_MAX_BLOCKS  /* blocks a cleaner writes at once: a cluster at most */
 #define NCLEANERS 3
 
 /* What a scan schedules or waits for: files' blocks, device blocks, or both. */
@@ -54,6 +55,7 @@ uint32_t cache_policy = WP_DELAY;
 
 uint32_t st_dirty, st_writes, st_writes_data, st_writes_meta, st_writes_desc;
 uint32_t st_flushes, st_wb_delayed, st_wb_recycled, st_wb_fsync, st_wb_errors;
+static uint32_t st_data_requests;   /* disk requests that carried data blocks */
 
 /* --- dirty files (cache_lock held) ------------------------------------------------------- */
 
@@ -223,22 +225,26 @@ static void take_for_write(struct cblock *b)
  * With release, the blocks are released afterwards. */
 static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_them)
 {
-  struct disk_req reqs[NBATCH];
   KASSERT(n <= NBATCH);
   bool superblock = false;
   for (int i = 0; i < n; i++)
     superblock |= v[i]->fileid == CACHE_DEV && v[i]->blockno == FS_SUPER_BLOCK;
   if (!superblock)
     fs_dirtying();          /* the clean mark goes before the disk changes */
+  /* What goes out: block i's buffer at its address, those side by side in one request
+   * (fs/cluster.c). status[i]: 1 written, -EIO failed, -ENOMEM or -ERANGE never sent. */
   uint8_t *copy[NBATCH];
+  int status[NBATCH], which[NBATCH], m = 0, ret = 0;
+  uint32_t addr[NBATCH];
+  void *buf[NBATCH];
   for (int i = 0; i < n; i++) {
     struct cblock *b = v[i];
-    memset(&reqs[i], 0, sizeof(reqs[i]));
     copy[i] = 0;
+    status[i] = 0;
     if (b->diskaddr == 0 || b->diskaddr >= disk_nblocks) {
       kprintf("fs: write of block %u, outside the disk\n", b->diskaddr);
-      reqs[i].status = -EIO;
-      reqs[i].complete = 1;
+      status[i] = -ERANGE;            /* not written: no request */
+      ret = -EIO;
       continue;
     }
     /* A pointer to a block whose contents are not yet durable goes out cleared
@@ -246,8 +252,8 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
     if (b->fileid == CACHE_DEV && order_holds_pointers(b->diskaddr)) {
       copy[i] = kalloc_page();
       if (!copy[i]) {
-        reqs[i].status = -ENOMEM;     /* not written now; kept dirty, tried again later */
-        reqs[i].complete = 1;
+        status[i] = -ENOMEM;          /* not written now; kept dirty, tried again later */
+        ret = -EIO;
         continue;
       }
       if (!order_filter(b->diskaddr, b->data, copy[i])) {
@@ -255,25 +261,26 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
         copy[i] = 0;
       }
     }
-    reqs[i].op = DISK_WRITE;
-    reqs[i].sector = (uint64_t)b->diskaddr * FS_SECTORS_PER_BLOCK;
-    reqs[i].buf = copy[i] ? copy[i] : b->data;
-    reqs[i].nbytes = FS_BSIZE;
-    disk_submit(&reqs[i]);
+    addr[m] = b->diskaddr;
+    buf[m] = copy[i] ? copy[i] : b->data;
+    which[m++] = i;
   }
-  int ret = 0;
-  for (int i = 0; i < n; i++) {
-    int r = reqs[i].op == DISK_WRITE ? disk_wait(&reqs[i]) : reqs[i].status;
-    if (r < 0) {
-      reqs[i].status = r;
+  struct disk_req reqs[NBATCH];
+  struct disk_seg segs[NBATCH];
+  int mgrp[NBATCH];
+  int nreq = cluster_submit(DISK_WRITE, addr, buf, m, reqs, segs, mgrp);
+  if (n > 0 && v[0]->fileid != CACHE_DEV)
+    st_data_requests += nreq;   /* one file's blocks (a batch never mixes files) */
+  for (int k = 0; k < nreq; k++)
+    disk_wait(&reqs[k]);
+  for (int j = 0; j < m; j++)
+    if ((status[which[j]] = reqs[mgrp[j]].status < 0 ? -EIO : 1) < 0)
       ret = -EIO;
-    }
-  }
   acquire(&cache_lock);
   dirty_bound_written();
   for (int i = 0; i < n; i++) {
     struct cblock *b = v[i];
-    if (reqs[i].op == DISK_WRITE) {
+    if (status[i] > 0 || status[i] == -EIO) {
       st_writes++;
       if (b->fileid == CACHE_DEV)
         st_writes_meta++;
@@ -285,18 +292,16 @@ static int write_batch(struct cblock **v, int n, enum wbclass cls, bool release_
     frame_unbusy(b->frame);
     if (copy[i])
       kfree_page(copy[i]);
-    if (reqs[i].status == 0)
+    if (status[i] > 0)
       order_written(b->diskaddr);
-    if (reqs[i].status == -ENOMEM || (reqs[i].status == 0 && copy[i])) {
+    if (status[i] == -ENOMEM || (status[i] > 0 && copy[i])) {
       /* Written without some new pointer (or not at all): dirty again, as old as it was,
        * so the write-back after the next flush puts the whole block out. */
       b->flags &= ~CB_RECYCLE;
       uint32_t modified = b->modified;
       if (b->hashed && dirty_add(b) == 0)
         b->modified = modified;
-      if (reqs[i].status < 0)
-        ret = -EIO;
-    } else if (reqs[i].status == 0) {
+    } else if (status[i] > 0) {
       if (b->flags & CB_RECYCLE)
         st_wb_recycled++;
       else if (cls == WB_FSYNC)
@@ -669,6 +674,7 @@ void writeback_init(void)
   for (uint32_t i = 0; i < NELEM(settings); i++)
     setting_register(&settings[i]);
   stat_register("fs.cleaner.scans", &st_scans);
+  stat_register("fs.disk.data_requests", &st_data_requests);
 }
 
 void writeback_start(void)

@@ -9,6 +9,13 @@
  *   fsbench disk      wall-clock (ms): reads and overwrites of a file not in the cache.
  *   fsbench policy    disk writes (data, and descriptor/indirect/bitmap) of a build-like
  *                     workload under each write policy (fs.write_policy).
+ *   fsbench ceiling MB   wall-clock: the disk's own sequential ceiling, MB read and written
+ *                     back by the kernel in 64 KB requests with no file system (sysctl
+ *                     disk.ceiling_kb, drivers/disk_ceiling.c; the image must have MB spare
+ *                     past its file system).
+ *   fsbench seq MB [1]   wall-clock: a new MB file written in 64 KB calls and fsync'ed, then,
+ *                     out of the cache, read in 64 KB calls; with the disk's requests and KB
+ *                     each took. With 1: one block a request (fs.cluster_max=1, no read-ahead).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,10 +244,71 @@ static void policy(void)
   }
 }
 
+static void ceiling(unsigned mb)
+{
+  char kb[16];
+  snprintf(kb, sizeof(kb), "%u", mb * 1024);
+  set("disk.ceiling_kb", kb);
+  printf("csv,ceiling,%u,%ld,%ld\n", mb, kstat_get("disk.ceiling.read_ms"), kstat_get("disk.ceiling.write_ms"));
+}
+
+static void seq(unsigned mb, int single)
+{
+  if (single) {
+    set("fs.cluster_max", "1");
+    set("fs.readahead", "0");
+  }
+  memset(buf, 's', sizeof(buf));
+  unlink("/tmp/seq");
+  sync();
+  long wr0 = kstat_get("disk.writes"), wk0 = kstat_get("disk.write_kb");
+  unsigned t0 = uptime_ms();
+  int fd = open("/tmp/seq", O_WRONLY | O_CREAT | O_TRUNC);
+  if (fd < 0)
+    die("/tmp/seq");
+  for (unsigned n = 0; n < mb * 16; n++)
+    if (write(fd, buf, sizeof(buf)) != (int)sizeof(buf))
+      die("write");
+  if (fsync(fd) < 0)
+    die("fsync");
+  close(fd);
+  unsigned tw = uptime_ms() - t0;
+  long wr = kstat_get("disk.writes") - wr0, wk = kstat_get("disk.write_kb") - wk0;
+  evict();
+  long rr0 = kstat_get("disk.reads"), rk0 = kstat_get("disk.read_kb");
+  t0 = uptime_ms();
+  fd = open("/tmp/seq", O_RDONLY);
+  if (fd < 0)
+    die("/tmp/seq");
+  for (unsigned n = 0; n < mb * 16; n++)
+    if (read(fd, buf, sizeof(buf)) != (int)sizeof(buf))
+      die("read");
+  close(fd);
+  unsigned tr = uptime_ms() - t0;
+  long rr = kstat_get("disk.reads") - rr0, rk = kstat_get("disk.read_kb") - rk0;
+  printf("csv,seq,%u,%u,%u,%ld,%ld,%ld,%ld,%s\n", mb, tw, tr, wr, wk, rr, rk, single ? "single" : "clustered");
+  unlink("/tmp/seq");
+  sync();
+  if (single) {
+    set("fs.cluster_max", "16");
+    set("fs.readahead", "1");
+  }
+}
+
 int main(int argc, char **argv)
 {
+  if (argc >= 3 && strcmp(argv[1], "ceiling") == 0) {
+    ceiling(atoi(argv[2]));
+    printf("fsbench ceiling done\n");
+    return 0;
+  }
+  if (argc >= 3 && strcmp(argv[1], "seq") == 0) {
+    seq(atoi(argv[2]), argc > 3 && strcmp(argv[3], "1") == 0);
+    printf("fsbench seq done\n");
+    return 0;
+  }
   if (argc != 2) {
-    fprintf(stderr, "usage: fsbench cpu|disk|policy\n");
+    fprintf(stderr, "usage: fsbench cpu|disk|policy | fsbench ceiling MB | fsbench seq MB [1]\n");
     return 1;
   }
   if (strcmp(argv[1], "cpu") == 0)

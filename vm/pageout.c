@@ -51,6 +51,7 @@
 #include "vm/vm.h"
 #include "vm/policy.h"
 #include "vm/paging.h"
+#include "fs/bypass.h"
 
 #define LAUNDER_BATCH 16          /* dirty victims one search may hand to the laundry */
 
@@ -61,7 +62,7 @@ static uint32_t nlaundry, nready;
 static int ready_waiters;                  /* askers waiting for the page-out daemon */
 
 uint32_t st_vm_pageouts, st_vm_evictions, st_vm_oom, st_vm_policy_errors, st_vm_laundered,
-    st_vm_pageout_waits;
+    st_vm_pageout_waits, st_vm_pageout_requests;
 
 /* --- the laundry and the ready list (vm_lock held) ----------------------------------------- */
 
@@ -325,40 +326,74 @@ struct frame *vm_getframe(struct segment *s, uint32_t va)
 
 /* --- the page-out daemon ------------------------------------------------------------------- */
 
-/* Writes laundered page f to its backing block and makes it ready (vm_lock held, let go
- * during the write). The page stays resident: in transit while written, so that a touch
- * waits for the write instead of changing the page under it. */
-static void clean_page(struct frame *f)
+/* The disk address of the backing block of s's page at va, or 0 (named on the console). */
+static uint32_t backing_addr(struct segment *s, uint32_t va)
 {
-  uint32_t i = f - coremap;
-  if (!pol_candidate(i))
-    return;                   /* freed, or taken, while it waited */
-  pte_t old;
-  if (!needs_write(f, &old)) {
-    make_ready(f);
+  uint32_t b = seg_block(s, va);
+  if (b >= s->swapblocks || !s->swapaddr) {
+    kprintf("vm: segment %u has no backing block %u\n", (uint32_t)(s - segtab), b);
+    return 0;
+  }
+  return s->swapaddr[b / SWAPADDR_PER_PAGE][b % SWAPADDR_PER_PAGE];
+}
+
+/* Writes a run of laundered pages to their backing blocks and makes them ready (vm_lock
+ * held, let go during the write): as many as one request may carry (fs.cluster_max, through
+ * bypass_run_limit), so that pages whose blocks lie side by side on the disk go in one
+ * request, and with the limit at 1 one page a request as before clustering. A page stays
+ * resident: in transit while written, so that a touch waits for the write instead of
+ * changing the page under it. A failed run leaves its pages dirty, off the laundry, named. */
+static void clean_run(void)
+{
+  struct frame *v[BYPASS_RUN];
+  pte_t old[BYPASS_RUN], *ptes[BYPASS_RUN];
+  uint32_t addr[BYPASS_RUN];
+  void *buf[BYPASS_RUN];
+  uint32_t limit = MIN(bypass_run_limit(), (uint32_t)BYPASS_RUN);
+  int n = 0;
+  while ((uint32_t)n < limit && !fl_empty(&laundry)) {
+    struct frame *f = laundry.next;
+    unlist(f);
+    if (!pol_candidate(f - coremap))
+      continue;               /* freed, or taken, while it waited */
+    if (!needs_write(f, &old[n])) {
+      make_ready(f);
+      continue;
+    }
+    struct segment *s = f->owner;
+    uint32_t va = frame_vaddr(f);
+    if (!(addr[n] = backing_addr(s, va)))
+      continue;
+    /* No reference taken: the segment's end waits for the write (seg_free). */
+    frame_try_busy(f);
+    ptes[n] = frame_pte(f);
+    *ptes[n] = PTE_ADDR(old[n]) | PTE_INTRANS | (old[n] & PTE_COW);
+    invlpg(va);
+    buf[n] = frame_va(f);
+    v[n++] = f;
+  }
+  if (n == 0)
     return;
-  }
-  struct segment *s = f->owner;
-  uint32_t va = frame_vaddr(f);
-  pte_t *pte = frame_pte(f);
-  /* No reference taken: the segment's end waits for the write (seg_free). */
-  frame_try_busy(f);
-  *pte = PTE_ADDR(old) | PTE_INTRANS | (old & PTE_COW);
-  invlpg(va);
   release(&vm_lock);
-  int err = seg_rw(s, va, frame_va(f), true);
+  int reqs = bypass_rwv(addr, buf, n, true);
   acquire(&vm_lock);
-  *pte = restored(old, *pte);
-  if (err < 0) {
-    kprintf("vm: cannot write a page of segment %u to backing store\n", (uint32_t)(s - segtab));
-  } else {
-    f->pflags = (f->pflags & ~VMF_DIRTY) | VMF_BACKED;
-    st_vm_pageouts++;
-    if (s->as)
-      proc_count_pageout(s->as->pid);
-    make_ready(f);
+  if (reqs > 0)
+    st_vm_pageout_requests += reqs;
+  for (int k = 0; k < n; k++) {
+    struct frame *f = v[k];
+    struct segment *s = f->owner;
+    *ptes[k] = restored(old[k], *ptes[k]);
+    if (reqs < 0) {
+      kprintf("vm: cannot write a page of segment %u to backing store\n", (uint32_t)(s - segtab));
+    } else {
+      f->pflags = (f->pflags & ~VMF_DIRTY) | VMF_BACKED;
+      st_vm_pageouts++;
+      if (s->as)
+        proc_count_pageout(s->as->pid);
+      make_ready(f);
+    }
+    frame_unbusy(f);
   }
-  frame_unbusy(f);
   if (ready_waiters)
     wakeup(&ready_waiters);
 }
@@ -373,48 +408,74 @@ void pageout_daemon(void *arg)
         wakeup(&ready_waiters);   /* nothing left to clean: let the askers look again */
       sleep(&laundry, &vm_lock);
     }
-    struct frame *f = laundry.next;
-    unlist(f);
-    clean_page(f);
+    clean_run();
   }
 }
 
 /* --- vm.pageout=PID ------------------------------------------------------------------------ */
 
-/* Pages out one resident page of s at va (vm_lock held on entry and exit). */
-static int pageout_page(struct segment *s, uint32_t va)
+/* Pages out the resident pages of s from va on, as many side by side as one request may
+ * carry (vm_lock held on entry and exit): their writes go out together, in one request
+ * where their backing blocks are consecutive (bypass_rwv). The run ends before the first page
+ * that is not resident, is under I/O or has no backing block; *len is how many pages it
+ * covered (at least one). Returns the pages written. */
+static int pageout_run(struct segment *s, uint32_t va, uint32_t *len)
 {
-  pte_t *pte = seg_walk(s, va, false);
-  if (!pte || !(*pte & PTE_P))
-    return 0;
-  struct frame *f = pa_to_frame(PTE_ADDR(*pte));
-  if (frame_busy(f) || frame_unbacked(f))
-    return 0;
-  pte_t old = *pte;
-  frame_try_busy(f);
-  *pte = PTE_ADDR(old) | PTE_INTRANS | (old & PTE_COW);
-  invlpg(va);
-  if (old & PTE_D)
-    f->pflags |= VMF_DIRTY;
-  bool write = must_write(s, f, old);
+  struct frame *v[BYPASS_RUN];
+  pte_t old[BYPASS_RUN], *ptes[BYPASS_RUN];
+  bool write[BYPASS_RUN];
+  uint32_t addr[BYPASS_RUN];
+  void *buf[BYPASS_RUN];
+  uint32_t limit = MIN(bypass_run_limit(), (uint32_t)BYPASS_RUN);
+  int n = 0, nw = 0;
+  for (; (uint32_t)n < limit && va + n * PGSIZE < s->end; n++) {
+    uint32_t a = va + n * PGSIZE;
+    pte_t *pte = seg_walk(s, a, false);
+    if (!pte || !(*pte & PTE_P))
+      break;
+    struct frame *f = pa_to_frame(PTE_ADDR(*pte));
+    if (frame_busy(f) || frame_unbacked(f))
+      break;
+    old[n] = *pte;
+    if (old[n] & PTE_D)
+      f->pflags |= VMF_DIRTY;
+    write[n] = must_write(s, f, old[n]);
+    if (write[n] && !(addr[nw] = backing_addr(s, a)))
+      break;
+    frame_try_busy(f);
+    *pte = PTE_ADDR(old[n]) | PTE_INTRANS | (old[n] & PTE_COW);
+    invlpg(a);
+    ptes[n] = pte;
+    v[n] = f;
+    if (write[n])
+      buf[nw++] = frame_va(f);
+  }
+  *len = n ? n : 1;
   release(&vm_lock);
-  int err = write ? seg_rw(s, va, frame_va(f), true) : 0;
+  int reqs = nw ? bypass_rwv(addr, buf, nw, true) : 0;
   acquire(&vm_lock);
-  if (err < 0) {
-    *pte = restored(old, *pte);
+  if (reqs > 0)
+    st_vm_pageout_requests += reqs;
+  int written = 0;
+  for (int k = 0; k < n; k++) {
+    struct frame *f = v[k];
+    if (write[k] && reqs < 0) {
+      *ptes[k] = restored(old[k], *ptes[k]);
+      frame_unbusy(f);
+      continue;
+    }
+    if (write[k]) {
+      st_vm_pageouts++;
+      written++;
+      if (s->as)            /* 0 if its process exited while we wrote */
+        proc_count_pageout(s->as->pid);
+    }
+    *ptes[k] = ((write[k] || (f->pflags & VMF_BACKED)) ? PTE_ONDISK : 0) | (*ptes[k] & PTE_COW);
+    s->resident--;
     frame_unbusy(f);
-    return 0;
+    vm_drop_frame(f);
   }
-  if (write) {
-    st_vm_pageouts++;
-    if (s->as)              /* 0 if its process exited while we wrote */
-      proc_count_pageout(s->as->pid);
-  }
-  *pte = ((write || (f->pflags & VMF_BACKED)) ? PTE_ONDISK : 0) | (*pte & PTE_COW);
-  s->resident--;
-  frame_unbusy(f);
-  vm_drop_frame(f);
-  return write;
+  return written;
 }
 
 /* Pid 0: every process. */
@@ -429,8 +490,9 @@ int vm_pageout_pid(int pid)
       continue;
     found = true;
     s->refs++;              /* held while we sleep writing its pages */
-    for (uint32_t va = s->start; va < s->end; va += PGSIZE)
-      n += pageout_page(s, va);
+    uint32_t len;
+    for (uint32_t va = s->start; va < s->end; va += len * PGSIZE)
+      n += pageout_run(s, va, &len);
     release(&vm_lock);
     seg_put(s);
     acquire(&vm_lock);

@@ -62,5 +62,5 @@ void pageout_daemon(void *arg);            /* the page-out daemon's thread (vmpa
 void pageout_init(void);                   /* the lists, the policy; vm.policy, vm.pageout */
 int pageout_audit(bool quiet);             /* the laundry and the ready list */
 extern uint32_t st_vm_evictions, st_vm_oom, st_vm_policy_errors, st_vm_laundered,
-    st_vm_pageout_waits;
+    st_vm_pageout_waits, st_vm_pageout_requests;
 #endif

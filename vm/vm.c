@@ -42,6 +42,7 @@ static const struct counter counters[] = {
   COUNTER("vm.pageins", &st_vm_pageins),
   COUNTER("vm.pageins.backing", &st_vm_pageins_backing),
   COUNTER("vm.pageouts", &st_vm_pageouts),
+  COUNTER("vm.pageout_requests", &st_vm_pageout_requests),
   COUNTER_FN("vm.frames", frames_vm),
   COUNTER("vm.clock.sweeps", &st_age_sweeps),
   COUNTER("vm.clock.checks", &st_age_checks),

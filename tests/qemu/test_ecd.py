@@ -9,7 +9,7 @@ from conftest import Run, boot, _with_status
 
 X = 5                       # percent
 PHASES = ["edit", "compile", "link", "debug"]
-COUNTERS = "fs.disk.reads fs.disk.writes fs.disk.writes.data disk.busy_ms vm.faults vm.pageins vm.pageouts disk.reads disk.writes"
+COUNTERS = "fs.disk.reads fs.disk.writes fs.disk.writes.data disk.busy_ms vm.faults vm.pageins vm.pageouts disk.reads disk.writes disk.read_kb disk.write_kb"
 # What each file holds at the end (user/phase.c's table, KB at -x 100): the inputs init makes
 # and no phase writes, and each phase's output, written whole by its last writer.
 FILES = {"src": 52, "hdr": 564, "lib": 4800, "obj": 304, "kern": 4548}
@@ -92,9 +92,14 @@ def test_a_tiny_run_prints_its_plan_moves_its_bytes_and_leaves_its_files(disk):
     assert 0.8 * read <= 4 * d["fs.disk.reads"] <= 1.3 * read + 64, (d, read)
     assert written <= 4 * d["fs.disk.writes.data"] <= 2 * written, (d, written)
     assert d["fs.disk.writes"] >= d["fs.disk.writes.data"], d
-    assert d["disk.reads"] == d["fs.disk.reads"] + d["vm.pageins"], d
-    # (and the superblock, which sync writes past the cache: once or twice a sync)
-    assert 0 <= d["disk.writes"] - (d["fs.disk.writes"] + d["vm.pageouts"]) <= 4, d
+    # The disk's bytes are the cache's blocks and the VM's pages (a request may carry several:
+    # fs/cluster.c; a page-in finds its code block in the cache when the read-ahead of exec's
+    # header read brought it in), and the superblock, which sync writes past the cache: once
+    # or twice a sync.
+    assert 4 * d["fs.disk.reads"] <= d["disk.read_kb"] <= 4 * (d["fs.disk.reads"] + d["vm.pageins"]), d
+    assert d["disk.reads"] <= d["fs.disk.reads"] + d["vm.pageins"], d
+    assert 0 <= d["disk.write_kb"] - 4 * (d["fs.disk.writes"] + d["vm.pageouts"]) <= 16, d
+    assert d["disk.writes"] <= d["fs.disk.writes"] + d["vm.pageouts"] + 4, d
     assert d["disk.busy_ms"] > 0 and d["vm.faults"] > sum(plan[p][0] for p in PHASES) // 4 // 2, d
 
     # The files on disk: their sizes, and their bytes by checksum against the host's.
@@ -128,7 +133,7 @@ def test_disk_busy_time_grows_with_disk_work_and_not_while_idle(disk):
     during a sync of 2 MB most of the sync's time (it only waits for the disk), never more than
     the time that passed."""
     idle = "vmstat -i 3000 2 disk.busy_ms disk.requests"
-    stamp = "vmstat -i 1 1 disk.busy_ms disk.requests"
+    stamp = "vmstat -i 1 1 disk.busy_ms disk.write_kb"
     r = boot("%s\nmkdata /f 2M\n%s\nsync\n%s\n" % (idle, stamp, stamp), disk=disk)
     assert r.rc == 0, r
     s = [tuple(int(x) for x in m.groups()) for m in re.finditer(r"^@(\d+) (\d+) (\d+)$", r.printed(idle), re.M)]
@@ -139,5 +144,5 @@ def test_disk_busy_time_grows_with_disk_work_and_not_while_idle(disk):
         s.append(tuple(int(x) for x in m.groups()))
     (t0, b0, q0), (t1, b1, q1), (t2, b2, q2), (t3, b3, q3) = s
     assert q1 == q0 and b1 == b0, ("idle, yet busy", s)
-    assert q3 - q2 >= 512, s                        # 2 MB of 4 KB blocks, at least
+    assert q3 - q2 >= 2048, s                       # 2 MB written, at least (in KB)
     assert 0.5 * (t3 - t2) <= b3 - b2 <= t3 - t2 + 1, s

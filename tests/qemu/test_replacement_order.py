@@ -4,8 +4,9 @@
 One boot serves the three tests: a machine of 8 MB with a small cache (16 blocks, then 32) and
 write-through, so that no block is dirty (a dirty block at the LRU head is skipped and freed
 later by a cleaner, which would make the order depend on the cleaners' timing), and no daemon
-scan (the interval is an hour). incore -r does its reads and its report in one program, since
-starting a program itself brings blocks into the cache.
+scan (the interval is an hour), and no read-ahead (fs/readahead.c would bring in blocks
+nobody asked for: tests/qemu/test_clustered_io.py tests it). incore -r does its reads and its
+report in one program, since starting a program itself brings blocks into the cache.
 """
 import re
 import struct
@@ -15,7 +16,7 @@ import pytest
 
 from conftest import BUILD, PRISTINE, boot
 
-CMDLINE = "fs.cache_max_kb=64 fs.write_policy=through fs.scan_interval=3600 vm.policy=clock"
+CMDLINE = "fs.cache_max_kb=64 fs.write_policy=through fs.scan_interval=3600 vm.policy=clock fs.readahead=0"
 SLEEP = BUILD / "user/bin/sleep"
 
 

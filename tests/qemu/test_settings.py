@@ -19,6 +19,7 @@ TEXT = {
     "vm.pageout": ("0", "99999"),     # an action: 0 pushes every process's pages (none at boot)
     "vm.trace_epoch_ms": ("0", "50"), # an action: starts a reference trace (0 stops; 100.. ms)
     "vm.penalty_mode": ("stepped", "nosuch"),
+    "disk.ceiling_kb": ("0", "100"),  # an action: measures the disk's ceiling (0: nothing; 64 KB steps)
 }
 
 

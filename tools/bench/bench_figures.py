@@ -97,6 +97,30 @@ def fs(csv_path, png):
     return _save(fig, ax, png, "Cached 2 MB file: throughput against transfer size")
 
 
+def fs_seq(csv_path, png):
+    """Sequential write and read of a file out of the cache against the disk's own ceiling,
+    MB/s of wall clock (medians; the CSV's notes have min and max)."""
+    data = {r["kind"]: r for r in rows(csv_path) if r["kind"].startswith("seq_") and r["kind"] != "seq_of_ceiling_pct"}
+    kinds = [k for k in ("seq_ceiling", "seq_clustered", "seq_single") if k in data]
+    labels = {"seq_ceiling": "ceiling (64 KB requests, no fs)", "seq_clustered": "file: clustered + read-ahead",
+              "seq_single": "file: one block a request"}
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, k in enumerate(kinds):
+        w, r = float(data[k]["write_MBps_or_data_writes"]), float(data[k]["read_MBps"])
+        ax.bar([i * 0.27 - 0.27, 1 + i * 0.27 - 0.27], [w, r], width=0.25, label=labels[k])
+    if "seq_ceiling" in data:
+        for x, key in ((0, "write_MBps_or_data_writes"), (1, "read_MBps")):
+            c = 0.8 * float(data["seq_ceiling"][key])
+            ax.plot([x - 0.45, x + 0.45], [c, c], color="red", linestyle="--", label="80 % of the ceiling" if x == 0 else None)
+    ax.set_xticks([0, 1])
+    ax.set_xticklabels(["write + fsync", "read"])
+    ax.set_ylim(0, 1.45 * max(max(float(data[k]["write_MBps_or_data_writes"]), float(data[k]["read_MBps"]))
+                              for k in kinds))     # room above the bars for the legend
+    ax.set_ylabel("MB/s (wall clock, throttled disk)")
+    ax.legend(fontsize=8)
+    return _save(fig, ax, png, "Sequential file I/O out of the cache against the disk's ceiling")
+
+
 BOOT_TARGETS = {"grub": 0.8, "kernel": 0.25}
 
 
