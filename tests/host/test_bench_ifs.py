@@ -248,3 +248,22 @@ def test_a_matched_run_shows_the_pools_trading_each_way():
     assert (r["fs_asks_vm"], r["fs_asks_vm_satisfied"], r["vm_asks_fs"], r["vm_asks_fs_satisfied"]) == \
         (6851, 4282, 7583, 4149)
     assert "sort -v -m 320 -o /tmp/out /in" in typed
+
+
+def test_requests_and_their_bytes_before_sort_and_at_the_end():
+    """The disk's requests and KB (REQUESTS), a line before sort and one at the end: the
+    columns are their differences; a recording without them (older runs) has none."""
+    out, typed = recorded()
+    line = "vmstat " + " ".join(bench_ifs.REQUESTS)
+    delta = "vmstat " + " ".join(bench_ifs.DELTA)
+    final = "vmstat " + " ".join(bench_ifs.COUNTERS)
+    k = out.index("$ " + delta + "\n")
+    out = out[:k] + "$ %s\n10\n20\n300\n400\n" % line + out[k:]
+    k = out.index("$ ps\n", out.index("$ " + final))
+    out = out[:k] + "$ %s\n15\n80\n340\n1600\n" % line + out[k:]
+    i, j = typed.index(delta), typed.index(final)
+    typed = typed[:i] + [line] + typed[i:j + 1] + [line] + typed[j + 1:]
+    r = bench_ifs.parse_run(out, typed, toucher=True)
+    check(r)
+    assert (r["read_requests"], r["write_requests"], r["read_kb"], r["write_kb"]) == (5, 60, 40, 1200)
+    assert "read_requests" not in bench_ifs.parse_run(*recorded(), toucher=True)

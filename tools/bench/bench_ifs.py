@@ -104,6 +104,9 @@ COUNTERS = DELTA + ["fs.cache.min_kb", "fs.cache.max_kb", "neg.fs_asks_vm", "neg
 # What a negotiation in which nothing was traded cost (kernel/negotiate.c): a line of its own after
 # the others (runs recorded before it have none).
 COST = ["neg.untraded", "neg.untraded_tsc_avg", "neg.untraded_tsc_min"]
+# The disk's requests and their bytes (a request may carry several blocks: fs/cluster.c), before
+# sort and at the end, each a line of its own (runs recorded before them have neither).
+REQUESTS = ["disk.reads", "disk.writes", "disk.read_kb", "disk.write_kb"]
 SAMPLED = ["fs.cache.blocks", "vm.pageins.backing", "mem.frames.free"]
 STAMP = "vmstat -i 1 1 fs.cache.blocks"          # one time-stamped sample: "@UPTIME BLOCKS"
 
@@ -113,7 +116,8 @@ COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb"
            "sort_ms", "sort_internal_ms", "sort_runs", "sort_passes", "pageins", "pageouts", "toucher_pageins", "toucher_pageouts",
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
-           "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min"]
+           "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min", "read_requests", "write_requests",
+           "read_kb", "write_kb"]
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
@@ -237,6 +241,11 @@ def parse_run(out, typed, toucher):
     line = "vmstat " + " ".join(COST)
     if line in cmds:
         r["untraded"], r["untraded_tsc_avg"], r["untraded_tsc_min"] = numbers(printed(cmds, line), len(COST), line)
+    line = "vmstat " + " ".join(REQUESTS)
+    if len(cmds.get(line, [])) == 2:
+        ends = [numbers(printed(cmds, line, k), len(REQUESTS), line) for k in (0, 1)]
+        for col, a, b in zip(["read_requests", "write_requests", "read_kb", "write_kb"], *ends):
+            r[col] = b - a
     line = "vmstat " + " ".join(DELTA)
     before = dict(zip(DELTA, numbers(printed(cmds, line), len(DELTA), line)))
     r["pageins"] -= before["vm.pageins.backing"]
@@ -315,13 +324,13 @@ def one_run(cfg, interval, value, mode, run, log):
         chosen["kb"] = kb
         return toucher_line(cfg, kb, interval)
 
-    measure = ("sysctl neg.reset=1\nps\nvmstat %s\n%s\n%s\n%s\n"
-               % (" ".join(DELTA), STAMP, sort_line(cfg), STAMP))
+    measure = ("sysctl neg.reset=1\nps\nvmstat %s\nvmstat %s\n%s\n%s\n%s\n"
+               % (" ".join(DELTA), " ".join(REQUESTS), STAMP, sort_line(cfg), STAMP))
 
     def finish(out):
         jobs = re.findall(r"^\[(\d+)\]$", background(out)[0], re.M)
-        return "vmstat %s\nvmstat %s\nps\nkill %s\n" % (" ".join(COUNTERS), " ".join(COST),
-                                                      " ".join("-" + j for j in jobs))
+        return "vmstat %s\nvmstat %s\nvmstat %s\nps\nkill %s\n" % (
+            " ".join(COUNTERS), " ".join(COST), " ".join(REQUESTS), " ".join("-" + j for j in jobs))
 
     if toucher:
         steps = [(None, setup), (r"\[\d+\]\n", start_toucher), (r"touch 1 \d+ ms", measure),
