@@ -71,7 +71,7 @@
  *
  * WHAT IS KEPT. The paper's Table 2 counters (neg.fs_asks_vm and _satisfied, neg.vm_asks_fs
  * and _satisfied), and a ring of the last NEGTRACE_MAX negotiations (SYS_negtrace, the
- * negtrace program); neg.reset=1 starts both again, with fs.cache.min_kb and max_kb. To stop
+ * negtrace program), each with the refault evidence an adaptive bias stood on; neg.reset=1 starts both again, with fs.cache.min_kb and max_kb. To stop
  * at every negotiation in gdb: break neg_getframe.
  */
 #include "kernel/klib.h"
