@@ -193,6 +193,8 @@ class Model:
     def who(self, blk):
         if blk == ZERO[:len(blk)]:
             return "zeros"
+        if blk.startswith(b"stale block "):
+            return "a block never written since it was free (%s)" % blk[12:20].decode(errors="replace")
         if b"version " in blk:
             return "renamer text"
         if blk[:16] in self.block_owner:
@@ -257,6 +259,9 @@ class Checker:
         self.model = Model(self.man)
         self.rec = Recording(str(self.dir / "disk.log"), str(self.dir / "initial.img"))
         self.initial_blocks = nonzero_blocks(self.rec.initial)
+        st = subprocess.run([str(FSCK), self.rec.initial, "--stat"], capture_output=True, text=True, check=True)
+        data_start = int(re.search(r"^data_start (\d+)$", st.stdout, re.M).group(1))
+        self.stale = self.rec.stale_blocks(self.initial_blocks, data_start)
         self.age = 1.5 * (self.man["writeback_delay"] + self.man["scan_interval"]) + 2.0
         self.bin = None
         self.roots = sorted(d for d in self.model.dirs if d.count("/") == 1 and d != "/")
@@ -527,7 +532,7 @@ def main():
     kind, m, order = states[a.state]
     with tempfile.TemporaryDirectory() as tmp:
         img = Path(tmp) / "state.img"
-        c.rec.write_image(str(img), m, order, c.initial_blocks)
+        c.rec.write_image(str(img), m, order, c.initial_blocks, c.stale)
         if a.keep:
             shutil.copyfile(img, a.keep)
         v, info = c.check(m, order, img, tmp, qemu=a.qemu)

@@ -44,7 +44,7 @@ def _work(job):
     kept = None
     try:
         img = os.path.join(tmp, "state.img")
-        c.rec.write_image(img, m, order, c.initial_blocks)
+        c.rec.write_image(img, m, order, c.initial_blocks, c.stale)
         pristine = os.path.join(tmp, "pristine.img")
         shutil.copyfile(img, pristine)
         v, info = c.check(m, order, img, tmp, qemu=qemu)
