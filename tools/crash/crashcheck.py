@@ -34,7 +34,7 @@ acknowledgement, when the log held sent[j] writes, so j's writes all come after 
 state whose writes all lie before sent[j] cannot hold any of j's effects. An acknowledgement
 read when the log held f flushes binds every state that holds flush f.
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile
+import argparse, functools, json, os, re, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -259,12 +259,16 @@ class Checker:
         self.model = Model(self.man)
         self.rec = Recording(str(self.dir / "disk.log"), str(self.dir / "initial.img"))
         self.initial_blocks = nonzero_blocks(self.rec.initial)
-        st = subprocess.run([str(FSCK), self.rec.initial, "--stat"], capture_output=True, text=True, check=True)
-        data_start = int(re.search(r"^data_start (\d+)$", st.stdout, re.M).group(1))
-        self.stale = self.rec.stale_blocks(self.initial_blocks, data_start)
         self.age = 1.5 * (self.man["writeback_delay"] + self.man["scan_interval"]) + 2.0
         self.bin = None
         self.roots = sorted(d for d in self.model.dirs if d.count("/") == 1 and d != "/")
+
+    @functools.cached_property
+    def stale(self):
+        """The blocks that hold stale bytes in every state until written (crashstates)."""
+        st = subprocess.run([str(FSCK), self.rec.initial, "--stat"], capture_output=True, text=True, check=True)
+        data_start = int(re.search(r"^data_start (\d+)$", st.stdout, re.M).group(1))
+        return self.rec.stale_blocks(self.initial_blocks, data_start)
 
     def states(self, seed, per_epoch, targeted=False):
         """The recording's crash states; targeted adds the torn epochs (crashstates.py) from the
