@@ -11,6 +11,10 @@
  *       so a trace may be longer than the buffer.
  *   trace [-w NAME] -o FILE
  *       writes the trace the kernel holds (or is recording) to FILE.
+ *   trace -f [-w NAME] -o FILE
+ *       follows the trace the kernel is recording (started with sysctl vm.trace_order and
+ *       vm.trace_epoch_ms) into FILE, draining its buffer, until the trace is stopped: run it
+ *       in the background to trace a whole session of commands at the shell.
  *
  * One trace at a time: starting one drops what the kernel held.
  *
@@ -31,7 +35,7 @@ static int used;
 
 static void usage(void)
 {
-  fprintf(stderr, "usage: trace [-e MS] [-w NAME] -o FILE [COMMAND [ARG...]]\n");
+  fprintf(stderr, "usage: trace [-r] [-e MS] [-w NAME] -o FILE COMMAND [ARG...] | trace [-f] [-w NAME] -o FILE\n");
   exit(1);
 }
 
@@ -116,10 +120,12 @@ static int save(const char *path, const char *name, int follow)
 int main(int argc, char **argv)
 {
   const char *file = 0, *name = 0, *epoch = "250", *order = "0";
-  int i = 1;
+  int i = 1, follow = 0;
   for (; i < argc && argv[i][0] == '-'; i++) {
     if (strcmp(argv[i], "-r") == 0)
       order = "1";
+    else if (strcmp(argv[i], "-f") == 0)
+      follow = 1;
     else if (strcmp(argv[i], "-e") == 0 && i + 1 < argc)
       epoch = argv[++i];
     else if (strcmp(argv[i], "-w") == 0 && i + 1 < argc)
@@ -132,7 +138,9 @@ int main(int argc, char **argv)
   if (!file)
     usage();
   if (i == argc)
-    return save(file, name ? name : "unnamed", 0);
+    return save(file, name ? name : "unnamed", follow);
+  if (follow)
+    usage();
   char why[128];
   if (sysctl("vm.trace_order", order, why, sizeof why) < 0) {
     fprintf(stderr, "trace: cannot set vm.trace_order: %s\n", why);
