@@ -23,11 +23,22 @@ with F the faults summed over its memory sizes and "over" = (F - F_MIN) / F_MIN,
 score is the mean over the traces, rounded.
 
     python3 tools/lab/grade.py NAME [--file vm/policy_NAME.c] [--host-only] [--traces T...]
+    python3 tools/lab/grade.py --dir DIR [--lab replacement] [--timeout S] [--out D] [--kernel] [--traces T...]
+
+--dir grades a class in one command (make grade DIR=...): DIR holds one directory per student
+with the lab's student files (tools/lab/labs.py: for this lab one policy_NAME.c). Each is first
+checked for what breaks the rules without running it (an #include of anything but vm/policy.h,
+a call to anything a policy may not call: sleep, malloc, printf... every hook runs under the VM
+lock), then graded as above, host part only unless --kernel, in a process of its own with a
+time limit (--timeout, 300 s: a policy that sleeps or loops forever), and a simulator that
+crashes under it is reported as such. Writes OUT/scores.csv (student, file, policy, status,
+score, seconds, reason), one line a student, and OUT/STUDENT.txt, the student's report
+(OUT: build/grade/DIR's name).
 
 --file: a policy file not (yet) in vm/policy.c's table; the simulator is compiled with it
 (build/grade/tracesim), and the kernel part is skipped unless the table has NAME. Exit status
 0 for a correct policy, 1 for an incorrect one, 2 when grading could not run."""
-import argparse, csv, glob, hashlib, os, re, subprocess, sys, tempfile
+import argparse, csv, glob, hashlib, os, re, signal, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
@@ -163,13 +174,126 @@ def kernel_part(name):
     return not problems, problems, pageins
 
 
+def rule_breaks(lab, path):
+    """What breaks the lab's rules in a student file, found without running it: [(status, why)]."""
+    text = open(path, errors="replace").read()
+    out = []
+    for inc in re.findall(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', text, re.M):
+        if inc != lab.allowed_include:
+            out.append(("rule broken", "includes %s: a policy includes nothing but %s (the host compiles the very "
+                        "same file, and nothing else is safe under the VM lock)" % (inc, lab.allowed_include)))
+    with tempfile.TemporaryDirectory() as d:
+        obj = os.path.join(d, "p.o")
+        cc = os.environ.get("HOSTCC", "cc")
+        r = subprocess.run([cc, "-O2", "-c", "-I", ROOT, "-o", obj, path], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            return out + [("does not compile", r.stdout.strip()[-1500:])]
+        syms = subprocess.run(["nm", "-u", obj], stdout=subprocess.PIPE, text=True).stdout.split()
+    for sym in sorted(set(x for x in syms if x != "U")):
+        if not lab.allowed_symbols(sym):
+            out.append(("rule broken", "calls %s, which a policy may not: every hook runs with the VM lock held "
+                        "(no sleeping, no allocating, no printing), and a policy asks the VM only the pol_* "
+                        "questions of vm/policy.h" % sym))
+    return out
+
+
+def grade_one(lab, path, timeout, host_only, traces):
+    """(status, score, seconds, reason, report text) of one submission, graded in a process group of
+    its own that is killed at the time limit."""
+    t0 = time.monotonic()
+    argv = lab.grade_command(sys.executable, path, host_only) + (["--traces"] + traces if traces else [])
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return ("time limit", 0, time.monotonic() - t0,
+                "not done in %d s: a policy that sleeps, waits or loops forever (its hooks run under the VM lock "
+                "and must return at once)" % timeout, out)
+    secs = time.monotonic() - t0
+    final = re.search(r"^grade: \S+: (correct|incorrect), score (\d+)/100$", out, re.M)
+    if p.returncode == 0 and final:
+        return "correct", int(final.group(2)), secs, "", out
+    if p.returncode == 1 and final:
+        why = re.findall(r"^grade: INCORRECT: (.*)$", out, re.M)
+        return "incorrect", 0, secs, why[0] if why else "", out
+    died = re.search(r"tracesim: the run of .*? died[^\n]*", out)
+    if died:
+        return "crashed the simulator", 0, secs, died.group(0), out
+    last = [l for l in out.splitlines() if l.strip()]
+    return "could not grade", 0, secs, last[-1] if last else "exit %d" % p.returncode, out
+
+
+def grade_dir(lab, folder, out_dir, timeout, host_only, traces):
+    """Grades every student of folder; writes out_dir/scores.csv and a report each; returns the rows."""
+    students = sorted(d for d in os.listdir(folder) if os.path.isdir(os.path.join(folder, d)))
+    if not students:
+        fail("%s holds no student directories (one per student, with %s)" % (folder, lab.student_glob))
+    os.makedirs(out_dir, exist_ok=True)
+    rows = []
+    for st in students:
+        files = sorted(glob.glob(os.path.join(folder, st, lab.student_glob)))
+        row = dict(student=st, file="", policy="", status="", score=0, seconds="0.0", reason="")
+        report = []
+        if len(files) != 1:
+            row.update(status="no submission", reason="%d files match %s (one is wanted)" % (len(files), lab.student_glob))
+            report.append("grade: %s: no submission, score 0/100: %s" % (st, row["reason"]))
+        else:
+            path = os.path.abspath(files[0])
+            name = os.path.basename(path)[len("policy_"):-2]
+            row.update(file=os.path.relpath(path, folder), policy=name)
+            breaks = [] if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else \
+                [("rule broken", "the file's name must be policy_NAME.c, NAME lowercase letters, digits and _")]
+            breaks = breaks or rule_breaks(lab, path)
+            if breaks:
+                row.update(status=breaks[0][0], reason="; ".join(w for _, w in breaks))
+                report.append("grade: %s: %s, score 0/100" % (name, breaks[0][0]))
+                report += ["grade: %s" % w for _, w in breaks]
+            else:
+                status, score, secs, reason, out = grade_one(lab, path, timeout, host_only, traces)
+                row.update(status=status, score=score, seconds="%.1f" % secs, reason=reason)
+                report.append(out)
+                if status not in ("correct", "incorrect"):
+                    report.append("grade: %s: %s, score 0/100: %s" % (name, status, reason))
+        with open(os.path.join(out_dir, st + ".txt"), "w") as f:
+            f.write("\n".join(report).rstrip("\n") + "\n")
+        rows.append(row)
+        print("grade: %-16s %-20s %-22s %3s  %s" % (st, row["policy"], row["status"], row["score"], row["reason"][:120]),
+              flush=True)
+    with open(os.path.join(out_dir, "scores.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print("grade: %d students: %s, reports beside it" % (len(rows), os.path.relpath(os.path.join(out_dir, "scores.csv"))))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("policy")
+    ap.add_argument("policy", nargs="?")
+    ap.add_argument("--dir", help="grade every student directory in DIR")
+    ap.add_argument("--lab", default="replacement", help="with --dir: the lab (tools/lab/labs.py)")
+    ap.add_argument("--timeout", type=int, default=300, help="with --dir: seconds per student")
+    ap.add_argument("--out", help="with --dir: where scores.csv and the reports go")
+    ap.add_argument("--kernel", action="store_true", help="with --dir: the kernel part too, for policies in the table")
     ap.add_argument("--file", help="the policy's file, when vm/policy.c's table does not have it yet")
     ap.add_argument("--host-only", action="store_true", help="only the traces (no QEMU)")
     ap.add_argument("--traces", nargs="*", help="default: traces/*.trace")
     a = ap.parse_args()
+    if a.dir:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import labs
+        if a.lab not in labs.LABS:
+            fail("no lab named %s (%s)" % (a.lab, ", ".join(labs.LABS)))
+        if not os.path.isdir(a.dir):
+            fail("%s is not a directory" % a.dir)
+        out = a.out or os.path.join(BUILD, "grade", os.path.basename(os.path.normpath(a.dir)))
+        grade_dir(labs.LABS[a.lab], a.dir, out, a.timeout, not a.kernel, a.traces)
+        sys.exit(0)
+    if not a.policy:
+        fail("give a policy NAME, or --dir DIR")
     name = a.policy
     if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
         fail("a policy name is lowercase letters, digits and _: %r" % name)

@@ -101,8 +101,12 @@ static int run(const struct vm_policy *p, const struct trace *t, uint32_t frames
   int st;
   waitpid(pid, &st, 0);
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || got != sizeof o) {
-    fprintf(stderr, "tracesim: the run of %s on %s at %u frames died\n", p ? p->name : "MIN",
-            t->path, frames);
+    fflush(stdout);
+    if (WIFSIGNALED(st))
+      fprintf(stderr, "\ntracesim: the run of %s on %s at %u frames died (signal %d: it crashed)\n",
+              p ? p->name : "MIN", t->path, frames, WTERMSIG(st));
+    else
+      fprintf(stderr, "\ntracesim: the run of %s on %s at %u frames died\n", p ? p->name : "MIN", t->path, frames);
     exit(2);
   }
   *r = o.r;
