@@ -1,26 +1,32 @@
 """make grade POLICY=NAME: grades a replacement policy, as docs/lab-replacement.md states.
 
-1. On the shipped traces (traces/*.trace), in the simulator (build/tracesim: the very policy
-   file the kernel compiles): the policy must never choose a frame it may not (wired, busy,
-   free, out of range, or "none" while there are candidates); its faults are compared with
-   clock's, LRU's and MIN's at every memory size.
+1. On the shipped traces (traces/*.trace and *.trace.gz, recorded in the order of use), in the
+   simulator (build/tracesim: the very policy file the kernel compiles): the policy must never
+   choose a frame it may not (wired, busy, free, out of range, or "none" while there are
+   candidates); its faults are compared with MIN's, random's, FIFO's, clock's and LRU's at
+   every memory size.
 2. In the kernel (a 16 MB machine booted with vm.policy=NAME): sort of 3 MB (its output must
    equal the host's LC_ALL=C sort of the same input), memhog 24 (checks every word it wrote),
    forktree -e (every shared word checked), vmtest 20 2; then the audit must be clean and the
    VM must hold no more frames than before the workloads (none leaked), and the kernel must
    never have refused the policy's choice (vm.policy_errors: a frame that was not a candidate,
    which the kernel replaces by its oldest page rather than be corrupted). The same boot under
-   clock and lru gives the page-ins to compare with (reported, not scored: they vary with the
-   host's timing).
+   clock and lru gives the page-ins to compare with (reported, not scored).
+3. The kernel's ranking beside the simulator's (--compare, and with every kernel part): the
+   session trace's own workload (tools/lab/record_traces.py), untraced, in a 16 MB machine at
+   the CPU speed it was traced at, under clock, LRU and FIFO (and the policy, if the kernel has
+   it): its page-ins, ranked, beside the simulator's faults on the session trace, ranked.
 
 The score (out of 100), only for a correct policy (an incorrect one scores 0): for each trace,
-with F the faults summed over its memory sizes and "over" = (F - F_MIN) / F_MIN,
+with F the faults summed over its memory sizes,
 
-    trace score = 100 * (1 - over(policy) / (2 * max(over(clock), 5 %))), kept within 0..100
+    trace score = 100 * (F_random - F) / (F_random - F_MIN), kept within 0..100
 
-(MIN scores 100, clock 50, a policy twice as far from MIN as clock 0; where clock is within
-5 % of MIN, as on a trace of nearly only first touches, 5 % stands for clock's distance); the
-score is the mean over the traces, rounded.
+the share of the way from random replacement (0: no information) to Belady's MIN (100: the
+whole future known) that the policy covers. A trace on which random is within 2 % of MIN
+(nearly every fault a first touch) is shown but not scored. The score is the mean over the
+scored traces, rounded. Where clock and LRU land is measured, not set by the rule: the handout
+gives their scores, and what the literature says of them.
 
     python3 tools/lab/grade.py NAME [--file vm/policy_NAME.c] [--host-only] [--traces T...]
     python3 tools/lab/grade.py --dir DIR [--lab replacement] [--timeout S] [--out D] [--kernel] [--traces T...]
@@ -80,7 +86,7 @@ def host_part(sim, name, traces):
     """(correct, problems, {trace: {policy: faults summed over sizes}}, table text)."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "sim.csv")
-        pols = [name] + [p for p in ("clock", "lru") if p != name]
+        pols = [name] + [p for p in ("clock", "lru", "fifo", "random") if p != name]
         r = subprocess.run([sim, "-p", ",".join(pols), "-c", path] + traces,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode == 2:
@@ -96,10 +102,17 @@ def host_part(sim, name, traces):
     return r.returncode == 0 and not problems, problems, sums, r.stdout
 
 
-def trace_score(f, fmin, fclock):
-    over = (f - fmin) / fmin
-    over_clock = max((fclock - fmin) / fmin, 0.05)
-    return max(0.0, min(100.0, 100.0 * (1 - over / (2 * over_clock))))
+# A trace on which random replacement is this close to MIN says nothing of a policy (nearly all
+# its faults are first touches): it is shown, not scored.
+NO_GAP = 0.02
+
+
+def trace_score(f, fmin, frandom):
+    """The share of the way from random replacement (0) to MIN (100) that f covers, within 0..100;
+    None where random is within NO_GAP of MIN."""
+    if frandom - fmin <= NO_GAP * fmin:
+        return None
+    return max(0.0, min(100.0, 100.0 * (frandom - f) / (frandom - fmin)))
 
 
 def boot(policy):
@@ -135,6 +148,81 @@ def boot(policy):
 def numbers(text):
     """The values `vmstat NAME...` printed: "name value" lines (or bare values, as before)."""
     return [int(x) for x in re.findall(r"^\s*(?:[a-z][\w.]*\s+)?(\d+)\s*$", text, re.M)]
+
+
+# The kernel's side of the simulator's ranking: the session trace's workload (tools/lab/record_traces.py),
+# untraced, in a machine too small for it, under each of these policies, counting its page-ins.
+COMPARE = ["clock", "lru", "fifo"]
+COMPARE_MEM = 16
+COMPARE_TRACE = "session"
+
+
+def session_pageins(policy, mem=COMPARE_MEM, scale=100):
+    """vm.pageins and vm.pageouts of the session's foreground work (the environment and the toucher
+    running behind it) under vm.policy=policy, at the CPU speed it was traced at (-icount 8, guest
+    time exact; without align, so the host runs it as fast as it can): (pageins, pageouts, console)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
+    import record_traces as rt
+    from benchlib import boot_steps
+    x = "" if scale == 100 else "-x %d " % scale
+    setup = [l.replace("phase ", "phase " + x) for l in rt.SESSION_SETUP]
+    background = [l.replace("phase ", "phase " + x) for l in rt.SESSION_BACKGROUND]
+    work = [l.replace("phase ", "phase " + x) for l in rt.session_lines()]
+    stamp = "vmstat -n vm.pageins vm.pageouts"
+
+    def finish(out):
+        jobs = re.findall(r"^\[(\d+)\]$", out, re.M)
+        return "kill %s\n" % " ".join("-" + j for j in jobs)
+
+    steps = [(None, "sysctl vm.policy=%s\n" % policy + "\n".join(setup + background) + "\n"),
+             (rt.ENV_READY, "\n".join([stamp] + work + [stamp, "echo session-done"]) + "\n"),
+             (r"\nsession-done\n", finish)]
+    rc, out, _, _ = boot_steps(steps, mem=mem, icount=rt.SESSION_CPU["icount"], timeout=3600)
+    got = []
+    for m in re.finditer(re.escape(stamp) + r"\n", out):     # its echo: after "$ ", or a job's line
+        # its two numbers are the next numeric lines: a background job may print between them
+        nums = re.findall(r"^(\d+)$", out[m.end():m.end() + 2000], re.M)[:2]
+        if len(nums) == 2:
+            got.append(nums)
+    if rc != 0 or len(got) != 2:
+        return None, None, out
+    return int(got[1][0]) - int(got[0][0]), int(got[1][1]) - int(got[0][1]), out
+
+
+def ranking(counts):
+    """'a < b = c' from {policy: count}, fewest first."""
+    items = sorted(counts.items(), key=lambda kv: kv[1])
+    out = items[0][0]
+    for (p0, c0), (p1, c1) in zip(items, items[1:]):
+        out += (" = " if c1 == c0 else " < ") + p1
+    return out
+
+
+def compare_part(sums, policies, mem=COMPARE_MEM, scale=100):
+    """The simulator's ranking of policies on the session trace against the kernel's on the
+    session's workload, in the same run; lines to print."""
+    lines = []
+    sim = next((s for t, s in sums.items() if t.startswith(COMPARE_TRACE)), None)
+    kern = {}
+    for pol in policies:
+        pi, po, console = session_pageins(pol, mem, scale)
+        if pi is None:
+            lines.append("grade: compare: the session under %s failed; console tail:\n%s" % (pol, console[-1500:]))
+            continue
+        kern[pol] = pi
+        print("grade: compare: the session in a %d MB kernel under %s: %d page-ins, %d page-outs" % (mem, pol, pi, po),
+              flush=True)
+    if sim and all(p in sim for p in policies):
+        lines.append("grade: compare: simulator, %s trace (faults summed over its sizes): %s; %s" % (
+            COMPARE_TRACE, ", ".join("%s %d" % (p, sim[p]) for p in policies), ranking({p: sim[p] for p in policies})))
+    if len(kern) == len(policies):
+        lines.append("grade: compare: kernel, the session's workload in %d MB (page-ins): %s; %s" % (
+            mem, ", ".join("%s %d" % (p, kern[p]) for p in policies), ranking(kern)))
+    if sim and len(kern) == len(policies) and all(p in sim for p in policies):
+        agree = sorted(policies, key=lambda p: sim[p]) == sorted(policies, key=lambda p: kern[p])
+        lines.append("grade: compare: the rankings %s" % ("agree" if agree else "differ (docs/lab-replacement.md says why)"))
+    return lines
 
 
 def kernel_part(name):
@@ -280,6 +368,10 @@ def main():
     ap.add_argument("--kernel", action="store_true", help="with --dir: the kernel part too, for policies in the table")
     ap.add_argument("--file", help="the policy's file, when vm/policy.c's table does not have it yet")
     ap.add_argument("--host-only", action="store_true", help="only the traces (no QEMU)")
+    ap.add_argument("--compare", action="store_true",
+                    help="only the simulator and the kernel's ranking of clock, lru and fifo on the session")
+    ap.add_argument("--compare-mem", type=int, default=COMPARE_MEM, help="MB of the kernel's machine for --compare")
+    ap.add_argument("--compare-scale", type=int, default=100, help="the session's phases scaled (phase -x): tests")
     ap.add_argument("--traces", nargs="*", help="default: traces/*.trace")
     a = ap.parse_args()
     if a.dir:
@@ -315,15 +407,26 @@ def main():
     ok, problems, sums, table = host_part(sim, name, traces)
     print(table, end="")
     scores = []
-    print("%-16s %10s %10s %10s %10s %8s" % ("trace", "MIN", "clock", "lru", name, "score"))
+    anchors = [p for p in ("random", "fifo", "clock", "lru") if p != name]
+    print("%-16s %10s %s %10s %8s" % ("trace", "MIN", " ".join("%10s" % p for p in anchors), name, "score"))
     for t, s in sums.items():
         if name not in s:
             continue
-        sc = trace_score(s[name], s["MIN"], s["clock"])
-        scores.append(sc)
-        print("%-16s %10d %10d %10d %10d %8.0f" % (t, s["MIN"], s["clock"], s["lru"], s[name], sc))
+        sc = trace_score(s[name], s["MIN"], s["random"])
+        if sc is not None:
+            scores.append(sc)
+        print("%-16s %10d %s %10d %8s" % (t, s["MIN"], " ".join("%10d" % s[p] for p in anchors), s[name],
+                                          "%.0f" % sc if sc is not None else "-"))
+    if sums and not scores:
+        print("grade: no trace scored: random is within %d %% of MIN on all of them" % (100 * NO_GAP))
 
     kernel_ok, kproblems, pageins = True, [], {}
+    if a.compare:
+        pols = COMPARE + ([name] if listed and name not in COMPARE else [])
+        print("grade: the kernel's ranking beside the simulator's: %s" % ", ".join(pols), flush=True)
+        for line in compare_part(sums, pols, a.compare_mem, a.compare_scale):
+            print(line)
+        sys.exit(0 if ok else 1)
     if a.host_only:
         print("grade: kernel part skipped (--host-only)")
     elif not listed:
@@ -335,6 +438,10 @@ def main():
         kernel_ok, kproblems, pageins = kernel_part(name)
         if pageins:
             print("grade: kernel page-ins: " + ", ".join("%s %s" % kv for kv in pageins.items()))
+        pols = COMPARE + ([name] if name not in COMPARE else [])
+        print("grade: the kernel's ranking beside the simulator's: %s" % ", ".join(pols), flush=True)
+        for line in compare_part(sums, pols):
+            print(line)
     correct = ok and kernel_ok
     for p in problems[:3]:
         print("grade: INCORRECT: " + p)
