@@ -159,7 +159,7 @@ COMPARE_TRACE = "session"
 
 def session_pageins(policy, mem=COMPARE_MEM, scale=100):
     """vm.pageins and vm.pageouts of the session's foreground work (the environment and the toucher
-    running behind it) under vm.policy=policy, at the CPU speed it was traced at (-icount 8, guest
+    running behind it) under vm.policy=policy, at the CPU speed it was traced at (-icount 6, guest
     time exact; without align, so the host runs it as fast as it can): (pageins, pageouts, console)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
@@ -178,7 +178,7 @@ def session_pageins(policy, mem=COMPARE_MEM, scale=100):
     steps = [(None, "sysctl vm.policy=%s\n" % policy + "\n".join(setup + background) + "\n"),
              (rt.ENV_READY, "\n".join([stamp] + work + [stamp, "echo session-done"]) + "\n"),
              (r"\nsession-done\n", finish)]
-    rc, out, _, _ = boot_steps(steps, mem=mem, icount=rt.SESSION_CPU["icount"], timeout=3600)
+    rc, out, _, _ = boot_steps(steps, mem=mem, timeout=3600, icount=rt.SESSION_CPU["icount"], align=False)
     got = []
     for m in re.finditer(re.escape(stamp) + r"\n", out):     # its echo: after "$ ", or a job's line
         # its two numbers are the next numeric lines: a background job may print between them

@@ -17,14 +17,19 @@ COMMAND`:
   forktree  a build-like fork/exec workload: fork trees whose leaves exec, nine of them
   vmtest    Irlam's: two processes sweeping 2 MB each for 1 s (cyclic)
 
-The second is the workstation session, minutes long as Hagmann's traces were hours: at the CPU
-speed of make bench-ecd (-icount 8 with align: 3.9 MIPS, so the phases take the seconds they
-stand for), the ECD benchmark's environment (phase env, 5 MB, a quarter touched every 5 s) and
-a toucher (2 MB every 2 s) in the background, while the edit, compile, link and debug phases
-run twice, each loop followed by a sort of 2 MB; the shell starts the trace with sysctl and
-`trace -f` drains it into the file while everything runs.
+The second is the workstation session, minutes long as Hagmann's traces were hours: the ECD
+benchmark's environment (phase env, 5 MB, a quarter touched every 5 s) and a toucher (2 MB every
+2 s) in the background, while the edit, compile, link and debug phases run six times, each loop
+followed by a sort of 2 MB; the shell starts the trace with sysctl and `trace -f` drains it into
+the file while everything runs. The CPU is slowed to 15.6 MIPS (-icount 6 with align: a quarter
+of make bench-ecd's 3.9 MIPS), so that a phase lasts seconds and uses its pages again over many
+epochs, as the programs it stands for did; at full speed a phase is over within one epoch and
+the trace is nearly all first touches. The machine has 24 MB (the session's programs need about
+16) and the epoch is 200 ms: a sample of every frame, and a soft fault, cost the same number of
+instructions at any speed, so at a slow CPU they must be fewer (at 3.9 MIPS, 100 ms epochs and
+64 MB, sampling alone took 45 % of the CPU; tools/lab/trace_cost.py measures the cost).
 
-  session   the above, about three minutes of guest time
+  session   the above, about five minutes
 
     python3 tools/lab/record_traces.py [--out DIR] [--only NAME,...] [--sampled]
 
@@ -54,8 +59,10 @@ SESSION_SETUP = ["mkdir /ecd", "phase -d /ecd init", "mklines /in2 2M 7", "sync"
 SESSION_BACKGROUND = ["phase -s 5 -k 5120 env &", "toucher -m 2 -s 2 -n 100000 -q &"]
 SESSION_WORK = ["phase -d /ecd %s" % p for p in ("edit", "compile", "link", "debug")] + \
                ["sort -m 256 -o /out2 /in2"]
-SESSION_LOOPS = 2
-SESSION_CPU = dict(icount=8, align=True)
+SESSION_LOOPS = 6
+SESSION_CPU = dict(icount=6, align=True)
+SESSION_MEM = 24
+SESSION_EPOCH_MS = 200
 ENV_READY = r"phase env: \d+ KB ready\n"
 
 
@@ -105,9 +112,9 @@ def session_lines():
     return SESSION_WORK * SESSION_LOOPS
 
 
-def record_session(out_dir, mem=64, timeout=3600):
+def record_session(out_dir, mem=SESSION_MEM, timeout=3600):
     """The workstation session under a followed ordered trace; ({"session": path}, console)."""
-    start = SESSION_SETUP + ["mkdir /traces", "sysctl vm.trace_order=1", "sysctl vm.trace_epoch_ms=%d" % EPOCH_MS,
+    start = SESSION_SETUP + ["mkdir /traces", "sysctl vm.trace_order=1", "sysctl vm.trace_epoch_ms=%d" % SESSION_EPOCH_MS,
                              "trace -f -w session -o /traces/session.trace &"] + SESSION_BACKGROUND
     work = session_lines() + ["echo session-done"]
 
@@ -119,7 +126,10 @@ def record_session(out_dir, mem=64, timeout=3600):
              (r"\nsession-done\n", finish), (r"trace: \d+ records.*\n", "audit\n"), ("audit: ", "")]
     with tempfile.TemporaryDirectory() as d:
         keep = os.path.join(d, "fs.img")
-        rc, out, _, _ = boot_steps(steps, mem=mem, timeout=timeout, keep=keep, **SESSION_CPU)
+        log = os.path.join(ROOT, "build", "traces", "session-record.log")
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        print("record_traces: the session; its console in %s" % os.path.relpath(log, ROOT), flush=True)
+        rc, out, _, _ = boot_steps(steps, mem=mem, timeout=timeout, keep=keep, log=log, **SESSION_CPU)
         if rc != 0 or "audit: ok" not in out or not re.search(r"trace: \d+ records.*, 0 lost", out):
             sys.exit("record_traces: the session failed (exit %d); the console:\n%s" % (rc, out[-4000:]))
         os.makedirs(out_dir, exist_ok=True)

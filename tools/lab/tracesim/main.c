@@ -3,8 +3,10 @@
  *
  *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-c CSV] TRACE...
  *
- * For each trace and each memory size (frames for pages; by default a tenth of the trace's
- * distinct pages to all of them, in ten steps) it runs every policy of vm/policy.c's table
+ * For each trace and each memory size (frames for pages; by default a tenth to nine tenths of
+ * the most pages the trace ever has live at once, between their first and last use, in nine
+ * steps, then all its distinct pages: MIN needs no more than the peak to fault only on first
+ * touches, and on a trace of many short-lived processes the distinct pages are far more) it runs every policy of vm/policy.c's table
  * (or those named) on the simulated machine (machine.c) and MIN (min.c), and prints a table:
  * faults per policy and, beside each, the percent over MIN (Hagmann's Figure 2; MIN is 0).
  * -e sets spt's epoch (vm.spt_epoch_ms in the kernel, the same default), -k clusterlru's
@@ -203,7 +205,7 @@ int main(int argc, char **argv)
     } else {
       nsz = 0;
       for (uint32_t k = 1; k <= 10; k++) {
-        uint32_t v = t.npages * k / 10;
+        uint32_t v = (k < 10 ? t.live : t.npages) * k / 10;
         if (v < 4)
           v = 4;
         if (!nsz || sz[nsz - 1] != v)
@@ -211,8 +213,8 @@ int main(int argc, char **argv)
       }
     }
     const char *name = strrchr(t.path, '/') ? strrchr(t.path, '/') + 1 : t.path;
-    printf("%s: %u epochs of %u ms, %u references to %u pages, %s\n", name,
-           t.last_epoch - t.first_epoch + 1, t.epoch_ms, t.nrefs, t.npages,
+    printf("%s: %u epochs of %u ms, %u references to %u pages (at most %u live at once), %s\n", name,
+           t.last_epoch - t.first_epoch + 1, t.epoch_ms, t.nrefs, t.npages, t.live,
            t.ordered ? "in the order of use" : "sampled (no order within an epoch)");
     printf("%8s %8s", "frames", "MIN");
     for (int i = 0; i < npol; i++)

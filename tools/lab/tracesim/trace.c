@@ -186,4 +186,27 @@ void trace_read(const char *path, struct trace *t)
     bad(path, line, "no references");
   t->first_epoch = t->refs[0].epoch;
   t->last_epoch = t->refs[t->nrefs - 1].epoch;
+  /* The peak of pages "live" (used before and again after a point): +1 at a page's first use,
+   * -1 after its last. */
+  uint32_t *first = malloc(t->npages * sizeof *first), *last = malloc(t->npages * sizeof *last);
+  int32_t *delta = calloc(t->nrefs + 1, sizeof *delta);
+  if (!first || !last || !delta)
+    bad(path, line, "out of memory");
+  for (uint32_t i = t->nrefs; i-- > 0;)
+    first[t->refs[i].page] = i;
+  for (uint32_t i = 0; i < t->nrefs; i++)
+    last[t->refs[i].page] = i;
+  for (uint32_t p = 0; p < t->npages; p++) {
+    delta[first[p]]++;
+    delta[last[p] + 1]--;
+  }
+  int32_t cur = 0;
+  for (uint32_t i = 0; i <= t->nrefs; i++) {
+    cur += delta[i];
+    if (cur > (int32_t)t->live)
+      t->live = (uint32_t)cur;
+  }
+  free(first);
+  free(last);
+  free(delta);
 }
