@@ -1,14 +1,14 @@
 """What tracing costs the traced programs, in guest time: the ECD benchmark's four phases (user/
-phase.c, the work of the session trace) run in one 64 MB guest under -icount shift=8 (256 ns a
-guest instruction: the 3.9 MIPS the session was recorded at, so the phases span as many 100 ms
-epochs as they did there; guest time is exact, the same on every run and host, and without
-align the host runs it as fast as it can), three ways in turn: untraced, under the sampling
-trace (`trace -e 100`) and under the ordered one (`trace -r -e 100`, a soft fault on each page's
+phase.c, the work of the session trace) run in one guest under -icount (guest time exact, the
+same on every run and host; without align the host runs it as fast as it can), by default as
+the session trace was recorded (tools/lab/record_traces.py: -icount 6, 15.6 MIPS, 24 MB, 200 ms
+epochs), three ways in turn: untraced, under the sampling
+trace (`trace -e EPOCH`) and under the ordered one (`trace -r -e EPOCH`, a soft fault on each page's
 first use in an epoch). Each phase prints its own elapsed milliseconds; the ordered trace's soft
 faults are read from vm.trace.softfaults. Each way runs ROUNDS times (the first round of all
 comes after the inputs were made, so the cache is as warm for every way).
 
-    python3 tools/lab/trace_cost.py [--rounds 2]
+    python3 tools/lab/trace_cost.py [--rounds 2] [--shift 6] [--mem 24] [--epoch 200]
 
 Prints a line per run, writes build/bench/trace-cost.csv (way, round, phase, ms, softfaults) and
 trace-cost.png (each phase's median time per way), and the overhead of each trace over none,
@@ -20,17 +20,17 @@ import subprocess, tempfile   # noqa: E402
 from benchlib import private_boot, bench_path   # noqa: E402
 
 PHASES = ["edit", "compile", "link", "debug"]
-WAYS = [("none", "%s"), ("sampled", "trace -e 100 -w cost -o /c.trace %s"),
-        ("ordered", "trace -r -e 100 -w cost -o /c.trace %s")]
+WAYS = [("none", "%s"), ("sampled", "trace -e EPOCH -w cost -o /c.trace %s"),
+        ("ordered", "trace -r -e EPOCH -w cost -o /c.trace %s")]
 SOFT = "vmstat -n vm.trace.softfaults"
 
 
-def commands(rounds):
+def commands(rounds, epoch):
     lines = ["mkdir /ecd", "phase -d /ecd init", "sync"]
     for r in range(rounds):
         for way, wrap in WAYS:
             for p in PHASES:
-                lines += ["echo cost %s %d %s" % (way, r, p), wrap % ("phase -d /ecd " + p), SOFT]
+                lines += ["echo cost %s %d %s" % (way, r, p), wrap.replace("EPOCH", str(epoch)) % ("phase -d /ecd " + p), SOFT]
     return "\n".join(lines) + "\n"
 
 
@@ -46,12 +46,17 @@ def parse(out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--shift", type=int, default=6, help="-icount shift: 2**shift ns a guest instruction")
+    ap.add_argument("--mem", type=int, default=24)
+    ap.add_argument("--epoch", type=int, default=200, help="ms")
     a = ap.parse_args()
-    print("trace-cost: one 64 MB guest under -icount shift=8: %d rounds of %s, each untraced, sampled and ordered"
-          % (a.rounds, ", ".join(PHASES)), flush=True)
+    mode = "icount shift=%d, %d MB, epoch %d ms" % (a.shift, a.mem, a.epoch)
+    print("trace-cost: one guest (%s): %d rounds of %s, each untraced, sampled and ordered"
+          % (mode, a.rounds, ", ".join(PHASES)), flush=True)
     with tempfile.TemporaryDirectory() as d:
-        _, args = private_boot(d, 64, 3600, icount="8")
-        p = subprocess.run(args, input=commands(a.rounds).encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        _, args = private_boot(d, a.mem, 3600, icount=str(a.shift))
+        p = subprocess.run(args, input=commands(a.rounds, a.epoch).encode(), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
     out = p.stdout.decode("utf-8", "replace")
     if p.returncode != 0:
         sys.exit("trace-cost: the guest failed (exit %d); its console:\n%s" % (p.returncode, out[-3000:]))
@@ -70,7 +75,7 @@ def main():
         w = csv.writer(f)
         w.writerow(["way", "round", "phase", "ms", "softfaults", "mode"])
         for way, r, p, ms, _ in rows:
-            w.writerow([way, r, p, ms, soft[(way, r, p)], "icount shift=8 (guest time)"])
+            w.writerow([way, r, p, ms, soft[(way, r, p)], mode])
     med = {(way, p): statistics.median(ms for w_, _, p_, ms, _ in rows if (w_, p_) == (way, p))
            for way, _ in WAYS for p in PHASES}
     total = {way: sum(med[(way, p)] for p in PHASES) for way, _ in WAYS}
@@ -86,8 +91,8 @@ def main():
         ax.bar([k + (i - 1) * width for k in range(len(PHASES))], [med[(way, p)] for p in PHASES], width, label=way)
     ax.set_xticks(range(len(PHASES)))
     ax.set_xticklabels(PHASES)
-    ax.set_ylabel("guest ms (median of %d, -icount shift=8)" % a.rounds)
-    ax.set_title("the ECD phases untraced, under the sampling trace and under the ordered one", fontsize=9)
+    ax.set_ylabel("guest ms (median of %d)" % a.rounds)
+    ax.set_title("the ECD phases untraced, sampled and ordered (%s)" % mode, fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
