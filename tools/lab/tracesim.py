@@ -60,6 +60,9 @@ def figure(rows, png):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    # the size that holds every page is only first touches, and far to the right on a trace of
+    # many short-lived processes: left out of the axes
+    rows = [r for r in rows if int(r["frames"]) < int(r["pages"])] or rows
     by = series(rows)
     mins = {f: (n, w) for f, n, _, w in by.get("MIN", [])}
     cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
