@@ -3,14 +3,14 @@ directory per student; a good submission scored as the single grader scores it, 
 a broken one breaks the rules reported as itself, never as a crash of the grader: a wired frame
 chosen, a sleep under the VM lock, a hook that never returns (the time limit), a simulator
 crashed by a null pointer, an #include of stdio.h and a printf, no file at all. The class is
-tests/host/data/class/ and the skeleton, graded on two small shipped traces to stay quick."""
+tests/host/data/class/ and the skeleton, graded on sort and the session (the total's trace)."""
 import csv, os, re, shutil, subprocess, sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLASS = os.path.join(ROOT, "tests", "host", "data", "class")
-TRACES = [os.path.join(ROOT, "traces", t) for t in ("sort.trace", "toucher.trace")]
+TRACES = [os.path.join(ROOT, "traces", t) for t in ("sort.trace", "session.trace.gz")]
 GRADE = os.path.join(ROOT, "tools", "lab", "grade.py")
 
 
