@@ -181,7 +181,6 @@ void vm_trace_tick(void);
 void vm_trace_leave(uint32_t frame);     /* its page is about to leave it (freed or evicted) */
 /* From vm_fault, vm_lock not held: 1 when va's page was hidden by an ordered trace (now
  * recorded and shown again: the fault is done), 0 when it is present, -1 when it is not. */
-struct addrspace;
 int vm_trace_fault(struct addrspace *as, uint32_t va, bool write);
 /* From vm_fault when a page that was not present came in: its first reference this epoch. */
 void vm_trace_arrived(struct addrspace *as, uint32_t va, bool write);
