@@ -19,8 +19,8 @@
  * slave). Trace a machine with memory to spare, as Hagmann did.
  *
  * The order of references (vm.trace_order=1 when the trace starts): sampling says which pages
- * an epoch referenced, not in what order, and clock, FIFO and LRU live on that order (Hagmann
- * replayed his samples in the order he read them; so did we, and clock came out as FIFO). In
+ * an epoch referenced, not in what order, and clock, FIFO and LRU live on that order (replayed
+ * in the order the sampler met the frames, a sampled trace makes clock look like FIFO). In
  * this mode every epoch's sample also hides every mapped page from user mode (clears PTE_U,
  * leaving it present and mapped, so that page-out, COW-COR and the aging clock see nothing
  * new), and the first user access to it in the epoch takes a soft fault: vm_fault calls
@@ -36,8 +36,9 @@
  * measures it); the pages of every process are traced, as in sampling.
  *
  * The buffer is a ring: SYS_vmtrace's `first` says the caller has what came before, so the
- * trace program can drain it while the command runs (trace -d) and a trace may last minutes;
- * a record that would overwrite one not yet read is lost instead (counted).
+ * trace program can drain it while the command runs (or trace -f, while a session runs) and a
+ * trace may last minutes; a record that would overwrite one not yet read is lost instead
+ * (counted).
  *
  * Writing vm.trace_epoch_ms starts a new trace (the old one is dropped; the first sample only
  * clears the bits, so references before the start are not counted); writing 0 takes a last

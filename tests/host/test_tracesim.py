@@ -145,8 +145,9 @@ def hot_and_stream(path, ordered, epochs=60, hot=20, stream=10):
 def test_ordered_trace_lru_and_clock_keep_the_hot_set_fifo_does_not(tmp_path):
     """In the order of use, with the clock moving within a tick as the kernel's does, LRU faults
     only on the stream (and the hot set's first touches), clock nearly so; FIFO takes the hot
-    set's pages as they come round and faults on them again. (Before the clock moved within a
-    tick, every page of an epoch had one age and LRU chose among them by frame number.)"""
+    set's pages as they come round and faults on them again. (Were the clock to stand still
+    within a tick, every page of an epoch would have one age and LRU would choose among them by
+    frame number.)"""
     t = hot_and_stream(tmp_path / "hs.trace", True)
     out = tmp_path / "hs.csv"
     p = run("-p", "clock,lru,fifo", "-m", "40", "-c", out, t)

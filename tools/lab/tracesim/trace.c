@@ -15,7 +15,8 @@
  * came in, during that epoch: an absent line means "not referenced". Lines are ordered by
  * epoch; within an epoch they are in the order the kernel met the frames, which is what the
  * simulator takes as the order of the references (Hagmann did the same and found that
- * shuffling them changed nothing; ours did: clock became FIFO, as the lab's docs tell).
+ * shuffling them changed nothing; on traces of a few seconds it makes clock look like FIFO,
+ * as the lab's docs tell).
  *
  * An ordered trace (`trace -r`, header "order=reference") has the same lines, but within an
  * epoch in the order of each page's first use (the kernel's soft faults, vm/trace.c), then
