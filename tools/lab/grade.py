@@ -15,7 +15,8 @@
 3. The kernel's ranking beside the simulator's (--compare, and with every kernel part): the
    session trace's own workload (tools/lab/record_traces.py), untraced, in a 16 MB machine at
    the CPU speed it was traced at, under clock, LRU and FIFO (and the policy, if the kernel has
-   it): its page-ins, ranked, beside the simulator's faults on the session trace, ranked.
+   it): its page-ins, ranked, beside the simulator's faults on the session trace, ranked summed
+   over its sizes and size by size, and at how many sizes the two orders are the same.
 
 The score (out of 100), only for a correct policy (an incorrect one scores 0): for each trace,
 with F the faults summed over its memory sizes,
@@ -206,20 +207,24 @@ def ranking(counts):
     return out
 
 
-def sim_at(sim, trace, policies, frames):
-    """{policy: faults} of the simulator on trace at one memory size (MIN included)."""
+def sim_sizes(sim, trace, policies):
+    """{frames: {policy: faults}} of the simulator on trace at its sizes below its page count."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "at.csv")
-        subprocess.run([sim, "-p", ",".join(policies), "-m", str(frames), "-c", path, trace],
+        subprocess.run([sim, "-p", ",".join(policies), "-c", path, trace],
                        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         rows = list(csv.DictReader(open(path, newline=""))) if os.path.exists(path) else []
-    return {r["policy"]: int(r["faults"]) for r in rows if r["faults"] != "error"}
+    out = {}
+    for r in rows:
+        if r["faults"] != "error" and int(r["frames"]) < int(r["pages"]):
+            out.setdefault(int(r["frames"]), {})[r["policy"]] = int(r["faults"])
+    return out
 
 
 def compare_part(sums, policies, mem=COMPARE_MEM, scale=100, sim=None, traces=()):
     """The simulator's ranking of policies on the session trace against the kernel's on the
-    session's workload, in the same run: summed over the trace's sizes, and at the size of the
-    VM's share of the kernel's machine (the frames it held, averaged over the work); lines."""
+    session's workload, in the same run: summed over the trace's sizes, and size by size (the
+    kernel's VM has no one size: the file cache takes and gives frames as the work goes); lines."""
     lines = []
     summed = next((s for t, s in sums.items() if t.startswith(COMPARE_TRACE)), None)
     trace = next((t for t in traces if os.path.basename(t).startswith(COMPARE_TRACE + ".")), None)
@@ -231,27 +236,26 @@ def compare_part(sums, policies, mem=COMPARE_MEM, scale=100, sim=None, traces=()
             continue
         kern[pol] = pi
         vmframes.append(vf)
-        print("grade: compare: the session in a %d MB kernel under %s: %d page-ins, %d page-outs, the VM held %d frames"
-              % (mem, pol, pi, po, vf), flush=True)
+        print("grade: compare: the session in a %d MB kernel under %s: %d page-ins, %d page-outs, %d VM frames "
+              "while only the background ran" % (mem, pol, pi, po, vf), flush=True)
     if len(kern) == len(policies):
         lines.append("grade: compare: kernel, the session's workload in %d MB (page-ins): %s; %s" % (
             mem, ", ".join("%s %d" % (p, kern[p]) for p in policies), ranking(kern)))
-    at = {}
-    if trace and sim and vmframes:
-        frames = sum(vmframes) // len(vmframes)
-        at = sim_at(sim, trace, policies, frames)
-        if all(p in at for p in policies):
-            lines.append("grade: compare: simulator, %s trace at %d frames (the VM's share in the kernel): %s; %s" % (
-                COMPARE_TRACE, frames, ", ".join("%s %d" % (p, at[p]) for p in policies),
-                ranking({p: at[p] for p in policies})))
+    sizes = sim_sizes(sim, trace, policies) if trace and sim else {}
+    sizes = {f: s for f, s in sizes.items() if all(p in s for p in policies)}
+    if sizes:
+        lines.append("grade: compare: simulator, %s trace, size by size: %s" % (COMPARE_TRACE, "; ".join(
+            "%d frames %s" % (f, ranking({p: s[p] for p in policies})) for f, s in sorted(sizes.items()))))
     if summed and all(p in summed for p in policies):
         lines.append("grade: compare: simulator, %s trace, faults summed over its sizes: %s; %s" % (
             COMPARE_TRACE, ", ".join("%s %d" % (p, summed[p]) for p in policies),
             ranking({p: summed[p] for p in policies})))
-    if len(kern) == len(policies) and at and all(p in at for p in policies):
-        agree = sorted(policies, key=lambda p: at[p]) == sorted(policies, key=lambda p: kern[p])
-        lines.append("grade: compare: at the same memory the rankings %s" % (
-            "agree" if agree else "differ (docs/lab-replacement.md says why)"))
+    if len(kern) == len(policies) and sizes:
+        order = sorted(policies, key=lambda p: kern[p])
+        same = [f for f, s in sorted(sizes.items()) if sorted(policies, key=lambda p: s[p]) == order]
+        lines.append("grade: compare: the kernel's order (%s) is the simulator's at %d of %d sizes%s%s" % (
+            " < ".join(order), len(same), len(sizes), " (%s frames)" % ", ".join(map(str, same)) if same else "",
+            "" if len(same) == len(sizes) else "; docs/lab-replacement.md says why they differ"))
     return lines
 
 
