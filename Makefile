@@ -81,7 +81,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: linux-programs all tracesim traces grade qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: linux-programs all tracesim traces grade lab-release trace-cost qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(PRISTINE) $(B)/mkfs $(B)/fsck $(B)/tracesim compile_commands.json
 
 # --- host tools: installed if missing (see tools/setup/check-tools.sh) -------------------
@@ -255,12 +255,23 @@ traces: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/record_traces.py
 	$(PY) tools/lab/tracesim.py
 
-# The replacement lab (docs/lab-replacement.md): make grade POLICY=NAME [POLICYFILE=vm/policy_NAME.c]
+# The replacement lab (docs/lab-replacement.md): make grade POLICY=NAME [POLICYFILE=vm/policy_NAME.c],
+# or a class: make grade DIR=submissions [LAB=replacement] [GRADE_ARGS='--timeout 300 --kernel']
+# (one directory per student; build/grade/DIR/scores.csv and a report each).
 POLICY ?=
 POLICYFILE ?=
+DIR ?=
+LAB ?= replacement
+GRADE_ARGS ?=
 grade: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
-	@test -n "$(POLICY)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=aging)'; exit 2; }
-	$(PY) tools/lab/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE))
+	@test -n "$(POLICY)$(DIR)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=aging) or DIR=SUBMISSIONS'; exit 2; }
+	$(PY) tools/lab/grade.py $(if $(DIR),--dir $(DIR) --lab $(LAB),$(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE))) $(GRADE_ARGS)
+# The students' tree of a lab, without its reference solutions, built and tested (tools/lab/release.py).
+lab-release: $(PY_OK)
+	$(PY) tools/lab/release.py --lab $(LAB)
+# What the sampled and the ordered trace cost the traced programs (guest time; build/bench/trace-cost.*).
+trace-cost: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
+	$(PY) tools/lab/trace_cost.py
 
 # The negotiation's decision is pure C too (kernel/negotiate_rule.c).
 $(B)/tests/test_negotiate: tests/host/test_negotiate.c kernel/negotiate_rule.c kernel/negotiate_rule.h | $(TOOLS_OK)
@@ -443,8 +454,12 @@ help:
 	@echo 'make programs        only the user programs (build/user/bin)'
 	@echo 'make tools           check the host tools and install what is missing'
 	@echo 'make test-build      build everything the tests use, without running them'
-	@echo 'make traces          record traces/*.trace in the kernel (sort, toucher, ifs, forktree, vmtest), then replay'
+	@echo 'make traces          record traces/*.trace in the kernel, in the order of use (sort, toucher, ifs, forktree,'
+	@echo '                     vmtest, and a session of minutes), then replay'
 	@echo 'make grade POLICY=N  the replacement lab'"'"'s grader: policy N on the traces and in the kernel, a score'
+	@echo 'make grade DIR=D     grade a class: one directory per student in D (build/grade/D/scores.csv, reports)'
+	@echo 'make lab-release     the students'"'"' tree of a lab (LAB=replacement) without its solutions, built and tested'
+	@echo 'make trace-cost      what the sampled and the ordered trace cost the traced programs (guest time)'
 	@echo 'make tracesim        replay traces/*.trace through every policy and MIN (table, build/traces CSV, PNG)'
 	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'
 	@echo 'make soak            sort, toucher, sysfuzz, forktree and fsstress at once for DURATION s (600),'
@@ -478,7 +493,7 @@ help:
 	@echo 'Variables (each run uses what its command line gives, else the default):'
 	@echo '  MEM=64  CMDLINE='"'"'key=value ...'"'"'  FILES='"'"'file dir ...'"'"'  FSIMG=IMAGE  ACCEL=tcg|kvm'
 	@echo '  JOBS=2  TESTS=tests  V=1 (full compiler lines)  FSSIZE=128 (MB of a new image)  PYTHON=python3'
-	@echo '  POLICY POLICYFILE (make grade)  IFS_ARGS (bench-ifs)  ECD_ARGS (bench-ecd)  LINUX_ARGS (bench-linux)'
+	@echo '  POLICY POLICYFILE DIR LAB GRADE_ARGS (make grade)  IFS_ARGS (bench-ifs)  ECD_ARGS (bench-ecd)  LINUX_ARGS (bench-linux)'
 	@echo '  LINUX_ECD_ARGS (bench-linux-ecd)'
 	@echo '  PAPER_ARGS  RESULTS_ARGS'
 	@echo '  MUTANTS_ARGS  DURATION  N SEED'

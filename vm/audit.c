@@ -66,8 +66,9 @@ int vm_audit(bool quiet)
           BAD("segment %u va 0x%x maps frame 0x%x it does not own\n", k, va, PTE_ADDR(e));
         if ((e & PTE_INTRANS) && inmap && !frame_busy(f))
           BAD("segment %u va 0x%x in transit but its frame is not busy\n", k, va);
-        /* Every mapping the VM makes is a user one; code is shared, so never writable. */
-        if ((e & PTE_P) && !(e & PTE_U))
+        /* Every mapping the VM makes is a user one (an ordered trace hides pages from user
+         * mode for an epoch, vm/trace.c); code is shared, so never writable. */
+        if ((e & PTE_P) && !(e & PTE_U) && !vm_trace_hiding())
           BAD("segment %u va 0x%x: present entry without the user bit 0x%x\n", k, va, e);
         if ((e & PTE_P) && (e & PTE_W) && s->type == SEG_CODE)
           BAD("segment %u va 0x%x: code page mapped writable 0x%x\n", k, va, e);

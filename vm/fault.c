@@ -192,6 +192,9 @@ int vm_fault(uint32_t va, uint32_t err, bool from_user)
     return -1;
   if (write && s->type == SEG_CODE)
     return -1;
+  int traced = vm_trace_fault(as, va, write);
+  if (traced > 0)
+    return 0;               /* hidden by an ordered trace for its first use this epoch */
   /* Each pass handles one state; a write to a COW page on backing store takes two (7.4.4):
    * pagein brings it in still COW, then cow_fault copies it. */
   for (int pass = 0; pass < 8; pass++) {
@@ -200,8 +203,11 @@ int vm_fault(uint32_t va, uint32_t err, bool from_user)
       r = cor_fault(s, va);
     else if (r == NEED_COW)
       r = cow_fault(s, va);
-    else
+    else {
+      if (r == 0 && traced < 0)
+        vm_trace_arrived(as, va, write);
       return r;
+    }
     if (r < 0)
       return r;
   }

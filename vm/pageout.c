@@ -181,11 +181,12 @@ static bool needs_write(struct frame *f, pte_t *old)
 
 /* The entry of a page whose page-out failed or that was cleaned: present again, COW if it
  * still is (COW-COR may have made it writable meanwhile; cur is the in-transit entry), and
- * neither accessed nor dirty. */
+ * neither accessed nor dirty; a user page, even if an ordered trace had hidden it (vm/trace.c),
+ * since the trace may have stopped meanwhile. */
 static pte_t restored(pte_t old, pte_t cur)
 {
   pte_t perm = (cur & PTE_COW) ? PTE_COW : (old & (PTE_W | PTE_COW)) ? PTE_W : 0;
-  return PTE_ADDR(old) | (old & PTE_U) | PTE_P | perm;
+  return PTE_ADDR(old) | PTE_U | PTE_P | perm;
 }
 
 /* Candidate f's page goes, if it is clean: its entry then says where the page is now (on

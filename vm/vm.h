@@ -179,6 +179,12 @@ extern uint32_t vm_audit_every_fault;     /* vm.audit (vm/vm.c) */
 void vm_trace_init(void);
 void vm_trace_tick(void);
 void vm_trace_leave(uint32_t frame);     /* its page is about to leave it (freed or evicted) */
+/* From vm_fault, vm_lock not held: 1 when va's page was hidden by an ordered trace (now
+ * recorded and shown again: the fault is done), 0 when it is present, -1 when it is not. */
+int vm_trace_fault(struct addrspace *as, uint32_t va, bool write);
+/* From vm_fault when a page that was not present came in: its first reference this epoch. */
+void vm_trace_arrived(struct addrspace *as, uint32_t va, bool write);
+bool vm_trace_hiding(void);  /* an ordered trace has present entries without PTE_U */
 /* vm/fault.c */
 extern uint32_t st_vm_pageins_backing;     /* page-ins read from backing files (swap) */
 extern uint32_t st_vm_faults, st_vm_faults_zero, st_vm_faults_code, st_vm_pageins;

@@ -17,5 +17,6 @@ struct vmtrace_info {
   unsigned records;         /* records held */
   unsigned lost;            /* records that did not fit */
   unsigned on;              /* still recording */
+  unsigned ordered;         /* each epoch's records are in the order of first references */
 };
 #endif

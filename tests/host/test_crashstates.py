@@ -111,3 +111,24 @@ def test_one_block_requests_are_not_torn_further(tmp_path):
     assert [s for s in targeted if s[0] not in ("flush", "end")] == \
         [("drop", 0, [1]), ("drop", 0, [0]),
          ("drop", 1, [3, 4]), ("drop", 1, [2, 4]), ("drop", 1, [2, 3])]
+
+
+def test_blocks_free_at_the_start_hold_stale_bytes_until_written(tmp_path):
+    """A real disk's free blocks hold old bytes, not zeros: every data block the recording
+    writes that was zero in the initial image holds stale_data in a state until a write of it
+    lands, so a file given a block its data never reached shows bytes of no file."""
+    init = tmp_path / "init.img"
+    init.write_bytes(blk(0x80) * 2 + bytes(B) * 14)          # blocks 0-1 used, the rest free
+    write_log(tmp_path / "log", [(b"W", 1 * B, blk(1)), (b"W", 4 * B, blk(2)), (b"F", 0, b""),
+                                 (b"W", 5 * B, blk(3) + blk(4))])
+    rec = crashstates.Recording(str(tmp_path / "log"), str(init))
+    initial = crashstates.nonzero_blocks(rec.initial)
+    stale = rec.stale_blocks(initial, data_start=2)
+    assert stale == [4, 5, 6]                  # written, free at the start, not below data_start
+    img = tmp_path / "s.img"
+    rec.write_image(str(img), 1, [3], initial, stale)     # after the flush, block 6 landed
+    data = img.read_bytes()
+    blocks = [data[b * B:(b + 1) * B] for b in range(16)]
+    assert blocks[1] == blk(1) and blocks[4] == blk(2) and blocks[6] == blk(4)
+    assert blocks[5] == crashstates.stale_data(5) and blocks[5].startswith(b"stale block 00000005\n")
+    assert blocks[0] == blk(0x80) and blocks[7] == bytes(B)   # used at the start; never written

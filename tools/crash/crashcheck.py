@@ -34,7 +34,7 @@ acknowledgement, when the log held sent[j] writes, so j's writes all come after 
 state whose writes all lie before sent[j] cannot hold any of j's effects. An acknowledgement
 read when the log held f flushes binds every state that holds flush f.
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile
+import argparse, functools, json, os, re, shutil, subprocess, sys, tempfile
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -193,6 +193,8 @@ class Model:
     def who(self, blk):
         if blk == ZERO[:len(blk)]:
             return "zeros"
+        if blk.startswith(b"stale block "):
+            return "a block never written since it was free (%s)" % blk[12:20].decode(errors="replace")
         if b"version " in blk:
             return "renamer text"
         if blk[:16] in self.block_owner:
@@ -260,6 +262,13 @@ class Checker:
         self.age = 1.5 * (self.man["writeback_delay"] + self.man["scan_interval"]) + 2.0
         self.bin = None
         self.roots = sorted(d for d in self.model.dirs if d.count("/") == 1 and d != "/")
+
+    @functools.cached_property
+    def stale(self):
+        """The blocks that hold stale bytes in every state until written (crashstates)."""
+        st = subprocess.run([str(FSCK), self.rec.initial, "--stat"], capture_output=True, text=True, check=True)
+        data_start = int(re.search(r"^data_start (\d+)$", st.stdout, re.M).group(1))
+        return self.rec.stale_blocks(self.initial_blocks, data_start)
 
     def states(self, seed, per_epoch, targeted=False):
         """The recording's crash states; targeted adds the torn epochs (crashstates.py) from the
@@ -527,7 +536,7 @@ def main():
     kind, m, order = states[a.state]
     with tempfile.TemporaryDirectory() as tmp:
         img = Path(tmp) / "state.img"
-        c.rec.write_image(str(img), m, order, c.initial_blocks)
+        c.rec.write_image(str(img), m, order, c.initial_blocks, c.stale)
         if a.keep:
             shutil.copyfile(img, a.keep)
         v, info = c.check(m, order, img, tmp, qemu=a.qemu)

@@ -173,9 +173,13 @@ ACE_REUSE = [["unlink", "daemon", "create-fsync-b", "create-fsync-b", "create-fs
 #    generation was let go before W/B's block is on the disk. (Its number is not the stamp
 #    after all: rm's own start dirties /swap's block first, which only a sync or a scan
 #    writes; docs/reliability.md says why an off-by-one there cannot show.)
-#  - the background writer, and syncs while it runs.
+#  - the background writer, and syncs while it runs;
+#  - a file created and not synced, then one fsync'ed beside it: the fsync writes the
+#    descriptor block both share, while the first file's data is only in memory (its new
+#    blocks hold stale bytes on the disk: crashstates.stale_data).
 ACE_AIMED = [["unlink-b", "sync", "append-big", "create-fsync"],
-             ["rename-within", "unlink-b", "daemon", "create-fsync", "create-fsync"]]
+             ["rename-within", "unlink-b", "daemon", "create-fsync", "create-fsync"],
+             ["create", "create-fsync"]]
 # Whether a sync ends while the writer has blocks dirty is a race (the writer may wait for
 # the sync's locks, or be done): three writers, each met by three syncs, a daemon pass apart.
 ACE_LAST = [["writer-bg", "sync", "sync", "sync", "daemon"] * 2 + ["writer-bg", "sync", "sync", "sync"]]

@@ -32,6 +32,13 @@ run with the same seed):
     and single holes are the tears a disk makes.
 Random choices come from random.Random(seed), so a state is reproducible from (recording,
 seed, index).
+
+A real disk is not zeros where nothing was written: its free blocks hold whatever was there
+before. A fresh image would hide every bug that lets a pointer reach the disk before the block
+it names (the file would read zeros, which a crash may show). So in every state, each data
+block the recording writes at some time, free in the initial image and not yet written in this
+state, holds stale bytes that name no file ("stale block N"): a file that shows them was given
+a block its data never reached.
 """
 import itertools, os, random
 
@@ -143,14 +150,22 @@ class Recording:
             t = max(t, self.blocks[i][3])
         return P, t
 
-    def write_image(self, path, m, order, initial_blocks):
-        """Writes the state's image: the initial disk, then writes before flush m, then order."""
+    def stale_blocks(self, initial_blocks, data_start):
+        """The data blocks this recording writes that were zero (free) in the initial image."""
+        return sorted({b for b, _, _, _ in self.blocks if b >= data_start and b not in initial_blocks})
+
+    def write_image(self, path, m, order, initial_blocks, stale=()):
+        """Writes the state's image: the initial disk with stale bytes in the blocks `stale`
+        (stale_blocks), then writes before flush m, then order."""
         over = dict(self.base(m))
         for i in order:
             over[self.blocks[i][0]] = self.blocks[i][1]
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             os.ftruncate(fd, self.size)
+            for b in stale:
+                if b not in over:
+                    os.pwrite(fd, stale_data(b), b * BSIZE)
             for b, data in initial_blocks.items():
                 if b not in over:
                     os.pwrite(fd, data, b * BSIZE)
@@ -158,6 +173,12 @@ class Recording:
                 os.pwrite(fd, data, b * BSIZE)
         finally:
             os.close(fd)
+
+
+def stale_data(b):
+    """What a free block held before: bytes that name no file, and its own number."""
+    line = b"stale block %08d\n" % b
+    return (line * (BSIZE // len(line) + 1))[:BSIZE]
 
 
 def torn_forms(n):

@@ -203,7 +203,7 @@ def compare_state(c, idx, state, keep=None, label="state"):
     tmp = Path(tempfile.mkdtemp(prefix="repaircmp-"))
     try:
         before, host, qemu = tmp / "before.img", tmp / "host.img", tmp / "qemu.img"
-        c.rec.write_image(str(before), m, order, c.initial_blocks)
+        c.rec.write_image(str(before), m, order, c.initial_blocks, c.stale)
         for img in (host, qemu):
             subprocess.run(["cp", "--sparse=always", str(before), str(img)], check=True)
         hv, hinfo = c.check(m, order, host, tmp / "h", qemu=False)

@@ -1,33 +1,53 @@
 """make grade POLICY=NAME: grades a replacement policy, as docs/lab-replacement.md states.
 
-1. On the shipped traces (traces/*.trace), in the simulator (build/tracesim: the very policy
-   file the kernel compiles): the policy must never choose a frame it may not (wired, busy,
-   free, out of range, or "none" while there are candidates); its faults are compared with
-   clock's, LRU's and MIN's at every memory size.
+1. On the shipped traces (traces/*.trace and *.trace.gz, recorded in the order of use), in the
+   simulator (build/tracesim: the very policy file the kernel compiles): the policy must never
+   choose a frame it may not (wired, busy, free, out of range, or "none" while there are
+   candidates); its faults are compared with MIN's, random's, FIFO's, clock's and LRU's at
+   every memory size.
 2. In the kernel (a 16 MB machine booted with vm.policy=NAME): sort of 3 MB (its output must
    equal the host's LC_ALL=C sort of the same input), memhog 24 (checks every word it wrote),
    forktree -e (every shared word checked), vmtest 20 2; then the audit must be clean and the
    VM must hold no more frames than before the workloads (none leaked), and the kernel must
    never have refused the policy's choice (vm.policy_errors: a frame that was not a candidate,
    which the kernel replaces by its oldest page rather than be corrupted). The same boot under
-   clock and lru gives the page-ins to compare with (reported, not scored: they vary with the
-   host's timing).
+   clock and lru gives the page-ins to compare with (reported, not scored).
+3. The kernel's ranking beside the simulator's (--compare, and with every kernel part): the
+   session trace's own workload (tools/lab/record_traces.py), untraced, in a 16 MB machine at
+   the CPU speed it was traced at, under clock, LRU and FIFO (and the policy, if the kernel has
+   it): its page-ins, ranked, beside the simulator's faults on the session trace, ranked summed
+   over its sizes and size by size, and at how many sizes the two orders are the same.
 
 The score (out of 100), only for a correct policy (an incorrect one scores 0): for each trace,
-with F the faults summed over its memory sizes and "over" = (F - F_MIN) / F_MIN,
+with F the faults summed over its memory sizes,
 
-    trace score = 100 * (1 - over(policy) / (2 * max(over(clock), 5 %))), kept within 0..100
+    trace score = 100 * (F_random - F) / (F_random - F_MIN), kept within 0..100
 
-(MIN scores 100, clock 50, a policy twice as far from MIN as clock 0; where clock is within
-5 % of MIN, as on a trace of nearly only first touches, 5 % stands for clock's distance); the
-score is the mean over the traces, rounded.
+the share of the way from random replacement (0: no information) to Belady's MIN (100: the
+whole future known) that the policy covers. A trace on which random is within 5 % of MIN
+(nearly every fault a first touch) is shown but not scored. The total is the score on the
+workstation session (traces/session.trace.gz, minutes of several programs, what Hagmann traced);
+the single-program traces (loops, first touches) are scored and shown beside it, not counted
+(with --traces and no session, the total is their mean). Where clock and LRU land is measured,
+not set by the rule: the handout gives their scores, and what the literature says of them.
 
     python3 tools/lab/grade.py NAME [--file vm/policy_NAME.c] [--host-only] [--traces T...]
+    python3 tools/lab/grade.py --dir DIR [--lab replacement] [--timeout S] [--out D] [--kernel] [--traces T...]
+
+--dir grades a class in one command (make grade DIR=...): DIR holds one directory per student
+with the lab's student files (tools/lab/labs.py: for this lab one policy_NAME.c). Each is first
+checked for what breaks the rules without running it (an #include of anything but vm/policy.h,
+a call to anything a policy may not call: sleep, malloc, printf... every hook runs under the VM
+lock), then graded as above, host part only unless --kernel, in a process of its own with a
+time limit (--timeout, 300 s: a policy that sleeps or loops forever), and a simulator that
+crashes under it is reported as such. Writes OUT/scores.csv (student, file, policy, status,
+score, seconds, reason), one line a student, and OUT/STUDENT.txt, the student's report
+(OUT: build/grade/DIR's name).
 
 --file: a policy file not (yet) in vm/policy.c's table; the simulator is compiled with it
 (build/grade/tracesim), and the kernel part is skipped unless the table has NAME. Exit status
 0 for a correct policy, 1 for an incorrect one, 2 when grading could not run."""
-import argparse, csv, glob, hashlib, os, re, subprocess, sys, tempfile
+import argparse, csv, glob, hashlib, os, re, signal, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
@@ -69,7 +89,7 @@ def host_part(sim, name, traces):
     """(correct, problems, {trace: {policy: faults summed over sizes}}, table text)."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "sim.csv")
-        pols = [name] + [p for p in ("clock", "lru") if p != name]
+        pols = [name] + [p for p in ("clock", "lru", "fifo", "random") if p != name]
         r = subprocess.run([sim, "-p", ",".join(pols), "-c", path] + traces,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode == 2:
@@ -85,10 +105,21 @@ def host_part(sim, name, traces):
     return r.returncode == 0 and not problems, problems, sums, r.stdout
 
 
-def trace_score(f, fmin, fclock):
-    over = (f - fmin) / fmin
-    over_clock = max((fclock - fmin) / fmin, 0.05)
-    return max(0.0, min(100.0, 100.0 * (1 - over / (2 * over_clock))))
+# A trace on which random replacement is this close to MIN says nothing of a policy (nearly all
+# its faults are first touches): it is shown, not scored.
+NO_GAP = 0.05
+# The traces the total is made of: the workstation session, which stands for what Hagmann traced.
+# The others are one program each, loops or first touches; their scores are shown, and the total
+# is theirs only when no total trace is graded (--traces).
+TOTAL_TRACES = ["session"]
+
+
+def trace_score(f, fmin, frandom):
+    """The share of the way from random replacement (0) to MIN (100) that f covers, within 0..100;
+    None where random is within NO_GAP of MIN."""
+    if frandom - fmin <= NO_GAP * fmin:
+        return None
+    return max(0.0, min(100.0, 100.0 * (frandom - f) / (frandom - fmin)))
 
 
 def boot(policy):
@@ -124,6 +155,108 @@ def boot(policy):
 def numbers(text):
     """The values `vmstat NAME...` printed: "name value" lines (or bare values, as before)."""
     return [int(x) for x in re.findall(r"^\s*(?:[a-z][\w.]*\s+)?(\d+)\s*$", text, re.M)]
+
+
+# The kernel's side of the simulator's ranking: the session trace's workload (tools/lab/record_traces.py),
+# untraced, in a machine too small for it, under each of these policies, counting its page-ins.
+COMPARE = ["clock", "lru", "fifo"]
+COMPARE_MEM = 16
+COMPARE_TRACE = "session"
+
+
+def session_pageins(policy, mem=COMPARE_MEM, scale=100):
+    """vm.pageins and vm.pageouts of the session's foreground work (the environment and the toucher
+    running behind it) under vm.policy=policy, at the CPU speed it was traced at (-icount 6, guest
+    time exact; without align, so the host runs it as fast as it can): (pageins, pageouts, the
+    frames the VM held, the mean of before and after, console)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
+    import record_traces as rt
+    from benchlib import boot_steps
+    x = "" if scale == 100 else "-x %d " % scale
+    setup = [l.replace("phase ", "phase " + x) for l in rt.SESSION_SETUP]
+    background = [l.replace("phase ", "phase " + x) for l in rt.SESSION_BACKGROUND]
+    work = [l.replace("phase ", "phase " + x) for l in rt.session_lines()]
+    stamp = "vmstat -n vm.pageins vm.pageouts mem.frames.vm"
+
+    def finish(out):
+        jobs = re.findall(r"^\[(\d+)\]$", out, re.M)
+        return "kill %s\n" % " ".join("-" + j for j in jobs)
+
+    steps = [(None, "sysctl vm.policy=%s\n" % policy + "\n".join(setup + background) + "\n"),
+             (rt.ENV_READY, "\n".join([stamp] + work + [stamp, "echo session-done"]) + "\n"),
+             (r"\nsession-done\n", finish)]
+    rc, out, _, _ = boot_steps(steps, mem=mem, timeout=3600, icount=rt.SESSION_CPU["icount"], align=False)
+    got = []
+    for m in re.finditer(re.escape(stamp) + r"\n", out):     # its echo: after "$ ", or a job's line
+        # its two numbers are the next numeric lines: a background job may print between them
+        nums = re.findall(r"^(\d+)$", out[m.end():m.end() + 2000], re.M)[:3]
+        if len(nums) == 3:
+            got.append([int(n) for n in nums])
+    if rc != 0 or len(got) != 2:
+        return None, None, None, out
+    return got[1][0] - got[0][0], got[1][1] - got[0][1], (got[0][2] + got[1][2]) // 2, out
+
+
+def ranking(counts):
+    """'a < b = c' from {policy: count}, fewest first."""
+    items = sorted(counts.items(), key=lambda kv: kv[1])
+    out = items[0][0]
+    for (p0, c0), (p1, c1) in zip(items, items[1:]):
+        out += (" = " if c1 == c0 else " < ") + p1
+    return out
+
+
+def sim_sizes(sim, trace, policies):
+    """{frames: {policy: faults}} of the simulator on trace at its sizes below its page count."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "at.csv")
+        subprocess.run([sim, "-p", ",".join(policies), "-c", path, trace],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        rows = list(csv.DictReader(open(path, newline=""))) if os.path.exists(path) else []
+    out = {}
+    for r in rows:
+        if r["faults"] != "error" and int(r["frames"]) < int(r["pages"]):
+            out.setdefault(int(r["frames"]), {})[r["policy"]] = int(r["faults"])
+    return out
+
+
+def compare_part(sums, policies, mem=COMPARE_MEM, scale=100, sim=None, traces=()):
+    """The simulator's ranking of policies on the session trace against the kernel's on the
+    session's workload, in the same run: summed over the trace's sizes, and size by size (the
+    kernel's VM has no one size: the file cache takes and gives frames as the work goes); lines."""
+    lines = []
+    summed = next((s for t, s in sums.items() if t.startswith(COMPARE_TRACE)), None)
+    trace = next((t for t in traces if os.path.basename(t).startswith(COMPARE_TRACE + ".")), None)
+    kern, vmframes = {}, []
+    for pol in policies:
+        pi, po, vf, console = session_pageins(pol, mem, scale)
+        if pi is None:
+            lines.append("grade: compare: the session under %s failed; console tail:\n%s" % (pol, console[-1500:]))
+            continue
+        kern[pol] = pi
+        vmframes.append(vf)
+        print("grade: compare: the session in a %d MB kernel under %s: %d page-ins, %d page-outs, %d VM frames "
+              "while only the background ran" % (mem, pol, pi, po, vf), flush=True)
+    if len(kern) == len(policies):
+        lines.append("grade: compare: kernel, the session's workload in %d MB (page-ins): %s; %s" % (
+            mem, ", ".join("%s %d" % (p, kern[p]) for p in policies), ranking(kern)))
+    sizes = sim_sizes(sim, trace, policies) if trace and sim else {}
+    sizes = {f: s for f, s in sizes.items() if all(p in s for p in policies)}
+    if sizes:
+        lines.append("grade: compare: simulator, %s trace, size by size: %s" % (COMPARE_TRACE, "; ".join(
+            "%d frames %s" % (f, ranking({p: s[p] for p in policies})) for f, s in sorted(sizes.items()))))
+    if summed and all(p in summed for p in policies):
+        lines.append("grade: compare: simulator, %s trace, faults summed over its sizes: %s; %s" % (
+            COMPARE_TRACE, ", ".join("%s %d" % (p, summed[p]) for p in policies),
+            ranking({p: summed[p] for p in policies})))
+    if len(kern) == len(policies) and sizes:
+        order = sorted(policies, key=lambda p: kern[p])
+        same = [f for f, s in sorted(sizes.items()) if sorted(policies, key=lambda p: s[p]) == order]
+        lines.append("grade: compare: the kernel's order (%s) is the simulator's at %d of %d sizes%s%s" % (
+            " < ".join(order), len(same), len(sizes), " (%s frames)" % ", ".join(map(str, same)) if same else "",
+            "" if len(same) == len(sizes) else "; docs/lab-replacement.md says why they differ"))
+    return lines
 
 
 def kernel_part(name):
@@ -163,17 +296,135 @@ def kernel_part(name):
     return not problems, problems, pageins
 
 
+def rule_breaks(lab, path):
+    """What breaks the lab's rules in a student file, found without running it: [(status, why)]."""
+    text = open(path, errors="replace").read()
+    out = []
+    for inc in re.findall(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', text, re.M):
+        if inc != lab.allowed_include:
+            out.append(("rule broken", "includes %s: a policy includes nothing but %s (the host compiles the very "
+                        "same file, and nothing else is safe under the VM lock)" % (inc, lab.allowed_include)))
+    with tempfile.TemporaryDirectory() as d:
+        obj = os.path.join(d, "p.o")
+        cc = os.environ.get("HOSTCC", "cc")
+        r = subprocess.run([cc, "-O2", "-c", "-I", ROOT, "-o", obj, path], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            return out + [("does not compile", r.stdout.strip()[-1500:])]
+        syms = subprocess.run(["nm", "-u", obj], stdout=subprocess.PIPE, text=True).stdout.split()
+    for sym in sorted(set(x for x in syms if x != "U")):
+        if not lab.allowed_symbols(sym):
+            out.append(("rule broken", "calls %s, which a policy may not: every hook runs with the VM lock held "
+                        "(no sleeping, no allocating, no printing), and a policy asks the VM only the pol_* "
+                        "questions of vm/policy.h" % sym))
+    return out
+
+
+def grade_one(lab, path, timeout, host_only, traces):
+    """(status, score, seconds, reason, report text) of one submission, graded in a process group of
+    its own that is killed at the time limit."""
+    t0 = time.monotonic()
+    argv = lab.grade_command(sys.executable, path, host_only) + (["--traces"] + traces if traces else [])
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return ("time limit", 0, time.monotonic() - t0,
+                "not done in %d s: a policy that sleeps, waits or loops forever (its hooks run under the VM lock "
+                "and must return at once)" % timeout, out)
+    secs = time.monotonic() - t0
+    final = re.search(r"^grade: \S+: (correct|incorrect), score (\d+)/100$", out, re.M)
+    if p.returncode == 0 and final:
+        return "correct", int(final.group(2)), secs, "", out
+    if p.returncode == 1 and final:
+        why = re.findall(r"^grade: INCORRECT: (.*)$", out, re.M)
+        return "incorrect", 0, secs, why[0] if why else "", out
+    died = re.search(r"tracesim: the run of .*? died[^\n]*", out)
+    if died:
+        return "crashed the simulator", 0, secs, died.group(0), out
+    last = [l for l in out.splitlines() if l.strip()]
+    return "could not grade", 0, secs, last[-1] if last else "exit %d" % p.returncode, out
+
+
+def grade_dir(lab, folder, out_dir, timeout, host_only, traces):
+    """Grades every student of folder; writes out_dir/scores.csv and a report each; returns the rows."""
+    students = sorted(d for d in os.listdir(folder) if os.path.isdir(os.path.join(folder, d)))
+    if not students:
+        fail("%s holds no student directories (one per student, with %s)" % (folder, lab.student_glob))
+    os.makedirs(out_dir, exist_ok=True)
+    rows = []
+    for st in students:
+        files = sorted(glob.glob(os.path.join(folder, st, lab.student_glob)))
+        row = dict(student=st, file="", policy="", status="", score=0, seconds="0.0", reason="")
+        report = []
+        if len(files) != 1:
+            row.update(status="no submission", reason="%d files match %s (one is wanted)" % (len(files), lab.student_glob))
+            report.append("grade: %s: no submission, score 0/100: %s" % (st, row["reason"]))
+        else:
+            path = os.path.abspath(files[0])
+            name = os.path.basename(path)[len("policy_"):-2]
+            row.update(file=os.path.relpath(path, folder), policy=name)
+            breaks = [] if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else \
+                [("rule broken", "the file's name must be policy_NAME.c, NAME lowercase letters, digits and _")]
+            breaks = breaks or rule_breaks(lab, path)
+            if breaks:
+                row.update(status=breaks[0][0], reason="; ".join(w for _, w in breaks))
+                report.append("grade: %s: %s, score 0/100" % (name, breaks[0][0]))
+                report += ["grade: %s" % w for _, w in breaks]
+            else:
+                status, score, secs, reason, out = grade_one(lab, path, timeout, host_only, traces)
+                row.update(status=status, score=score, seconds="%.1f" % secs, reason=reason)
+                report.append(out)
+                if status not in ("correct", "incorrect"):
+                    report.append("grade: %s: %s, score 0/100: %s" % (name, status, reason))
+        with open(os.path.join(out_dir, st + ".txt"), "w") as f:
+            f.write("\n".join(report).rstrip("\n") + "\n")
+        rows.append(row)
+        print("grade: %-16s %-20s %-22s %3s  %s" % (st, row["policy"], row["status"], row["score"], row["reason"][:120]),
+              flush=True)
+    with open(os.path.join(out_dir, "scores.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print("grade: %d students: %s, reports beside it" % (len(rows), os.path.relpath(os.path.join(out_dir, "scores.csv"))))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("policy")
+    ap.add_argument("policy", nargs="?")
+    ap.add_argument("--dir", help="grade every student directory in DIR")
+    ap.add_argument("--lab", default="replacement", help="with --dir: the lab (tools/lab/labs.py)")
+    ap.add_argument("--timeout", type=int, default=300, help="with --dir: seconds per student")
+    ap.add_argument("--out", help="with --dir: where scores.csv and the reports go")
+    ap.add_argument("--kernel", action="store_true", help="with --dir: the kernel part too, for policies in the table")
     ap.add_argument("--file", help="the policy's file, when vm/policy.c's table does not have it yet")
     ap.add_argument("--host-only", action="store_true", help="only the traces (no QEMU)")
+    ap.add_argument("--compare", action="store_true",
+                    help="only the simulator and the kernel's ranking of clock, lru and fifo on the session")
+    ap.add_argument("--compare-mem", type=int, default=COMPARE_MEM, help="MB of the kernel's machine for --compare")
+    ap.add_argument("--compare-scale", type=int, default=100, help="the session's phases scaled (phase -x): tests")
     ap.add_argument("--traces", nargs="*", help="default: traces/*.trace")
     a = ap.parse_args()
+    if a.dir:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import labs
+        if a.lab not in labs.LABS:
+            fail("no lab named %s (%s)" % (a.lab, ", ".join(labs.LABS)))
+        if not os.path.isdir(a.dir):
+            fail("%s is not a directory" % a.dir)
+        out = a.out or os.path.join(BUILD, "grade", os.path.basename(os.path.normpath(a.dir)))
+        grade_dir(labs.LABS[a.lab], a.dir, out, a.timeout, not a.kernel, a.traces)
+        sys.exit(0)
+    if not a.policy:
+        fail("give a policy NAME, or --dir DIR")
     name = a.policy
     if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
         fail("a policy name is lowercase letters, digits and _: %r" % name)
-    traces = a.traces or sorted(glob.glob(os.path.join(ROOT, "traces", "*.trace")))
+    traces = a.traces or sorted(glob.glob(os.path.join(ROOT, "traces", "*.trace")) +
+                                glob.glob(os.path.join(ROOT, "traces", "*.trace.gz")))
     if not traces:
         fail("no traces (make traces records them)")
     if not os.path.exists(os.path.join(BUILD, "tracesim")):
@@ -190,16 +441,32 @@ def main():
     print("grade: %s on %d traces (simulator)" % (name, len(traces)))
     ok, problems, sums, table = host_part(sim, name, traces)
     print(table, end="")
-    scores = []
-    print("%-16s %10s %10s %10s %10s %8s" % ("trace", "MIN", "clock", "lru", name, "score"))
+    scores, total = [], []
+    anchors = [p for p in ("random", "fifo", "clock", "lru") if p != name]
+    print("%-16s %10s %s %10s %8s" % ("trace", "MIN", " ".join("%10s" % p for p in anchors), name, "score"))
     for t, s in sums.items():
         if name not in s:
             continue
-        sc = trace_score(s[name], s["MIN"], s["clock"])
-        scores.append(sc)
-        print("%-16s %10d %10d %10d %10d %8.0f" % (t, s["MIN"], s["clock"], s["lru"], s[name], sc))
+        sc = trace_score(s[name], s["MIN"], s["random"])
+        if sc is not None:
+            scores.append(sc)
+            if any(t.split(".")[0] == x for x in TOTAL_TRACES):
+                total.append(sc)
+        print("%-16s %10d %s %10d %8s" % (t, s["MIN"], " ".join("%10d" % s[p] for p in anchors), s[name],
+                                          "%.0f" % sc if sc is not None else "-"))
+    if sums and not scores:
+        print("grade: no trace scored: random is within %d %% of MIN on all of them" % (100 * NO_GAP))
+    if total:
+        print("grade: the total is the score on %s; the other traces' are shown, not counted" % ", ".join(TOTAL_TRACES))
+        scores = total
 
     kernel_ok, kproblems, pageins = True, [], {}
+    if a.compare:
+        pols = COMPARE + ([name] if listed and name not in COMPARE else [])
+        print("grade: the kernel's ranking beside the simulator's: %s" % ", ".join(pols), flush=True)
+        for line in compare_part(sums, pols, a.compare_mem, a.compare_scale, sim, traces):
+            print(line)
+        sys.exit(0 if ok else 1)
     if a.host_only:
         print("grade: kernel part skipped (--host-only)")
     elif not listed:
@@ -211,6 +478,10 @@ def main():
         kernel_ok, kproblems, pageins = kernel_part(name)
         if pageins:
             print("grade: kernel page-ins: " + ", ".join("%s %s" % kv for kv in pageins.items()))
+        pols = COMPARE + ([name] if name not in COMPARE else [])
+        print("grade: the kernel's ranking beside the simulator's: %s" % ", ".join(pols), flush=True)
+        for line in compare_part(sums, pols, sim=sim, traces=traces):
+            print(line)
     correct = ok and kernel_ok
     for p in problems[:3]:
         print("grade: INCORRECT: " + p)

@@ -1,10 +1,15 @@
 """make traces: records the shipped reference traces (traces/*.trace) in the kernel and copies
 them out of the disk image; then tools/lab/tracesim.py replays them.
 
-One boot of a 64 MB machine (memory to spare: a page that came in and went out within one
-epoch would be missing from its trace, vm/trace.c) on a private copy of build/fs-pristine.img; each
-workload runs under `trace -e 250 -w NAME -o /traces/NAME.trace COMMAND`, and the files come
-out of the image with build/fsck --cat. The workloads (small: the traces are shipped):
+The traces keep the order of references: each runs under `trace -r` (vm.trace_order=1, soft
+faults on each page's first use in an epoch, vm/trace.c), with an epoch of 100 ms. The sampled
+traces they replace (one sample of every page's bits per epoch, no order) are kept in
+traces/sampled/ for comparison (--sampled records those again).
+
+Two boots of a 64 MB machine (memory to spare: a page that came in and went out within one
+epoch would be missing from its trace) on private copies of build/fs-pristine.img. The first, at
+full speed, runs the small workloads, each under `trace -r -e 100 -w NAME -o /traces/NAME.trace
+COMMAND`:
 
   sort      an external sort of 8 MB in a 1 MB budget (runs, temporaries, an 8-way merge)
   toucher   the interactive program: touches its 2 MB every 2 s, six times (periodic)
@@ -12,17 +17,33 @@ out of the image with build/fsck --cat. The workloads (small: the traces are shi
   forktree  a build-like fork/exec workload: fork trees whose leaves exec, nine of them
   vmtest    Irlam's: two processes sweeping 2 MB each for 1 s (cyclic)
 
-    python3 tools/lab/record_traces.py [--out DIR] [--only NAME,...]
+The second is the workstation session, minutes long as Hagmann's traces were hours: the ECD
+benchmark's environment (phase env, 5 MB, a quarter touched every 5 s) and a toucher (2 MB every
+2 s) in the background, while the edit, compile, link and debug phases run six times, each loop
+followed by a sort of 2 MB; the shell starts the trace with sysctl and `trace -f` drains it into
+the file while everything runs. The CPU is slowed to 15.6 MIPS (-icount 6 with align: a quarter
+of make bench-ecd's 3.9 MIPS), so that a phase lasts seconds and uses its pages again over many
+epochs, as the programs it stands for did; at full speed a phase is over within one epoch and
+the trace is nearly all first touches. The machine has 24 MB (the session's programs need about
+16) and the epoch is 200 ms: a sample of every frame, and a soft fault, cost the same number of
+instructions at any speed, so at a slow CPU they must be fewer (at 3.9 MIPS, 100 ms epochs and
+64 MB, sampling alone took 45 % of the CPU; tools/lab/trace_cost.py measures the cost).
+
+  session   the above, about five minutes
+
+    python3 tools/lab/record_traces.py [--out DIR] [--only NAME,...] [--sampled]
 
 The kernel's timing varies with the host, so two recordings differ; the shipped traces are
-one recording, and every figure in the docs comes from them."""
-import argparse, os, re, subprocess, sys, tempfile
+one recording, and every figure in the docs comes from them. A trace over 1 MB is shipped
+gzipped (NAME.trace.gz; the simulator reads either)."""
+import argparse, gzip, os, re, shutil, subprocess, sys, tempfile
 
 # benchlib boots a private copy of the image, as the benchmarks do (tools/bench/).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench"))
-from benchlib import ROOT, private_boot   # noqa: E402
+from benchlib import ROOT, private_boot, boot_steps   # noqa: E402
 
 EPOCH_MS = 100
+GZIP_OVER = 1 << 20
 
 SETUP = ["mkdir /traces", "mklines /in 8M 7"]
 WORKLOADS = [
@@ -32,16 +53,44 @@ WORKLOADS = [
     ("forktree", "sh -c '" + "; ".join(["forktree -e", "forktree -e -k 64", "forktree -e -w 3"] * 3) + "'"),
     ("vmtest", "vmtest -t 1000 4"),
 ]
+# The session: what runs while the trace follows (see the essay), and the same without the
+# trace for the grader's kernel pass (tools/lab/grade.py).
+SESSION_SETUP = ["mkdir /ecd", "phase -d /ecd init", "mklines /in2 2M 7", "sync"]
+SESSION_BACKGROUND = ["phase -s 5 -k 5120 env &", "toucher -m 2 -s 2 -n 100000 -q &"]
+SESSION_WORK = ["phase -d /ecd %s" % p for p in ("edit", "compile", "link", "debug")] + \
+               ["sort -m 256 -o /out2 /in2"]
+SESSION_LOOPS = 6
+SESSION_CPU = dict(icount=6, align=True)
+SESSION_MEM = 24
+SESSION_EPOCH_MS = 200
+ENV_READY = r"phase env: \d+ KB ready\n"
 
 
-def command(name, cmd):
-    return "trace -e %d -w %s -o /traces/%s.trace %s" % (EPOCH_MS, name, name, cmd)
+def command(name, cmd, sampled=False):
+    return "trace %s-e %d -w %s -o /traces/%s.trace %s" % ("" if sampled else "-r ", EPOCH_MS, name, name, cmd)
 
 
-def record(workloads, out_dir, mem=64, timeout=1800):
+def copy_out(img, name, out_dir):
+    """The guest's /traces/NAME.trace into out_dir, gzipped when large; its path."""
+    path = os.path.join(out_dir, name + ".trace")
+    for old in (path, path + ".gz"):
+        if os.path.exists(old):
+            os.remove(old)
+    with open(path, "wb") as f:
+        subprocess.run([os.path.join(ROOT, "build/fsck"), img, "--cat", "/traces/%s.trace" % name],
+                       stdout=f, check=True)
+    if os.path.getsize(path) > GZIP_OVER:
+        with open(path, "rb") as f, gzip.GzipFile(path + ".gz", "wb", mtime=0) as g:
+            shutil.copyfileobj(f, g)
+        os.remove(path)
+        path += ".gz"
+    return path
+
+
+def record(workloads, out_dir, mem=64, timeout=1800, sampled=False):
     """Boots once, runs the workloads under trace, copies each trace into out_dir; returns
     {name: path}. Exits with the console's tail when a workload or its trace failed."""
-    lines = SETUP + [command(n, c) for n, c in workloads] + ["audit"]
+    lines = SETUP + [command(n, c, sampled) for n, c in workloads] + ["audit"]
     with tempfile.TemporaryDirectory() as d:
         img, args = private_boot(d, mem, timeout)
         text = "".join(l + '\necho "?=$?"\n' for l in lines)
@@ -54,23 +103,59 @@ def record(workloads, out_dir, mem=64, timeout=1800):
         paths = {}
         os.makedirs(out_dir, exist_ok=True)
         for name, _ in workloads:
-            path = os.path.join(out_dir, name + ".trace")
-            with open(path, "wb") as f:
-                subprocess.run([os.path.join(ROOT, "build/fsck"), img, "--cat", "/traces/%s.trace" % name],
-                               stdout=f, check=True)
-            paths[name] = path
+            paths[name] = copy_out(img, name, out_dir)
         return paths, out
+
+
+def session_lines():
+    """The session's foreground work, as typed (both loops)."""
+    return SESSION_WORK * SESSION_LOOPS
+
+
+def record_session(out_dir, mem=SESSION_MEM, timeout=3600):
+    """The workstation session under a followed ordered trace; ({"session": path}, console)."""
+    start = SESSION_SETUP + ["mkdir /traces", "sysctl vm.trace_order=1", "sysctl vm.trace_epoch_ms=%d" % SESSION_EPOCH_MS,
+                             "trace -f -w session -o /traces/session.trace &"] + SESSION_BACKGROUND
+    work = session_lines() + ["echo session-done"]
+
+    def finish(out):
+        jobs = re.findall(r"^\[(\d+)\]$", out, re.M)
+        return "kill %s\nsysctl vm.trace_epoch_ms=0\n" % " ".join("-" + j for j in jobs[1:])
+
+    steps = [(None, "\n".join(start) + "\n"), (ENV_READY, "\n".join(work) + "\n"),
+             (r"\nsession-done\n", finish), (r"trace: \d+ records.*\n", "audit\n"), ("audit: ", "")]
+    with tempfile.TemporaryDirectory() as d:
+        keep = os.path.join(d, "fs.img")
+        log = os.path.join(ROOT, "build", "traces", "session-record.log")
+        os.makedirs(os.path.dirname(log), exist_ok=True)
+        print("record_traces: the session; its console in %s" % os.path.relpath(log, ROOT), flush=True)
+        rc, out, _, _ = boot_steps(steps, mem=mem, timeout=timeout, keep=keep, log=log, **SESSION_CPU)
+        if rc != 0 or "audit: ok" not in out or not re.search(r"trace: \d+ records.*, 0 lost", out):
+            sys.exit("record_traces: the session failed (exit %d); the console:\n%s" % (rc, out[-4000:]))
+        os.makedirs(out_dir, exist_ok=True)
+        return {"session": copy_out(keep, "session", out_dir)}, out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.path.join(ROOT, "traces"))
-    ap.add_argument("--only", help="comma list of workloads (default: all)")
+    ap.add_argument("--only", help="comma list of workloads (default: all, and session)")
+    ap.add_argument("--sampled", action="store_true", help="the old sampled traces (no order), into traces/sampled")
     a = ap.parse_args()
-    chosen = [w for w in WORKLOADS if not a.only or w[0] in a.only.split(",")]
-    if not chosen:
-        sys.exit("record_traces: no workload named %s (%s)" % (a.only, ", ".join(w[0] for w in WORKLOADS)))
-    paths, out = record(chosen, a.out)
+    names = [w[0] for w in WORKLOADS] + ["session"]
+    only = a.only.split(",") if a.only else names
+    if set(only) - set(names):
+        sys.exit("record_traces: no workload named %s (%s)" % (a.only, ", ".join(names)))
+    if a.sampled and a.out == ap.get_default("out"):
+        a.out = os.path.join(ROOT, "traces", "sampled")
+    chosen = [w for w in WORKLOADS if w[0] in only]
+    paths, out = {}, ""
+    if chosen:
+        paths, out = record(chosen, a.out, sampled=a.sampled)
+    if "session" in only and not a.sampled:
+        p, o = record_session(a.out)
+        paths.update(p)
+        out += o
     for line in re.findall(r"^trace: .*", out, re.M):
         print(line)
     for name, path in paths.items():

@@ -12,7 +12,11 @@
  * twentieth of the frames (vm/aging.c's age_tick: a pass in 2 s), turning accessed bits into
  * times of last reference, then the policy's tick runs. An epoch of E ms is E/100 ticks (one
  * at least); its references are spread evenly over its ticks, in the trace's order (Hagmann
- * applied 1/50 of an epoch's references every tenth of a second). A reference sets the page's
+ * applied 1/50 of an epoch's references every tenth of a second), and the clock moves on within
+ * a tick too, evenly from one reference to the next, as the kernel's millisecond clock does
+ * between the faults of a tick: a policy that samples at each choice (lru) then orders pages
+ * referenced in one tick by the millisecond of their use, as it does in the kernel, instead
+ * of finding them all of one age. A reference sets the page's
  * accessed bit (and dirty bit, when modified); a reference to a page not in memory is a fault:
  * a free frame if there is one, else the policy's choice, whose page leaves (page_out); the
  * new page comes in accessed, its time of last reference now (page_in), as vm/fault.c maps it.
@@ -53,6 +57,35 @@ bool pol_referenced(uint32_t f)
     last[f] = now;
   return r;
 }
+
+uint32_t intervals(const struct trace *t)
+{
+  return interval_of(t, t->last_epoch) + 1;
+}
+
+uint32_t interval_of(const struct trace *t, uint32_t epoch)
+{
+  return (uint32_t)((uint64_t)(epoch - t->first_epoch) * t->epoch_ms / INTERVAL_MS);
+}
+
+/* The sum of the five largest of per[0..n). */
+uint64_t worst_five(const uint32_t *per, uint32_t n)
+{
+  uint32_t top[5] = { 0 };
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t v = per[i];
+    for (int k = 0; k < 5; k++)
+      if (v > top[k]) {
+        uint32_t x = top[k];
+        top[k] = v;
+        v = x;
+      }
+  }
+  return (uint64_t)top[0] + top[1] + top[2] + top[3] + top[4];
+}
+
+extern const struct vm_policy policy_atlas;
+const struct vm_policy *const sim_policies[] = { &policy_atlas, 0 };
 
 static void *zalloc(size_t n)
 {
@@ -99,6 +132,7 @@ int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frame
   last = zalloc(nf * sizeof *last);
   word = zalloc(nf * sizeof *word);
   int32_t *frame_of = zalloc(t->npages * sizeof *frame_of);
+  uint32_t *per = zalloc(intervals(t) * sizeof *per);
   for (uint32_t i = 0; i < t->npages; i++)
     frame_of[i] = -1;
   /* The kernel's wired frames: one near the start, one in the middle. */
@@ -120,11 +154,14 @@ int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frame
     uint32_t n = k - i, base = i;
     for (uint32_t tk = 0; tk < ticks; tk++) {
       uint32_t upto = base + (uint32_t)((uint64_t)n * (tk + 1) / ticks);
+      uint32_t t0 = now, first = i, cnt = upto - i;
       for (; i < upto; i++) {
+        now = t0 + (uint32_t)((uint64_t)(i - first) * TICK_MS / cnt);
         const struct ref *ref = &t->refs[i];
         int32_t f = frame_of[ref->page];
         if (f < 0) {
           r->faults++;
+          per[interval_of(t, e)]++;
           while (free_next < nf && (wired[free_next] || page_of[free_next] >= 0))
             free_next++;
           if (free_next < nf) {
@@ -160,11 +197,12 @@ int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frame
           dirty[f] = true;
         busy = -1;
       }
-      now += TICK_MS;
+      now = t0 + TICK_MS;
       age_tick();
       if (p->tick)
         p->tick();
     }
   }
+  r->worst5 = worst_five(per, intervals(t));
   return 0;
 }

@@ -3,13 +3,17 @@
  *
  *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-c CSV] TRACE...
  *
- * For each trace and each memory size (frames for pages; by default a tenth of the trace's
- * distinct pages to all of them, in ten steps) it runs every policy of vm/policy.c's table
+ * For each trace and each memory size (frames for pages; by default a tenth to nine tenths of
+ * the most pages the trace ever has live at once, between their first and last use, in nine
+ * steps, then all its distinct pages: MIN needs no more than the peak to fault only on first
+ * touches, and on a trace of many short-lived processes the distinct pages are far more) it runs every policy of vm/policy.c's table
  * (or those named) on the simulated machine (machine.c) and MIN (min.c), and prints a table:
  * faults per policy and, beside each, the percent over MIN (Hagmann's Figure 2; MIN is 0).
  * -e sets spt's epoch (vm.spt_epoch_ms in the kernel, the same default), -k clusterlru's
  * cluster size (vm.cluster, 16). -c appends the same as CSV rows (trace, epoch_ms, references, pages, frames, policy, faults,
- * writes, over_min_pct; a header when the file is new). tools/lab/tracesim.py draws the figures.
+ * writes, over_min_pct, worst5: the faults of its five worst seconds, ordered: 1 for a trace in
+ * the order of use; a header when the file is new). tools/lab/tracesim.py draws the figures.
+ * Atlas's loop detector (atlas.c) is a policy of the simulator only, run with the others.
  *
  * Compiled with -DTRACESIM_EXTRA=policy_NAME (tools/lab/grade.py does, for a policy file not yet
  * in vm/policy.c's table), that policy is found by name too.
@@ -38,6 +42,9 @@ static const struct vm_policy *find(const char *name)
   if (!strcmp(TRACESIM_EXTRA.name, name))
     return &TRACESIM_EXTRA;
 #endif
+  for (int i = 0; sim_policies[i]; i++)
+    if (!strcmp(sim_policies[i]->name, name))
+      return sim_policies[i];
   return vm_policy_find(name);
 }
 #define MAXSIZES 64
@@ -47,6 +54,8 @@ static void usage(void)
   fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-c CSV] TRACE...\npolicies:");
   for (int i = 0; vm_policies[i]; i++)
     fprintf(stderr, " %s", vm_policies[i]->name);
+  for (int i = 0; sim_policies[i]; i++)
+    fprintf(stderr, " %s (simulator only)", sim_policies[i]->name);
   fprintf(stderr, "\n");
   exit(2);
 }
@@ -94,8 +103,12 @@ static int run(const struct vm_policy *p, const struct trace *t, uint32_t frames
   int st;
   waitpid(pid, &st, 0);
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || got != sizeof o) {
-    fprintf(stderr, "tracesim: the run of %s on %s at %u frames died\n", p ? p->name : "MIN",
-            t->path, frames);
+    fflush(stdout);
+    if (WIFSIGNALED(st))
+      fprintf(stderr, "\ntracesim: the run of %s on %s at %u frames died (signal %d: it crashed)\n",
+              p ? p->name : "MIN", t->path, frames, WTERMSIG(st));
+    else
+      fprintf(stderr, "\ntracesim: the run of %s on %s at %u frames died\n", p ? p->name : "MIN", t->path, frames);
     exit(2);
   }
   *r = o.r;
@@ -131,6 +144,8 @@ int main(int argc, char **argv)
         if (!strcmp(tok, "all")) {
           for (int i = 0; vm_policies[i] && npol < MAXPOL; i++)
             pols[npol++] = vm_policies[i];
+          for (int i = 0; sim_policies[i] && npol < MAXPOL; i++)
+            pols[npol++] = sim_policies[i];
           continue;
         }
         const struct vm_policy *p = find(tok);
@@ -163,9 +178,12 @@ int main(int argc, char **argv)
   }
   if (optind >= argc)
     usage();
-  if (!npol)
+  if (!npol) {
     for (int i = 0; vm_policies[i] && npol < MAXPOL; i++)
       pols[npol++] = vm_policies[i];
+    for (int i = 0; sim_policies[i] && npol < MAXPOL; i++)
+      pols[npol++] = sim_policies[i];
+  }
   FILE *out = 0;
   if (csv) {
     bool fresh = access(csv, F_OK) != 0;
@@ -175,7 +193,7 @@ int main(int argc, char **argv)
       exit(2);
     }
     if (fresh)
-      fprintf(out, "trace,epoch_ms,references,pages,frames,policy,faults,writes,over_min_pct\n");
+      fprintf(out, "trace,epoch_ms,references,pages,frames,policy,faults,writes,over_min_pct,worst5,ordered\n");
   }
   int status = 0;
   for (int a = optind; a < argc; a++) {
@@ -187,7 +205,7 @@ int main(int argc, char **argv)
     } else {
       nsz = 0;
       for (uint32_t k = 1; k <= 10; k++) {
-        uint32_t v = t.npages * k / 10;
+        uint32_t v = (k < 10 ? t.live : t.npages) * k / 10;
         if (v < 4)
           v = 4;
         if (!nsz || sz[nsz - 1] != v)
@@ -195,8 +213,9 @@ int main(int argc, char **argv)
       }
     }
     const char *name = strrchr(t.path, '/') ? strrchr(t.path, '/') + 1 : t.path;
-    printf("%s: %u epochs of %u ms, %u references to %u pages\n", name,
-           t.last_epoch - t.first_epoch + 1, t.epoch_ms, t.nrefs, t.npages);
+    printf("%s: %u epochs of %u ms, %u references to %u pages (at most %u live at once), %s\n", name,
+           t.last_epoch - t.first_epoch + 1, t.epoch_ms, t.nrefs, t.npages, t.live,
+           t.ordered ? "in the order of use" : "sampled (no order within an epoch)");
     printf("%8s %8s", "frames", "MIN");
     for (int i = 0; i < npol; i++)
       printf(" %18s", pols[i]->name);
@@ -208,24 +227,25 @@ int main(int argc, char **argv)
       run(0, &t, sz[s], &m, why, sizeof why);
       printf("%8u %8llu", sz[s], (unsigned long long)m.faults);
       if (out)
-        fprintf(out, "%s,%u,%u,%u,%u,MIN,%llu,%llu,0.0\n", name, t.epoch_ms, t.nrefs, t.npages,
-                sz[s], (unsigned long long)m.faults, (unsigned long long)m.writes);
+        fprintf(out, "%s,%u,%u,%u,%u,MIN,%llu,%llu,0.0,%llu,%d\n", name, t.epoch_ms, t.nrefs, t.npages,
+                sz[s], (unsigned long long)m.faults, (unsigned long long)m.writes,
+                (unsigned long long)m.worst5, t.ordered);
       for (int i = 0; i < npol; i++) {
         if (run(pols[i], &t, sz[s], &r, why, sizeof why) < 0) {
           status = 1;
           snprintf(errors[nerr++], sizeof errors[0], "%s", why);
           printf(" %18s", "error");
           if (out)
-            fprintf(out, "%s,%u,%u,%u,%u,%s,error,error,error\n", name, t.epoch_ms, t.nrefs,
-                    t.npages, sz[s], pols[i]->name);
+            fprintf(out, "%s,%u,%u,%u,%u,%s,error,error,error,error,%d\n", name, t.epoch_ms, t.nrefs,
+                    t.npages, sz[s], pols[i]->name, t.ordered);
           continue;
         }
         double over = m.faults ? 100.0 * ((double)r.faults - (double)m.faults) / (double)m.faults : 0;
         printf(" %9llu (%+5.0f%%)", (unsigned long long)r.faults, over);
         if (out)
-          fprintf(out, "%s,%u,%u,%u,%u,%s,%llu,%llu,%.1f\n", name, t.epoch_ms, t.nrefs, t.npages,
+          fprintf(out, "%s,%u,%u,%u,%u,%s,%llu,%llu,%.1f,%llu,%d\n", name, t.epoch_ms, t.nrefs, t.npages,
                   sz[s], pols[i]->name, (unsigned long long)r.faults,
-                  (unsigned long long)r.writes, over);
+                  (unsigned long long)r.writes, over, (unsigned long long)r.worst5, t.ordered);
       }
       printf("\n");
       for (int i = 0; i < nerr; i++)

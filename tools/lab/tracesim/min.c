@@ -62,8 +62,9 @@ void min_run(const struct trace *t, uint32_t frames, struct sim_result *r)
   uint32_t *seen = malloc(t->npages * sizeof *seen);      /* next use of each page, backward */
   uint32_t *cur = malloc(t->npages * sizeof *cur);        /* the resident page's heap key */
   bool *in = calloc(t->npages, 1), *mod = calloc(t->npages, 1);
+  uint32_t *per = calloc(intervals(t), sizeof *per);
   heap = malloc((n + 1) * sizeof *heap);
-  if (!next || !seen || !cur || !in || !mod || !heap) {
+  if (!next || !seen || !cur || !in || !mod || !heap || !per) {
     fprintf(stderr, "tracesim: out of memory\n");
     exit(2);
   }
@@ -80,6 +81,7 @@ void min_run(const struct trace *t, uint32_t frames, struct sim_result *r)
     uint32_t p = t->refs[i].page;
     if (!in[p]) {
       r->faults++;
+      per[interval_of(t, t->refs[i].epoch)]++;
       if (resident == frames) {
         for (;;) {
           struct ent e = pop();
@@ -100,6 +102,8 @@ void min_run(const struct trace *t, uint32_t frames, struct sim_result *r)
     cur[p] = next[i];
     push((struct ent){ next[i], p });
   }
+  r->worst5 = worst_five(per, intervals(t));
+  free(per);
   free(next);
   free(seen);
   free(cur);

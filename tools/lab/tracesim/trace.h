@@ -16,6 +16,9 @@ struct trace {
   uint32_t epoch_ms;        /* the recording's epoch */
   uint32_t first_epoch, last_epoch;
   uint32_t nrefs, npages;
+  bool ordered;             /* "order=reference": each epoch's references in the order of use */
+  uint32_t live;            /* the most pages ever between their first and last use at once: MIN
+                               needs no more frames than this to fault only on first touches */
   struct ref *refs;         /* in the file's order: by epoch, then as the kernel met them */
 };
 

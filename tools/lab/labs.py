@@ -1,0 +1,65 @@
+"""The labs, as the instructor's tools see them: what a student hands in, how one submission is
+graded, and what the student's tree leaves out (the reference solutions).
+
+tools/lab/grade.py --dir grades a directory of submissions for one lab (make grade DIR=...);
+tools/lab/release.py writes the student tree (make lab-release). Both know a lab only through
+its entry here, so a second lab (the negotiation's arbiter, issue 26's lab 2) is one more
+entry: its name, the glob of its student files, the command that grades one submission, its
+solutions and the lines of shared files that name them, and the tests its student tree runs.
+
+A submission is a directory (one per student, named for the student) holding the lab's student
+files; a file the lab does not ask for is ignored."""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Lab:
+    def __init__(self, name, handout, student_glob, grade_command, solutions, solution_lines, tests,
+                 allowed_symbols, allowed_include, build):
+        self.name = name
+        self.handout = handout                  # the handout (docs/...)
+        self.student_glob = student_glob        # what a student hands in, in their directory
+        self.grade_command = grade_command      # (python, submission file, host_only) -> argv
+        self.solutions = solutions              # files left out of the student tree
+        self.solution_lines = solution_lines    # {file: [(text naming a solution, what replaces it)]}
+        self.tests = tests                      # what the student tree must pass
+        self.allowed_symbols = allowed_symbols  # a predicate: may the file call or use this symbol?
+        self.allowed_include = allowed_include  # the one header a student file may include
+        self.build = build                      # the make targets its tests need
+
+
+def policy_name(path):
+    """The NAME of a replacement policy's file policy_NAME.c."""
+    base = os.path.basename(path)
+    return base[len("policy_"):-len(".c")]
+
+
+def _replacement_command(python, path, host_only):
+    argv = [python, os.path.join(ROOT, "tools", "lab", "grade.py"), policy_name(path), "--file", path]
+    return argv + (["--host-only"] if host_only else [])
+
+
+# What a policy may ask the VM (vm/policy.h), and what the compiler itself may call.
+_POLICY_SYMBOLS = {"pol_nframes", "pol_candidate", "pol_referenced", "pol_accessed", "pol_lastref",
+                   "pol_now", "pol_word", "pol_page", "vm_cluster_size", "vm_spt_epoch_ms",
+                   "memset", "memcpy", "memmove", "__udivdi3", "__umoddi3", "__divdi3", "__moddi3"}
+
+LABS = {
+    "replacement": Lab(
+        name="replacement",
+        handout="docs/lab-replacement.md",
+        student_glob="policy_*.c",
+        grade_command=_replacement_command,
+        solutions=["vm/policy_aging.c"],
+        solution_lines={
+            "vm/policy.c": [("  &policy_aging,          /* the lab's model solution (docs/lab-replacement.md) */\n", "")],
+            "vm/policy.h": [("policy_spt, policy_aging;", "policy_spt;")],
+        },
+        tests=["tests/host/test_policy.py", "tests/host/test_tracesim.py", "tests/host/test_grade.py",
+               "tests/host/test_grade_dir.py"],
+        allowed_symbols=lambda s: s in _POLICY_SYMBOLS,
+        allowed_include="vm/policy.h",
+        build=["all", "build/tests/test_policy"],
+    ),
+}
