@@ -123,9 +123,12 @@ def test_vm_ask_meeting_only_dirty_blocks_waits_for_a_clean_one(disk, wait_ms):
     recycled = int(r.printed("vmstat -n fs.writebacks.recycled", 1)) - int(r.printed("vmstat -n fs.writebacks.recycled"))
     rows = negrows(r.printed("negtrace"))
     busy = [i for i, row in enumerate(rows) if row[2] == "vm" and row[6] == "busy"]
-    assert neg["neg.busy"] > 0 and busy, (neg, rows[:20])
+    assert neg["neg.busy"] > 0, (neg, rows[:20])
     assert recycled > 0, recycled
     if wait_ms:
+        # The trace is a window of the last asks: without a wait the busy ones can scroll out
+        # of it behind hundreds of refusals, so only here is a busy row looked for.
+        assert busy, (neg, rows[:20])
         # after a busy answer, the VM's next asks get the cache's frames, now clean
         assert any(row[2] == "vm" and row[6] == "fs" for row in rows[busy[0] + 1:]), rows
         assert neg["neg.busy_gave_up"] == 0 and neg["neg.busy_waited_ms"] > 0, neg

@@ -107,8 +107,11 @@ def test_negtrace_says_free_for_a_free_block(disk):
     # to be most of them.
     for got in (free, aged):
         assert [row[2] for row in got].count("vm") >= 6 and {row[2] for row in got} <= {"vm", "kernel"}, got
+    # memhog's last asks may find the free list spent (how many recycled blocks it holds
+    # depends on when the cleaners wrote them): those show an age, the rest say free.
+    assert [(fs, gave) for _, _, _, fs, _, _, gave in free].count(("free", "fs")) >= 5, free
     for seq, t, asker, fs, vm, pen, gave in free:
-        assert (fs, gave) == ("free", "fs"), free
+        assert gave == "fs" and (fs == "free" or (fs.isdigit() and int(fs) < int(t))), free
     for seq, t, asker, fs, vm, pen, gave in aged:
         # an ordinary block's age: ms since its last use, less than the uptime
         assert gave == "fs" and fs.isdigit() and int(fs) < int(t), aged
