@@ -279,6 +279,12 @@ $(B)/tests/test_negotiate: tests/host/test_negotiate.c kernel/negotiate_rule.c k
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_negotiate.c kernel/negotiate_rule.c
 
+# So are the shadow tables of pages given up (kernel/shadow.c).
+$(B)/tests/test_shadow: tests/host/test_shadow.c kernel/shadow.c kernel/shadow.h kernel/negotiate_rule.c kernel/negotiate_rule.h | $(TOOLS_OK)
+	@mkdir -p $(B)/tests
+	$(msg) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_shadow.c kernel/shadow.c
+
 # sort's order is pure C too (user/lib/linecmp.c): the host sorts with the very same file.
 $(B)/tests/test_linecmp: tests/host/test_linecmp.c user/lib/linecmp.c user/include/linecmp.h | $(TOOLS_OK)
 	@mkdir -p $(B)/tests

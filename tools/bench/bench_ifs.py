@@ -63,7 +63,7 @@ PRESETS.
                 The host's time of each sort is kept beside the guest's (sort_host_ms) to show
                 it. The table puts Linux's rows (linux-ifs.csv, when it exists) under ours.
 
-    bench_ifs.py [--preset paper|matched|both] [--intervals 1,5,10,30] [--penalties 0,120,120:stepped,1200]
+    bench_ifs.py [--preset paper|matched|both] [--intervals 1,5,10,30] [--penalties 0,120,120:stepped,1200,adaptive]
                  [--fixed-kb 170,512,1024] [--dirty PERCENT] [--runs 3] [-j 2] [--mem MB] [--toucher-mb MB]
                  [--sort-input SIZE] [--sort-kb KB] [--throttle-bps N] [--throttle-iops N]
                  [--icount SHIFT|none] [--no-standalone]
@@ -381,13 +381,17 @@ def prepare_image(preset, size, logs):
 
 # --- the whole benchmark ----------------------------------------------------------------------
 def parse_penalties(text):
-    """"0,120,120:stepped" -> [(0, 'fixed'), (120, 'fixed'), (120, 'stepped')]."""
+    """"0,120,120:stepped,adaptive" -> [(0, 'fixed'), (120, 'fixed'), (120, 'stepped'),
+    (0, 'adaptive')]: adaptive sets no penalty (the bias is learned, vm.penalty is not used)."""
     out = []
     for item in text.split(","):
+        if item.strip() == "adaptive":
+            out.append((0, "adaptive"))
+            continue
         p, _, mode = item.strip().partition(":")
         mode = mode or "fixed"
         if mode not in ("fixed", "stepped") or not p.isdigit():
-            raise ValueError("penalty %r: give SECONDS or SECONDS:stepped" % item)
+            raise ValueError("penalty %r: give SECONDS, SECONDS:stepped or adaptive" % item)
         out.append((int(p), mode))
     return out
 
@@ -416,7 +420,8 @@ def main(argv=None):
                     help="both (the default): paper, then matched")
     ap.add_argument("--intervals", default="1,5,10,30", help="the toucher's sleep intervals, seconds")
     ap.add_argument("--penalties", default="0,120,120:stepped,1200",
-                    help="vm.penalty values, :stepped for that mode (1200: Sprite's own)")
+                    help="vm.penalty values, :stepped for that mode (1200: Sprite's own); adaptive: "
+                         "vm.penalty_mode=adaptive, the bias learned from refaults")
     ap.add_argument("--fixed-kb", default="170,512,1024", help="rows with a fixed cache of these KB "
                     "(fs.cache_fixed_kb; the paper's section 4); '' for none")
     ap.add_argument("--dirty", type=int, help="the %% of its pages the toucher dirties a round (toucher -d; 50, "
@@ -483,6 +488,7 @@ def run_preset(a):
         s, v, m, k = j
         tag = "%s-%s-%s-run%d" % (a.preset, "alone" if s is None else "s%g" % s,
                                   "" if v is None else "c%d" % v if m == "cache" else
+                                  "adaptive" if m == "adaptive" else
                                   "p%d%s" % (v, "s" if m == "stepped" else ""), k)
         load = host_load()
         r = one_run(cfg, s, v, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))
