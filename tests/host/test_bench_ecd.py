@@ -156,10 +156,14 @@ def test_the_printed_tables_and_figures_come_from_the_csv(tmp_path):
     r = bench_ecd.parse_run(out, typed, loops=2)
     r.update(preset="short", mem_paper_mb=16, mem_mb=18, cache="variable", cache_kb=0, penalty_s=0, run=1)
     path = tmp_path / "ecd.csv"
-    bench_ecd.write_csv(str(path), [r], "short")
+    adaptive = dict(r, cache="adaptive")
+    bench_ecd.write_csv(str(path), [r, adaptive], "short")
     rows = bench_ecd.read_rows(str(path))
     assert bench_ecd.table2_text(rows).splitlines()[-1].split()[:2] == ["16", "0.05-"]
-    assert "663" in bench_ecd.table_text(rows)                     # Sprite's elapsed beside ours
+    table = bench_ecd.table_text(rows)
+    assert "663" in table                                          # Sprite's elapsed beside ours
+    # the adaptive arbiter's row (bench_ecd --adaptive) after the penalties'
+    assert [l.split()[1] for l in table.splitlines()[2:]] == ["p0", "adaptive"], table
     import ecd_figures
     pngs = ecd_figures.draw(str(path), "short", str(tmp_path / "ecd"))
     assert [os.path.basename(p) for p in pngs] == ["ecd-fig1.png", "ecd-fig2.png", "ecd-fig3.png", "ecd-fig4.png",

@@ -17,13 +17,15 @@ def test_the_benchmark_times_misses_and_untraded_negotiations_in_each_mode(tmp_p
     rows = list(csv.DictReader(open(tmp_path / "negcost.csv")))
     assert [r["mode"] for r in rows] == ["fixed", "adaptive"], rows
     for r in rows:
-        n = {k: int(r[k]) for k in ("reads", "miss_min", "miss_median", "miss_max", "untraded", "untraded_avg",
+        n = {k: int(r[k]) for k in ("reads", "misses", "miss_min", "miss_median", "miss_max", "untraded", "untraded_avg",
                                      "untraded_min", "asks")}
         assert n["reads"] == 2048, r                    # the 8 MB file, 4 KB a read
-        # with read-ahead off every read waits for its own block: even the fastest holds a
-        # request to the disk and its interrupt, the median a real wait. A read served from
-        # the cache took 8,200 ns, 9 negotiations (read-ahead left on: both fail)
-        assert n["miss_min"] > 10 * n["untraded_avg"] and n["miss_median"] > 20 * n["untraded_avg"], r
+        # with read-ahead off every read waits for its own block (read-ahead left on, a
+        # block read ahead is no miss: the count fails), and even the fastest holds a request
+        # to the disk and its interrupt, many negotiations' cost. How long the disk takes is
+        # the host's: under -icount the guest's clock runs in real time while it idles.
+        assert n["misses"] >= n["reads"], r
+        assert n["miss_min"] > 5 * n["untraded_avg"], r
         assert n["miss_min"] <= n["miss_median"] <= n["miss_max"], r
         # the memory is the toucher's: most misses negotiated, and nearly all traded nothing
         assert n["asks"] > 1000 and n["untraded"] > 0.9 * n["asks"], r

@@ -378,6 +378,8 @@ def table_text(rows):
 
 def _order(config):
     if config == "linux":
+        return (4, 0)
+    if config == "adaptive":
         return (3, 0)
     if config == "nocache":
         return (0, 0)

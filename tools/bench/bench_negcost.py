@@ -39,22 +39,26 @@ MISS = re.compile(r"^csv,miss,(\d+),(\d+),(\d+),(\d+)$", re.M)
 
 
 def counter(out, name):
-    m = re.search(r"(?:^|\$ )%s (\d+)$" % re.escape(name), out, re.M)
+    """The counter's value in the last vmstat that showed it."""
+    m = re.findall(r"(?:^|\$ )%s (\d+)$" % re.escape(name), out, re.M)
     if not m:
         sys.exit("%s: vmstat did not show %s:\n%s" % (NAME, name, out[-3000:]))
-    return int(m.group(1))
+    return int(m[-1])
 
 
 def one(mode):
     commands = ("mkdata /big 8M\n" + SETTINGS[mode] +
                 "toucher -m 11 -s 0.5 -n 100000 -q &\nsleep 3\nsysctl neg.reset=1\n"
-                "fsbench miss /big\nvmstat\naudit\n")
+                "vmstat fs.cache.misses\nfsbench miss /big\nvmstat\naudit\n")
     out = boot(NAME, commands, 16, icount=True, check="audit: ok")
     m = MISS.search(out)
     if not m or "fsbench miss done" not in out:
         sys.exit("%s: fsbench miss did not report:\n%s" % (NAME, out[-3000:]))
     reads, mmin, mmed, mmax = map(int, m.groups())
-    return dict(mode=mode, reads=reads, miss_min=mmin, miss_median=mmed, miss_max=mmax,
+    before = re.search(r"vmstat fs\.cache\.misses\nfs\.cache\.misses (\d+)\n", out)
+    if not before:
+        sys.exit("%s: vmstat fs.cache.misses did not answer:\n%s" % (NAME, out[-3000:]))
+    return dict(mode=mode, reads=reads, misses=counter(out, "fs.cache.misses") - int(before.group(1)), miss_min=mmin, miss_median=mmed, miss_max=mmax,
                 untraded=counter(out, "neg.untraded"), untraded_avg=counter(out, "neg.untraded_tsc_avg"),
                 untraded_min=counter(out, "neg.untraded_tsc_min"), asks=counter(out, "neg.fs_asks_vm"),
                 granted=counter(out, "neg.fs_asks_vm_satisfied"))
@@ -81,7 +85,7 @@ def main():
                       r["untraded"], r["asks"], r["untraded_avg"], r["untraded_min"], r["miss_min"],
                       r["miss_median"], r["miss_max"], r["reads"], r["pct_of_fastest"], r["pct_of_median"]),
                   flush=True)
-    fields = ["mode", "run", "reads", "miss_min", "miss_median", "miss_max", "untraded", "untraded_avg",
+    fields = ["mode", "run", "reads", "misses", "miss_min", "miss_median", "miss_max", "untraded", "untraded_avg",
               "untraded_min", "asks", "granted", "pct_of_fastest", "pct_of_median"]
     with open(bench_path("negcost.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields + ["setup"])

@@ -45,6 +45,8 @@ def _label(c):
         return "Linux 6.1, the same work"
     if c == "nocache":
         return "no cache"
+    if c == "adaptive":
+        return "variable, adaptive (the bias learned)"
     if c.startswith("p"):
         return "variable, penalty %s s" % c[1:] if c != "p0" else "variable, no penalty"
     return "fixed " + c
@@ -67,12 +69,12 @@ def _grid(agg, configs, metrics, title, png, sprite_configs=None):
                 if c == "linux" and name == BUSY[0]:
                     continue         # io_ticks of Linux's /proc/diskstats stays 0 on this disk
                 style = "o--" if c.startswith("p") and c != "p0" else "s-" if c == "p0" else \
-                    "^-." if c == "linux" else "o-"
+                    "^-." if c == "linux" else "D-" if c == "adaptive" else "o-"
                 pts = [(m, ours(agg[(m, c)])) for m in mems if (m, c) in agg] if row == 0 else \
                     [(m, sprite(m, c)) for m in ecd_paper.MEMS if sprite(m, c) is not None]
                 if pts:
                     axes[row][j].plot([p[0] for p in pts], [p[1] for p in pts], style, label=_label(c), ms=4,
-                                      color=COLORS.get(c))
+                                      color=COLORS.get(c, "darkgreen" if c == "adaptive" else None))
         if "MB" in name:             # Sprite's thrashing points are ten times the rest
             for ax in axes[:, j]:
                 ax.set_yscale("log")
@@ -123,10 +125,12 @@ def draw(csv_path, preset, prefix, linux_csv=None):
     linux_csv (build/bench/linux-ecd.csv), where it exists, adds the Linux line."""
     agg = ecd_paper.aggregate(rows(csv_path, preset))
     agg.update(ecd_paper.aggregate(ecd_paper.linux_rows(linux_csv)))
-    configs = sorted({c for _, c in agg if c != "linux"} | {"0.5M"},
+    configs = sorted({c for _, c in agg if c not in ("linux", "adaptive")} | {"0.5M"},
                      key=lambda c: (c.startswith("p"), c != "nocache", float(c[1:]) if c.startswith("p") else
                                     float(c[:-1]) if c != "nocache" else 0))
     linux = ["linux"] if any(c == "linux" for _, c in agg) else []
+    # the adaptive arbiter's variable cache (bench_ecd --adaptive) beside the plain one
+    linux = (["adaptive"] if any(c == "adaptive" for _, c in agg) else []) + linux
     fixed = [c for c in configs if not c.startswith("p")] + ["p0"] + linux  # the variable cache beside
     pens = [c for c in configs if c.startswith("p")]
     out = [
