@@ -82,7 +82,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: linux-programs all tracesim traces grade lab-release trace-cost qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: linux-programs all tracesim traces arbitersim negtraces grade lab-release trace-cost qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(PRISTINE) $(B)/mkfs $(B)/fsck $(B)/tracesim $(B)/arbitersim compile_commands.json
 
 # --- host tools: installed if missing (see tools/setup/check-tools.sh) -------------------
@@ -258,6 +258,12 @@ $(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) kernel/a
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(ARBITERSIM_SRC)
+arbitersim: $(B)/arbitersim
+	$(B)/arbitersim traces/negotiation/*.negtrace.gz
+# Records traces/negotiation/ again in the kernel (tools/lab/record_negtraces.py: minutes).
+negtraces: $(B)/kernel.elf $(PRISTINE) $(B)/arbitersim $(PY_OK)
+	$(PY) tools/lab/record_negtraces.py
+	$(B)/arbitersim traces/negotiation/*.negtrace.gz
 # Records traces/*.trace again in the kernel (tools/lab/record_traces.py), then replays them.
 traces: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/record_traces.py
@@ -470,6 +476,8 @@ help:
 	@echo 'make grade POLICY=N  the replacement lab'"'"'s grader: policy N on the traces and in the kernel, a score'
 	@echo 'make grade DIR=D     grade a class: one directory per student in D (build/grade/D/scores.csv, reports)'
 	@echo 'make grade ARBITER=N the arbiter lab'"'"'s grader: kernel/arbiter_N.c replayed on traces/negotiation and in the kernel'
+	@echo 'make arbitersim      replay traces/negotiation through the reference, global LRU and the 120 s penalty (the proxy, scores)'
+	@echo 'make negtraces       record traces/negotiation again in the kernel (IFS and ECD runs with neg.arbiter_trace=1)'
 	@echo 'make lab-release     the students'"'"' tree of a lab (LAB=replacement or arbiter) without its solutions, built and tested'
 	@echo 'make trace-cost      what the sampled and the ordered trace cost the traced programs (guest time)'
 	@echo 'make tracesim        replay traces/*.trace through every policy and MIN (table, build/traces CSV, PNG)'

@@ -75,9 +75,9 @@ def host_part(sim, name, traces):
             rows = list(csv.DictReader(open(path, newline=""))) if os.path.exists(path) else []
         text += r.stdout
         if r.returncode < 0:
-            problems.append("arbitersim: the run of %s on %s died (signal %d: the arbiter crashed the simulator)"
-                            % (name, os.path.basename(t), -r.returncode))
-            continue
+            print(text, end="")
+            fail("arbitersim: the run of %s on %s died (signal %d: the arbiter crashed the simulator)"
+                 % (name, os.path.basename(t), -r.returncode))
         if r.returncode == 2:
             fail("the simulator could not run:\n" + r.stdout[-2000:])
         problems += [l[len("error: "):] for l in r.stdout.splitlines() if l.startswith("error:")]
