@@ -200,7 +200,8 @@ def main():
     traces = a.traces or sorted(glob.glob(os.path.join(TRACES, "*.negtrace.gz")))
     if not traces:
         fail("no traces in traces/negotiation (tools/lab/record_negtraces.py records them)")
-    same_as_table = os.path.abspath(path) == os.path.abspath(os.path.join(ROOT, "kernel", "arbiter_%s.c" % name))
+    in_tree = os.path.join(ROOT, "kernel", "arbiter_%s.c" % name)
+    same_as_table = os.path.exists(in_tree) and open(in_tree, "rb").read() == open(path, "rb").read()
     sim = simulator(name, path) if name != "reference" else os.path.join(BUILD, "arbitersim")
     print("grade: %s on %d recorded traces (simulator)" % (name, len(traces)), flush=True)
     ok, problems, scores, table = host_part(sim, name, traces)
@@ -215,7 +216,8 @@ def main():
     elif not ok:
         print("grade: kernel pass skipped: the replay found the arbiter incorrect")
     elif not same_as_table:
-        print("grade: kernel pass skipped: the kernel compiles kernel/arbiter_%s.c, not %s" % (name, path))
+        print("grade: kernel pass skipped: kernel/arbiter_%s.c is not this file (the kernel runs what the tree "
+              "has: copy it there, add it to kernel/arbiters.c's table and make)" % name)
     else:
         if not os.path.exists(os.path.join(BUILD, "kernel.elf")):
             fail("build/kernel.elf is missing: run make first")
