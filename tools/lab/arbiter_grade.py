@@ -70,7 +70,8 @@ def host_part(sim, name, traces):
     for t in traces:
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "sim.csv")
-            r = subprocess.run([sim, "-a", name + ",lru,p120" + (",reference" if name != "reference" else ""),
+            ref = name != "reference" and os.path.exists(os.path.join(ROOT, "kernel", "arbiter_reference.c"))
+            r = subprocess.run([sim, "-a", name + ",lru,p120" + (",reference" if ref else ""),
                                 "-c", path, t], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             rows = list(csv.DictReader(open(path, newline=""))) if os.path.exists(path) else []
         text += r.stdout
