@@ -115,6 +115,7 @@ def sort_alone(tag):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import arbiter_runs as ar
     print("grade: kernel pass: sort alone (its time is what a degradation is measured from)", flush=True)
+    os.makedirs(OUT, exist_ok=True)
     return ar.ifs_run(("penalty", 0), os.path.join(OUT, "alone-%s.log" % tag), alone=True)["sort_ms"]
 
 
@@ -122,6 +123,7 @@ def anchors(tag):
     """{label: figures} of the three anchors and "alone": sort alone's ms. Measured once per kernel
     (build/grade/arbiter/anchors.json); the reference's from the tracked file when the kernel has none."""
     import arbiter_runs as ar
+    os.makedirs(OUT, exist_ok=True)
     path = os.path.join(OUT, "anchors.json")
     got = json.load(open(path)) if os.path.exists(path) else {}
     got = got if got.get("kernel") == tag else {"kernel": tag}

@@ -69,6 +69,7 @@ def arbiter_counts(out):
 def _prepared(path, lines, check, logs):
     if os.path.exists(path):
         return path
+    os.makedirs(logs, exist_ok=True)
     log = os.path.join(logs, os.path.basename(path) + ".log")
     rc, out, _, _ = boot_steps([(None, lines)], mem=64, log=log, keep=path, timeout=600)
     if rc != 0 or not check(out):
