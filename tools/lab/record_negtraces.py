@@ -14,9 +14,10 @@ a record holds; tools/lab/arbitersim/negtrace.c the text format written here).
   ifs-adaptive  the IFS run under the kernel's own vm.penalty_mode=adaptive: its recorded
               decisions are the reference arbiter's, which tests/host/test_arbitersim.py replays
 
-The recording writes 32 bytes an event to QEMU's debug console, a rep outsb: a few hundred
-guest instructions a negotiation beside the thousands a negotiation costs, and no file written
-in the guest (the cache being recorded stays as it would be).
+The recording writes 32 bytes an event to QEMU's debug console, one rep outsb, and no file in
+the guest (the cache being recorded stays as it would be). What it costs the recorded run has
+not been measured: the runs' figures in each trace's first line are the recorded run's own, to
+set beside an unrecorded run of tools/lab/arbiter_runs.py.
 
     python3 tools/lab/record_negtraces.py [--only ifs-p0,ecd-p0,ifs-adaptive]"""
 import argparse, gzip, os, sys
