@@ -34,6 +34,9 @@ IFS_CFG = dict(bench_ifs.PRESETS["paper"])
 ECD_MB = 10
 ECD_CFG = dict(bench_ecd.COMMON, loops=1)
 CHECK = "vmstat neg.arbiter_decisions neg.arbiter_errors"
+# A run that has not finished in 15 minutes (each takes 3 to 5 on a loaded host) has hung: an
+# arbiter's hook that never returns stops the kernel with interrupts off.
+RUN_TIMEOUT = 900
 
 
 def settings(how):
@@ -120,7 +123,7 @@ def ifs_run(how, log, trace=None, alone=False):
         steps = [(None, setup), (r"\[\d+\]\n", start_toucher), (r"touch 1 \d+ ms", measure),
                  (bench_ifs.round_after_sort, finish)]
     rc, out, typed, _ = boot_steps(steps, image=cfg["image"], mem=cfg["mem"], icount=cfg["icount"],
-                                   throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=1800,
+                                   throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=RUN_TIMEOUT,
                                    log=log, align=cfg["align"], extra=extra_for(trace))
     if rc != 0:
         raise ParseError("the guest failed (exit %d): see %s" % (rc, log))
@@ -168,7 +171,7 @@ def ecd_run(how, log, trace=None):
     steps = [(None, setup), (re.escape(bench_ecd.FREE) + r"\n(\d+\n){4}", start_env),
              (bench_ecd.ENV_READY.pattern, measure), (r"(?s)(@\d+(?: \d+)+\n.*){2}\$ ", finish)]
     rc, out, typed, _ = boot_steps(steps, image=cfg["image"], mem=ECD_MB + 2, icount=cfg["icount"],
-                                   throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=1800,
+                                   throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=RUN_TIMEOUT,
                                    log=log, align=cfg["align"], extra=extra_for(trace))
     if rc != 0:
         raise ParseError("the guest failed (exit %d): see %s" % (rc, log))
