@@ -107,6 +107,11 @@ COST = ["neg.untraded", "neg.untraded_tsc_avg", "neg.untraded_tsc_min"]
 # The disk's requests and their bytes (a request may carry several blocks: fs/cluster.c), before
 # sort and at the end, each a line of its own (runs recorded before them have neither).
 REQUESTS = ["disk.reads", "disk.writes", "disk.read_kb", "disk.write_kb"]
+# The pools' refaults since sort began (neg.reset clears them, kernel/refault.c) and the bias the
+# VM had learned at the end (vm.penalty_mode=adaptive; 0 in the other modes): a line at the end.
+REFAULTS = ["refault.vm.refaults", "refault.vm.early", "refault.vm.saved", "refault.vm.bias_ms",
+            "refault.fs.refaults", "refault.fs.early"]
+REFAULT_COLUMNS = ["vm_refaults", "vm_early_refaults", "vm_saved", "bias_ms", "fs_refaults", "fs_early_refaults"]
 SAMPLED = ["fs.cache.blocks", "vm.pageins.backing", "mem.frames.free"]
 STAMP = "vmstat -i 1 1 fs.cache.blocks"          # one time-stamped sample: "@UPTIME BLOCKS"
 
@@ -117,7 +122,7 @@ COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb"
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
            "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min", "read_requests", "write_requests",
-           "read_kb", "write_kb"]
+           "read_kb", "write_kb"] + REFAULT_COLUMNS
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
@@ -246,6 +251,9 @@ def parse_run(out, typed, toucher):
         ends = [numbers(printed(cmds, line, k), len(REQUESTS), line) for k in (0, 1)]
         for col, a, b in zip(["read_requests", "write_requests", "read_kb", "write_kb"], *ends):
             r[col] = b - a
+    line = "vmstat " + " ".join(REFAULTS)
+    if line in cmds:
+        r.update(zip(REFAULT_COLUMNS, numbers(printed(cmds, line), len(REFAULTS), line)))
     line = "vmstat " + " ".join(DELTA)
     before = dict(zip(DELTA, numbers(printed(cmds, line), len(DELTA), line)))
     r["pageins"] -= before["vm.pageins.backing"]
@@ -329,8 +337,9 @@ def one_run(cfg, interval, value, mode, run, log):
 
     def finish(out):
         jobs = re.findall(r"^\[(\d+)\]$", background(out)[0], re.M)
-        return "vmstat %s\nvmstat %s\nvmstat %s\nps\nkill %s\n" % (
-            " ".join(COUNTERS), " ".join(COST), " ".join(REQUESTS), " ".join("-" + j for j in jobs))
+        return "vmstat %s\nvmstat %s\nvmstat %s\nvmstat %s\nps\nkill %s\n" % (
+            " ".join(COUNTERS), " ".join(COST), " ".join(REQUESTS), " ".join(REFAULTS),
+            " ".join("-" + j for j in jobs))
 
     if toucher:
         steps = [(None, setup), (r"\[\d+\]\n", start_toucher), (r"touch 1 \d+ ms", measure),
