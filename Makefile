@@ -42,7 +42,8 @@ endif
 # A variable given on the command line that is not one of ours is named, with the one it looks
 # like: `make qemu mem=16` or `MEMS=16` would otherwise boot the default memory silently.
 OUR_VARS := MEM CMDLINE ACCEL FILES FSIMG FSSIZE JOBS CROSS HOSTCC PYTHON V TESTS BOOTDIR \
-  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS ECD_ARGS LINUX_ARGS PAPER_ARGS RESULTS_ARGS
+  POLICY POLICYFILE MUTANTS_ARGS DURATION N SEED IFS_ARGS ECD_ARGS LINUX_ARGS PAPER_ARGS RESULTS_ARGS \
+  DIR LAB GRADE_ARGS ARBITER
 GIVEN := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 UNKNOWN_VARS := $(filter-out $(OUR_VARS),$(GIVEN))
 looks_like = $(shell u=$$(printf %s '$(1)' | tr a-z A-Z); for k in $(OUR_VARS); do \
@@ -81,8 +82,8 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: linux-programs all tracesim traces grade lab-release trace-cost qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
-all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(PRISTINE) $(B)/mkfs $(B)/fsck $(B)/tracesim compile_commands.json
+.PHONY: linux-programs all tracesim traces arbitersim negtraces grade lab-release trace-cost qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(PRISTINE) $(B)/mkfs $(B)/fsck $(B)/tracesim $(B)/arbitersim compile_commands.json
 
 # --- host tools: installed if missing (see tools/setup/check-tools.sh) -------------------
 $(TOOLS_OK): tools/setup/check-tools.sh
@@ -250,6 +251,19 @@ $(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/lab/tracesim/*.h) vm/policy.h | 
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(TRACESIM_SRC)
 tracesim: $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/tracesim.py
+# The arbiter lab's simulator (tools/lab/arbitersim/) replays recorded negotiations through the
+# very arbiter files the kernel compiles (kernel/arbiter_*.c).
+ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) $(wildcard kernel/arbiter_*.c)
+$(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) kernel/arbiter.h kernel/negotiate_rule.h | $(TOOLS_OK)
+	@mkdir -p $(B)
+	$(msg) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(ARBITERSIM_SRC)
+arbitersim: $(B)/arbitersim
+	$(B)/arbitersim traces/negotiation/*.negtrace.gz
+# Records traces/negotiation/ again in the kernel (tools/lab/record_negtraces.py: minutes).
+negtraces: $(B)/kernel.elf $(PRISTINE) $(B)/arbitersim $(PY_OK)
+	$(PY) tools/lab/record_negtraces.py
+	$(B)/arbitersim traces/negotiation/*.negtrace.gz
 # Records traces/*.trace again in the kernel (tools/lab/record_traces.py), then replays them.
 traces: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/record_traces.py
@@ -258,14 +272,17 @@ traces: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
 # The replacement lab (docs/lab-replacement.md): make grade POLICY=NAME [POLICYFILE=vm/policy_NAME.c],
 # or a class: make grade DIR=submissions [LAB=replacement] [GRADE_ARGS='--timeout 300 --kernel']
 # (one directory per student; build/grade/DIR/scores.csv and a report each).
+# The arbiter lab (docs/lab-arbiter.md): make grade ARBITER=NAME (kernel/arbiter_NAME.c; the replay
+# and the kernel pass), or a class: make grade DIR=submissions LAB=arbiter.
 POLICY ?=
 POLICYFILE ?=
 DIR ?=
 LAB ?= replacement
 GRADE_ARGS ?=
-grade: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
-	@test -n "$(POLICY)$(DIR)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=aging) or DIR=SUBMISSIONS'; exit 2; }
-	$(PY) tools/lab/grade.py $(if $(DIR),--dir $(DIR) --lab $(LAB),$(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE))) $(GRADE_ARGS)
+ARBITER ?=
+grade: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(B)/arbitersim $(PY_OK)
+	@test -n "$(POLICY)$(DIR)$(ARBITER)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=aging), ARBITER=NAME or DIR=SUBMISSIONS'; exit 2; }
+	$(PY) $(if $(DIR),tools/lab/grade.py --dir $(DIR) --lab $(LAB),$(if $(ARBITER),tools/lab/arbiter_grade.py $(ARBITER),tools/lab/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE)))) $(GRADE_ARGS)
 # The students' tree of a lab, without its reference solutions, built and tested (tools/lab/release.py).
 lab-release: $(PY_OK)
 	$(PY) tools/lab/release.py --lab $(LAB)
@@ -461,7 +478,10 @@ help:
 	@echo '                     vmtest, and a session of minutes), then replay'
 	@echo 'make grade POLICY=N  the replacement lab'"'"'s grader: policy N on the traces and in the kernel, a score'
 	@echo 'make grade DIR=D     grade a class: one directory per student in D (build/grade/D/scores.csv, reports)'
-	@echo 'make lab-release     the students'"'"' tree of a lab (LAB=replacement) without its solutions, built and tested'
+	@echo 'make grade ARBITER=N the arbiter lab'"'"'s grader: kernel/arbiter_N.c replayed on traces/negotiation and in the kernel'
+	@echo 'make arbitersim      replay traces/negotiation through the reference, global LRU and the 120 s penalty (the proxy, scores)'
+	@echo 'make negtraces       record traces/negotiation again in the kernel (IFS and ECD runs with neg.arbiter_trace=1)'
+	@echo 'make lab-release     the students'"'"' tree of a lab (LAB=replacement or arbiter) without its solutions, built and tested'
 	@echo 'make trace-cost      what the sampled and the ordered trace cost the traced programs (guest time)'
 	@echo 'make tracesim        replay traces/*.trace through every policy and MIN (table, build/traces CSV, PNG)'
 	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'
@@ -497,7 +517,7 @@ help:
 	@echo 'Variables (each run uses what its command line gives, else the default):'
 	@echo '  MEM=64  CMDLINE='"'"'key=value ...'"'"'  FILES='"'"'file dir ...'"'"'  FSIMG=IMAGE  ACCEL=tcg|kvm'
 	@echo '  JOBS=2  TESTS=tests  V=1 (full compiler lines)  FSSIZE=128 (MB of a new image)  PYTHON=python3'
-	@echo '  POLICY POLICYFILE DIR LAB GRADE_ARGS (make grade)  IFS_ARGS (bench-ifs)  ECD_ARGS (bench-ecd)  LINUX_ARGS (bench-linux)'
+	@echo '  POLICY POLICYFILE ARBITER DIR LAB GRADE_ARGS (make grade)  IFS_ARGS (bench-ifs)  ECD_ARGS (bench-ecd)  LINUX_ARGS (bench-linux)'
 	@echo '  LINUX_ECD_ARGS (bench-linux-ecd)'
 	@echo '  PAPER_ARGS  RESULTS_ARGS'
 	@echo '  MUTANTS_ARGS  DURATION  N SEED'

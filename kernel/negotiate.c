@@ -85,6 +85,7 @@
 #include "kernel/coremap.h"
 #include "kernel/negotiate.h"
 #include "kernel/refault.h"
+#include "kernel/arbiters.h"
 
 #define KERNEL_RESERVE 64         /* free frames only the kernel takes (256 KB) */
 
@@ -180,7 +181,7 @@ static bool refill_one(void)
   refault_offered(fs, uptime_ms());
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
-  enum neg_verdict v = neg_decide(NEG_FS, fs, vm, pen);
+  enum neg_verdict v = arbitrate(NEG_FS, fs, vm, pen, penalty_s, penalty_mode, sh.cache, sh.vm, sh.free);
   /* A busy pool surrenders too: it gets its dirty pages written, for the next refill. */
   struct frame *f = v == NEG_OTHER || v == NEG_BUSY ? surrender(NEG_VM) : v == NEG_OWN ? surrender(NEG_FS) : 0;
   record(NEGT_KERNEL, f ? (v == NEG_OWN ? NEGT_FS : NEGT_VM) : v == NEG_BUSY ? NEGT_BUSY : NEGT_NOBODY,
@@ -233,7 +234,8 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   refault_offered(fs, uptime_ms());
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
-  *verdict = neg_decide(asker, asker == NEG_FS ? fs : vm, asker == NEG_FS ? vm : fs, pen);
+  *verdict = arbitrate(asker, asker == NEG_FS ? fs : vm, asker == NEG_FS ? vm : fs, pen, penalty_s,
+                       penalty_mode, sh.cache, sh.vm, sh.free);
   /* Asked to surrender after refusing (NEG_NONE), a pool that only lacked a clean page
    * hands its dirty ones to whoever writes them, and may have a clean one by now. */
   struct frame *f = 0;
@@ -387,6 +389,7 @@ void neg_init(void)
 {
   initlock(&trace_lock, "negtrace");
   refault_init();
+  arbiter_init();
   for (uint32_t i = 0; i < NELEM(settings); i++)
     setting_register(&settings[i]);
   stat_register_table(counters, NELEM(counters));

@@ -33,6 +33,7 @@
 #include "kernel/coremap.h"
 #include "kernel/shadow.h"
 #include "kernel/refault.h"
+#include "kernel/arbiters.h"
 
 #define NBUCKETS 5                /* distances: < 64, 256, 1K, 4K pages, and more */
 
@@ -53,6 +54,7 @@ void refault_gave(enum neg_pool pool, uint32_t key, uint32_t lastref_ms)
 {
   acquire(&refault_lock);
   shadow_remember(&pools[pool].table, key, lastref_ms);
+  arbiter_gave(pool, key, lastref_ms);
   release(&refault_lock);
 }
 
@@ -76,18 +78,25 @@ void refault_missed(enum neg_pool pool, uint32_t key)
   if (f == SHADOW_HIT) {
     p->refaults++;
     p->hist[bucket(d)]++;
-    if (neg_refault_early(d, other)) {
+    uint32_t now = uptime_ms();
+    bool early = neg_refault_early(d, other);
+    if (early) {
       p->early++;
-      uint32_t now = uptime_ms();
       if (pool == NEG_VM)
         neg_learn_refault(&learned, now, now - lastref);
     }
+    arbiter_refault(pool, key, d, now - lastref, other, early);
   }
   release(&refault_lock);
 }
 
 void refault_used(enum neg_pool pool, uint32_t idle_ms)
 {
+  if (pool == NEG_VM && cache_offer_seen && arbiter_wants_used()) {
+    uint32_t now = uptime_ms();     /* pressure met while the page lay idle, as below */
+    if (now - seen_ms <= idle_ms)
+      arbiter_used(now, idle_ms, seen_ms - cache_oldest_ms);
+  }
   if (pool != NEG_VM || learned.bias_ms == 0 || !cache_offer_seen)
     return;                   /* the common case, without the lock: nothing to renew */
   acquire(&refault_lock);
@@ -133,6 +142,7 @@ void refault_reset(void)
   learned = (struct neg_learned){ 0, 0 };
   cache_offer_seen = false;
   release(&refault_lock);
+  arbiter_reset();
 }
 
 /* --- counters ------------------------------------------------------------------------------ */

@@ -302,8 +302,8 @@ def rule_breaks(lab, path):
     out = []
     for inc in re.findall(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', text, re.M):
         if inc != lab.allowed_include:
-            out.append(("rule broken", "includes %s: a policy includes nothing but %s (the host compiles the very "
-                        "same file, and nothing else is safe under the VM lock)" % (inc, lab.allowed_include)))
+            out.append(("rule broken", "includes %s: %s includes nothing but %s (the host compiles the very "
+                        "same file, and nothing else is safe under %s)" % (inc, lab.noun, lab.allowed_include, lab.lock)))
     with tempfile.TemporaryDirectory() as d:
         obj = os.path.join(d, "p.o")
         cc = os.environ.get("HOSTCC", "cc")
@@ -314,9 +314,7 @@ def rule_breaks(lab, path):
         syms = subprocess.run(["nm", "-u", obj], stdout=subprocess.PIPE, text=True).stdout.split()
     for sym in sorted(set(x for x in syms if x != "U")):
         if not lab.allowed_symbols(sym):
-            out.append(("rule broken", "calls %s, which a policy may not: every hook runs with the VM lock held "
-                        "(no sleeping, no allocating, no printing), and a policy asks the VM only the pol_* "
-                        "questions of vm/policy.h" % sym))
+            out.append(("rule broken", "calls %s, which %s may not: %s" % (sym, lab.noun, lab.call_rule)))
     return out
 
 
@@ -341,7 +339,7 @@ def grade_one(lab, path, timeout, host_only, traces):
     if p.returncode == 1 and final:
         why = re.findall(r"^grade: INCORRECT: (.*)$", out, re.M)
         return "incorrect", 0, secs, why[0] if why else "", out
-    died = re.search(r"tracesim: the run of .*? died[^\n]*", out)
+    died = re.search(r"(?:tracesim|arbitersim): the run of .*? died[^\n]*", out)
     if died:
         return "crashed the simulator", 0, secs, died.group(0), out
     last = [l for l in out.splitlines() if l.strip()]
@@ -364,10 +362,11 @@ def grade_dir(lab, folder, out_dir, timeout, host_only, traces):
             report.append("grade: %s: no submission, score 0/100: %s" % (st, row["reason"]))
         else:
             path = os.path.abspath(files[0])
-            name = os.path.basename(path)[len("policy_"):-2]
+            prefix = lab.student_glob.split("*")[0]
+            name = os.path.basename(path)[len(prefix):-2]
             row.update(file=os.path.relpath(path, folder), policy=name)
             breaks = [] if re.fullmatch(r"[a-z_][a-z0-9_]*", name) else \
-                [("rule broken", "the file's name must be policy_NAME.c, NAME lowercase letters, digits and _")]
+                [("rule broken", "the file's name must be %sNAME.c, NAME lowercase letters, digits and _" % prefix)]
             breaks = breaks or rule_breaks(lab, path)
             if breaks:
                 row.update(status=breaks[0][0], reason="; ".join(w for _, w in breaks))

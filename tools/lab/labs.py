@@ -16,7 +16,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 class Lab:
     def __init__(self, name, handout, student_glob, grade_command, solutions, solution_lines, tests,
-                 allowed_symbols, allowed_include, build):
+                 allowed_symbols, allowed_include, build, copies=None, noun="a policy", lock="the VM lock",
+                 call_rule="every hook runs with the VM lock held (no sleeping, no allocating, no printing), "
+                           "and a policy asks the VM only the pol_* questions of vm/policy.h"):
         self.name = name
         self.handout = handout                  # the handout (docs/...)
         self.student_glob = student_glob        # what a student hands in, in their directory
@@ -27,6 +29,10 @@ class Lab:
         self.allowed_symbols = allowed_symbols  # a predicate: may the file call or use this symbol?
         self.allowed_include = allowed_include  # the one header a student file may include
         self.build = build                      # the make targets its tests need
+        self.copies = copies or {}              # {file of the student tree: the tracked file it is a copy of}
+        self.noun = noun                        # what a student file is, in a rule break's reason
+        self.lock = lock                        # what its hooks run under
+        self.call_rule = call_rule              # why a call is forbidden
 
 
 def policy_name(path):
@@ -63,3 +69,36 @@ LABS = {
         build=["all", "build/tests/test_policy"],
     ),
 }
+
+
+def _arbiter_command(python, path, host_only):
+    name = os.path.basename(path)[len("arbiter_"):-len(".c")]
+    argv = [python, os.path.join(ROOT, "tools", "lab", "arbiter_grade.py"), name, "--file", path]
+    return argv + (["--host-only"] if host_only else [])
+
+
+# An arbiter asks nothing: it is told (struct arb_view, struct arb_refault). What the compiler
+# itself may call for a copy or a 64-bit division is all it may use.
+_ARBITER_SYMBOLS = {"memset", "memcpy", "memmove", "__udivdi3", "__umoddi3", "__divdi3", "__moddi3"}
+
+LABS["arbiter"] = Lab(
+    name="arbiter",
+    handout="docs/lab-arbiter.md",
+    student_glob="arbiter_*.c",
+    grade_command=_arbiter_command,
+    solutions=["kernel/arbiter_reference.c"],
+    solution_lines={
+        "kernel/arbiters.c": [("  &arbiter_reference,         /* the lab's model solution (docs/lab-arbiter.md) */\n",
+                               "  &arbiter_mine,              /* the skeleton (docs/lab/arbiter_skeleton.c): yours */\n")],
+        "kernel/arbiter.h": [("extern const struct arbiter arbiter_reference;", "extern const struct arbiter arbiter_mine;")],
+    },
+    copies={"kernel/arbiter_mine.c": "docs/lab/arbiter_skeleton.c"},
+    tests=["tests/host/test_arbitersim.py", "tests/host/test_arbiter_grade.py", "tests/host/test_architecture.py"],
+    allowed_symbols=lambda s: s in _ARBITER_SYMBOLS,
+    allowed_include="kernel/arbiter.h",
+    build=["all"],
+    noun="an arbiter",
+    lock="a spinlock with interrupts off",
+    call_rule="every hook may run with a spinlock held and interrupts off (no sleeping, no allocating, no "
+              "printing), and an arbiter is told all it may know (struct arb_view, struct arb_refault)",
+)

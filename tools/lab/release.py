@@ -77,6 +77,8 @@ def release(lab, out):
         dest = os.path.join(out, f)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
         shutil.copy2(os.path.join(ROOT, f), dest, follow_symlinks=False)
+    for dest, src in lab.copies.items():
+        shutil.copy2(os.path.join(ROOT, src), os.path.join(out, dest))
     for f, pairs in lab.solution_lines.items():
         for old, new in pairs:
             edit(os.path.join(out, f), old, new)
