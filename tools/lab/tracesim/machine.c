@@ -25,8 +25,9 @@
  * (trace.c marks it) its pages leave their frames (page_out) and the frames are free, so the
  * next faults take them before any policy is asked; a dead page never pushes out a live one.
  * -K (machine_keep_dead) keeps them until a policy evicts them, as the simulator did first:
- * at the sizes where the kernel runs the session that added thousands of faults to every
- * policy, and put LRU ahead of clock where the kernel has clock ahead.
+ * at the memory the kernel's VM has in a 16 MB machine that more than doubled every policy's
+ * refaults on the session, and where the kernel's VM evicts nothing it still refaulted thousands
+ * of times (docs/lab-replacement.md).
  *
  * Policies keep state in static variables, so each run is a process of its own (main.c forks):
  * every run starts from the same state and the counts repeat exactly.

@@ -28,8 +28,8 @@
  * A trace records references, not exits. When a process exits the kernel frees its segments'
  * frames at once (a code segment's when its last process is gone), so dead pages never compete
  * with live ones for memory; replayed without that, they sit in the simulator's frames until a
- * policy evicts them, and at the memory sizes where the kernel runs the session every policy
- * faults thousands of times more than there (docs/lab-replacement.md measures it). So each
+ * policy evicts them, and at the memory the kernel's VM has every policy refaults two or three
+ * times as often as the kernel does (docs/lab-replacement.md measures it). So each
  * segment's last reference is marked (ref.ends), and the machine frees the segment's pages at
  * the end of that epoch (machine.c): a process is over within the epoch of its last use, or
  * idle until the trace ends. seg_of gives each page its segment, numbered densely.
