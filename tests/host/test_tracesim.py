@@ -106,6 +106,7 @@ def test_min_by_hand(tmp_path):
     ("1 1 1 1 0\n", "header"),
     ("# trace epoch_ms=500\n1 2 3\n", "expected EPOCH"),
     ("# trace epoch_ms=500\n5 1 1 1 0\n4 1 1 1 0\n", "backwards"),
+    ("# trace epoch_ms=500\n0 1 4294967295 1 0\n", "above 4294967294"),
 ])
 def test_bad_trace_is_one_line(tmp_path, text, why):
     t = tmp_path / "bad.trace"

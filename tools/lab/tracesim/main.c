@@ -258,6 +258,7 @@ int main(int argc, char **argv)
     }
     printf("\n");
     free(t.refs);
+    free(t.seg_of);
   }
   if (out)
     fclose(out);

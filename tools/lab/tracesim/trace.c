@@ -166,6 +166,8 @@ void trace_read(const char *path, struct trace *t)
       continue;             /* a blank line */
     if (n != 5 || r > 1 || m > 1)
       bad(path, line, "expected EPOCH SEGMENT PAGE REFERENCED(0/1) MODIFIED(0/1)");
+    if (seg >= UINT32_MAX || page >= UINT32_MAX)
+      bad(path, line, "a segment or page number above 4294967294");
     if (t->nrefs && ep < t->refs[t->nrefs - 1].epoch)
       bad(path, line, "epochs go backwards");
     if (!r && !m)
