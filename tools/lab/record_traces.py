@@ -38,7 +38,7 @@ instructions at any speed, so at a slow CPU they must be fewer (at 3.9 MIPS, 100
 policy, and print the kernel's own faults, page-ins and evictions over the traced work and the
 most frames its VM held: replayed at that size, the trace gives the simulator's count for the
 very references the kernel saw (docs/lab-replacement.md: within 4 % of the kernel's refaults
-under clock and LRU in 16 MB).
+under clock, LRU and FIFO in 16 MB).
 
 The kernel's timing varies with the host, so two recordings differ; the shipped traces are
 one recording, and every figure in the docs comes from them. A trace over 1 MB is shipped
