@@ -279,6 +279,12 @@ $(B)/tests/test_negotiate: tests/host/test_negotiate.c kernel/negotiate_rule.c k
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_negotiate.c kernel/negotiate_rule.c
 
+# So are the shadow tables of pages given up (kernel/shadow.c).
+$(B)/tests/test_shadow: tests/host/test_shadow.c kernel/shadow.c kernel/shadow.h kernel/negotiate_rule.c kernel/negotiate_rule.h | $(TOOLS_OK)
+	@mkdir -p $(B)/tests
+	$(msg) HOSTCC $@
+	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_shadow.c kernel/shadow.c
+
 # sort's order is pure C too (user/lib/linecmp.c): the host sorts with the very same file.
 $(B)/tests/test_linecmp: tests/host/test_linecmp.c user/lib/linecmp.c user/include/linecmp.h | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
@@ -395,17 +401,20 @@ imgfuzz: all $(UBINS) $(PY_OK)
 # The documented tables (docs/results.md) change only through `make results`
 # (tools/bench/results.py), which makes them again from those CSVs and refuses a run shorter than
 # a table's full one (RESULTS_ARGS=--partial takes it, and the table then says what it lacks). ---
-.PHONY: bench bench-boot bench-fork bench-vm bench-fs bench-ifs bench-ecd bench-linux bench-linux-ecd paper
+.PHONY: bench bench-boot bench-fork bench-vm bench-negcost bench-fs bench-ifs bench-ecd bench-linux bench-linux-ecd paper
 $(PY_OK): tools/setup/pydeps.py
 	@$(PYTHON) tools/setup/pydeps.py --dir $(B)/py
 	@touch $@
-bench: bench-boot bench-fs bench-vm bench-fork bench-ifs bench-ecd
+bench: bench-boot bench-fs bench-vm bench-negcost bench-fork bench-ifs bench-ecd
 bench-boot: $(ISO) $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_boot.py
 bench-fork: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_fork.py
 bench-vm: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_vm.py
+# An untraded negotiation against a cache miss, by penalty mode (RUNS=3 MODES="fixed adaptive").
+bench-negcost: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
+	$(PY) tools/bench/bench_negcost.py
 bench-fs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 	$(PY) tools/bench/bench_fs.py
 # WRL 90/4's IFS benchmark (tools/bench/bench_ifs.py -h): IFS_ARGS='--preset paper --runs 1 --intervals 1,30 -j 2'.
@@ -466,6 +475,7 @@ help:
 	@echo 'make bench-boot      boot time: ISO and -kernel, to the first prompt'
 	@echo 'make bench-fs        file cache: throughput by transfer size, write policies'
 	@echo 'make bench-vm        VM: fault costs, page-in, Irlam'"'"'s table'
+	@echo 'make bench-negcost   an untraded negotiation against a cache miss, by penalty mode'
 	@echo 'make bench-fork      fork time against resident size (Sprite'"'"'s Table 7-1)'
 	@echo 'make bench-ifs       WRL 90/4'"'"'s IFS benchmark (Tables 3, 4): toucher beside sort, penalty 0 and 120 s'
 	@echo '                     (IFS_ARGS='"'"'--preset paper --runs 1 --intervals 1,30 -j 2'"'"'; both presets in full: hours)'

@@ -45,6 +45,7 @@
 #include "kernel/uapi/syscall.h"
 #include "drivers/disk.h"
 #include "kernel/negotiate.h"
+#include "kernel/refault.h"
 
 #define NHASH   8192u               /* a power of two: chains of a few blocks in 64 MB */
 #define SURRENDER_SCHED 16u         /* dirty blocks one ask may have written, to be clean next */
@@ -83,6 +84,12 @@ static void list_append(struct cblock *head, struct cblock *b)
 static uint32_t hash(uint32_t fileid, uint32_t blockno)
 {
   return (fileid * 2654435761u + blockno) & (NHASH - 1);
+}
+
+/* A block's name in the shadow table of blocks given up (kernel/refault.c). */
+static uint32_t shadow_key(uint32_t fileid, uint32_t blockno)
+{
+  return fileid * 2654435761u + blockno;
 }
 
 static struct cblock *lookup(uint32_t fileid, uint32_t blockno)
@@ -268,6 +275,7 @@ static struct cblock *cache_alloc_block(void)
   }
   struct cblock *b = oldest_clean(~0u, 0);
   if (b) {
+    refault_gave(NEG_FS, shadow_key(b->fileid, b->blockno), b->lastref);
     hash_remove(b);
     list_remove(b);
     b->flags = 0;
@@ -342,6 +350,7 @@ static struct frame *cache_surrender(void)
   if (b != &freelist) {
     list_remove(b);
   } else if ((b = oldest_clean(SURRENDER_SCHED, 0))) {
+    refault_gave(NEG_FS, shadow_key(b->fileid, b->blockno), b->lastref);
     hash_remove(b);
     list_remove(b);
   }
@@ -570,6 +579,7 @@ static struct cblock *get(uint32_t fileid, uint32_t blockno, bool ahead)
     touch(b);
     if (!ahead)
       st_misses++;            /* a block read ahead is a miss no reader waited for */
+    refault_missed(NEG_FS, shadow_key(fileid, blockno));
     release(&cache_lock);
     acquiresleep(&b->lock);   /* nobody can hold it: free at once */
     return b;

@@ -19,6 +19,8 @@
  *     cache_lock  or  vm_lock    never both at once: the negotiation asks one pool, lets go,
  *                                then asks the other
  *     coremap_lock       innermost: under either of them, or alone
+ *     refault_lock       the shadow tables (kernel/refault.c): innermost too, under either
+ *                        pool's lock or alone, never with coremap_lock
  *
  * Any of the sleeplocks may be held by a process that needs a frame (a cache miss under an
  * inode lock, a COR fault under cow_lock), so whatever it waits for -- the page-out daemon,

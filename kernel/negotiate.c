@@ -65,11 +65,13 @@
  * biased the same way. vm.penalty_mode=stepped charges the penalty once per tenth of memory
  * the cache holds (Sprite's vmFSPenalty, vmNumPageGroups): a small cache competes on equal
  * terms, a big one pays more and more. Sprite ran with 20 minutes (1200 s, the default); the
- * paper measures 0 and 120 s.
+ * paper measures 0 and 120 s. vm.penalty_mode=adaptive sets no constant at all: the bias is
+ * what the VM learned from its refaults (kernel/refault.c keeps the evidence,
+ * kernel/negotiate_rule.c turns it into ms), and vm.penalty is not used.
  *
  * WHAT IS KEPT. The paper's Table 2 counters (neg.fs_asks_vm and _satisfied, neg.vm_asks_fs
  * and _satisfied), and a ring of the last NEGTRACE_MAX negotiations (SYS_negtrace, the
- * negtrace program); neg.reset=1 starts both again, with fs.cache.min_kb and max_kb. To stop
+ * negtrace program), each with the refault evidence an adaptive bias stood on; neg.reset=1 starts both again, with fs.cache.min_kb and max_kb. To stop
  * at every negotiation in gdb: break neg_getframe.
  */
 #include "kernel/klib.h"
@@ -82,6 +84,7 @@
 #include "kernel/x86.h"
 #include "kernel/coremap.h"
 #include "kernel/negotiate.h"
+#include "kernel/refault.h"
 
 #define KERNEL_RESERVE 64         /* free frames only the kernel takes (256 KB) */
 
@@ -129,6 +132,12 @@ struct shares {
 
 static uint32_t penalty_ms(struct shares *sh)
 {
+  if (penalty_mode == NEG_PENALTY_ADAPTIVE) {
+    sh->cache = frame_count(POOL_CACHE);
+    sh->vm = frame_count(POOL_VM);
+    sh->free = frame_count(POOL_FREE);
+    return refault_bias_ms();
+  }
   sh->cache = frame_count(POOL_CACHE);
   sh->vm = frame_count(POOL_VM);
   sh->free = frame_count(POOL_FREE);
@@ -159,6 +168,7 @@ static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm
   r->cache_frames = sh->cache;
   r->vm_frames = sh->vm;
   r->free_frames = sh->free;
+  refault_evidence(&r->vm_early, &r->vm_saved, &r->evidence_ms);
   release(&trace_lock);
 }
 
@@ -167,6 +177,7 @@ static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm
 static bool refill_one(void)
 {
   struct neg_offer fs = offer(NEG_FS, true), vm = offer(NEG_VM, true);
+  refault_offered(fs, uptime_ms());
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
   enum neg_verdict v = neg_decide(NEG_FS, fs, vm, pen);
@@ -219,6 +230,7 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   /* None is free: both pools answer, the asker's own as "what would you recycle", the
    * other's as "what would you give". */
   struct neg_offer fs = offer(NEG_FS, asker != NEG_FS), vm = offer(NEG_VM, asker != NEG_VM);
+  refault_offered(fs, uptime_ms());
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
   *verdict = neg_decide(asker, asker == NEG_FS ? fs : vm, asker == NEG_FS ? vm : fs, pen);
@@ -297,7 +309,8 @@ int sys_negtrace(void)
 
 static void mode_get(char *out, int len)
 {
-  snprintf(out, len, "%s", penalty_mode == NEG_PENALTY_STEPPED ? "stepped" : "fixed");
+  snprintf(out, len, "%s", penalty_mode == NEG_PENALTY_STEPPED ? "stepped" :
+           penalty_mode == NEG_PENALTY_ADAPTIVE ? "adaptive" : "fixed");
 }
 
 static int mode_set(const char *v)
@@ -306,6 +319,8 @@ static int mode_set(const char *v)
     penalty_mode = NEG_PENALTY_FIXED;
   else if (strcmp(v, "stepped") == 0)
     penalty_mode = NEG_PENALTY_STEPPED;
+  else if (strcmp(v, "adaptive") == 0)
+    penalty_mode = NEG_PENALTY_ADAPTIVE;
   else
     return -EINVAL;
   return 0;
@@ -325,6 +340,7 @@ static int reset_set(const char *v)
     acquire(&trace_lock);
     trace_seq = 0;
     release(&trace_lock);
+    refault_reset();
     for (int p = 0; p < 2; p++)
       if (pools[p] && pools[p]->reset)
         pools[p]->reset();
@@ -335,7 +351,7 @@ static int reset_set(const char *v)
 static const struct setting settings[] = {
   { "vm.penalty", "seconds added to a VM page's time of last reference when the file cache and the VM compare ages",
     &penalty_s, 0, 1000000, 0, 0 },
-  { "vm.penalty_mode", "fixed: the penalty once; stepped: once per tenth of memory the cache holds",
+  { "vm.penalty_mode", "fixed: the penalty once; stepped: once per tenth of memory the cache holds; adaptive: no constant, a bias learned from the VM's refaults",
     0, 0, 0, mode_get, mode_set },
   { "neg.reset", "1: the negotiation counters, its trace and fs.cache.min_kb/max_kb and fs.dirty.max start again",
     &reset_value, 0, 1, 0, reset_set },
@@ -370,6 +386,7 @@ static const struct counter counters[] = {
 void neg_init(void)
 {
   initlock(&trace_lock, "negtrace");
+  refault_init();
   for (uint32_t i = 0; i < NELEM(settings); i++)
     setting_register(&settings[i]);
   stat_register_table(counters, NELEM(counters));

@@ -28,7 +28,7 @@ struct neg_offer {
  * vmFSPenalty / vmNumPageGroups): memory is cut into groups tenths, and the VM gets
  * penalty_s for every whole group the cache holds, so a small cache pays nothing and each
  * tenth of memory it grows costs it another penalty. */
-enum neg_penalty_mode { NEG_PENALTY_FIXED = 0, NEG_PENALTY_STEPPED = 1 };
+enum neg_penalty_mode { NEG_PENALTY_FIXED = 0, NEG_PENALTY_STEPPED = 1, NEG_PENALTY_ADAPTIVE = 2 };
 
 struct neg_penalty {
   uint32_t penalty_s;
@@ -38,6 +38,29 @@ struct neg_penalty {
 };
 
 #define NEG_GROUPS 10          /* Sprite's vmNumPageGroups */
+
+/* adaptive: no constant; the bias is learned from the VM's refaults (kernel/refault.c keeps
+ * the evidence, these functions turn it into a bias). A refault is early when the cache held
+ * at least as many frames as the pages the VM gave up since the page went: had the cache given
+ * those up instead, LRU order would have kept it. Each early refault moves the bias half way
+ * to what would have kept that page: its reuse interval and a quarter more, and the aging
+ * clock's lag. Pages the bias kept that were used again (saved: idle longer than the cache's
+ * oldest block, not longer than that and the bias) renew the evidence without raising it. With
+ * no evidence for twice the bias and NEG_GRACE_MS, it halves, and again each such period. */
+struct neg_learned {
+  uint32_t bias_ms;           /* as last set by evidence (decay is computed when read) */
+  uint32_t evidence_ms;       /* when: the last early refault or saved page */
+};
+#define NEG_BIAS_MAX_MS (3600u * 1000)   /* an hour: a bias is bounded */
+#define NEG_LAG_MS 2000                   /* the aging clock's pass: a VM time may be that stale */
+#define NEG_GRACE_MS 10000                /* evidence is awaited this much beyond twice the bias */
+
+bool neg_refault_early(uint32_t distance, uint32_t other_frames);
+void neg_learn_refault(struct neg_learned *l, uint32_t now_ms, uint32_t reuse_ms);
+bool neg_saved(uint32_t idle_ms, uint32_t other_age_ms, uint32_t bias_ms);
+void neg_learn_saved(struct neg_learned *l, uint32_t now_ms);
+/* The bias in ms now: bias_ms, halved for every whole quiet period since evidence_ms. */
+uint32_t neg_learned_bias(const struct neg_learned *l, uint32_t now_ms);
 
 /* The bias in ms added to a VM page's time of last reference. */
 uint32_t neg_penalty_ms(const struct neg_penalty *p);

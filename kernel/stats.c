@@ -3,7 +3,7 @@
 #include "kernel/klib.h"
 #include "kernel/spinlock.h"
 
-#define MAXSTATS 128
+#define MAXSTATS 160
 static struct counter stats[MAXSTATS];
 static int nstats;
 

@@ -13,6 +13,10 @@
  *                     back by the kernel in 64 KB requests with no file system (sysctl
  *                     disk.ceiling_kb, drivers/disk_ceiling.c; the image must have MB spare
  *                     past its file system).
+ *   fsbench miss FILE   guest-timed: the cost of each cache miss, FILE read 4 KB at a time out
+ *                     of the cache with read-ahead off (so every read waits for its block);
+ *                     the fewest, the median and the most ticks of one read (bench-negcost
+ *                     sets the cost of a negotiation against it).
  *   fsbench seq MB [1]   wall-clock: a new MB file written in 64 KB calls and fsync'ed, then,
  *                     out of the cache, read in 64 KB calls; with the disk's requests and KB
  *                     each took. With 1: one block a request (fs.cluster_max=1, no read-ahead).
@@ -295,6 +299,46 @@ static void seq(unsigned mb, int single)
   }
 }
 
+static int by_value(const void *a, const void *b)
+{
+  unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+  return x < y ? -1 : x > y;
+}
+
+#define MISS_MAX 8192   /* reads timed: a 32 MB file */
+static unsigned long long miss_ticks[MISS_MAX];
+
+static void miss(const char *path)
+{
+  char ra[16];
+  if (sysctl("fs.readahead", 0, ra, sizeof(ra)) < 0)
+    die("fs.readahead");
+  set("fs.readahead", "0");
+  evict();
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    die(path);
+  unsigned n = 0;
+  for (;;) {
+    unsigned long long t0 = bench_ticks();
+    int got = read(fd, buf, 4096);
+    unsigned long long t = bench_ticks() - t0;
+    if (got < 0)
+      die("read");
+    if (got == 0 || n == MISS_MAX)
+      break;
+    miss_ticks[n++] = t;
+  }
+  close(fd);
+  set("fs.readahead", ra);
+  if (n == 0) {
+    printf("fsbench: %s is empty\n", path);
+    exit(1);
+  }
+  qsort(miss_ticks, n, sizeof miss_ticks[0], by_value);
+  printf("csv,miss,%u,%llu,%llu,%llu\n", n, miss_ticks[0], miss_ticks[n / 2], miss_ticks[n - 1]);
+}
+
 int main(int argc, char **argv)
 {
   if (argc >= 3 && strcmp(argv[1], "ceiling") == 0) {
@@ -307,8 +351,13 @@ int main(int argc, char **argv)
     printf("fsbench seq done\n");
     return 0;
   }
+  if (argc == 3 && strcmp(argv[1], "miss") == 0) {
+    miss(argv[2]);
+    printf("fsbench miss done\n");
+    return 0;
+  }
   if (argc != 2) {
-    fprintf(stderr, "usage: fsbench cpu|disk|policy | fsbench ceiling MB | fsbench seq MB [1]\n");
+    fprintf(stderr, "usage: fsbench cpu|disk|policy | fsbench ceiling MB | fsbench seq MB [1] | fsbench miss FILE\n");
     return 1;
   }
   if (strcmp(argv[1], "cpu") == 0)

@@ -2,6 +2,7 @@
  * default all the kernel keeps), oldest first, one a line:
  *
  *   seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames
+ *       vm_refaults vm_saved evidence_age_ms
  *
  * asker is fs (a cache miss), vm (a page fault) or kernel (refilling its reserve of free
  * frames); an age is how long before the negotiation the page on offer was last used,
@@ -11,7 +12,10 @@
  * that should give had only dirty pages: it has them written, and the asker waits for one
  * before it recycles its own); then the frames each
  * pool held when the penalty was computed (a stepped penalty is vm.penalty for every whole
- * tenth of their sum that the cache holds). -s prints only
+ * tenth of their sum that the cache holds); then the evidence an adaptive penalty (the learned
+ * bias, vm.penalty_mode=adaptive) stands on: the VM's early refaults and the pages the bias
+ * saved since neg.reset, and how long before this negotiation the last of them came ("-":
+ * none yet). In the other modes the evidence is gathered all the same, and not used. -s prints only
  * a summary: how many each asker made and who gave. */
 #include <stdio.h>
 #include <string.h>
@@ -62,15 +66,20 @@ int main(int argc, char **argv)
              count[a][3], count[a][4]);
     return 0;
   }
-  printf("seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames\n");
+  printf("seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames "
+         "vm_refaults vm_saved evidence_age_ms\n");
   for (int i = 0; i < n; i++) {
     struct negrecord *r = &recs[i];
-    char fs[16], vm[16];
+    char fs[16], vm[16], ev[16];
     age(fs, sizeof fs, r->time_ms, r->fs_lastref_ms, r->flags & NEGT_FS_REFUSED, r->flags & NEGT_FS_FREE);
     age(vm, sizeof vm, r->time_ms, r->vm_lastref_ms, r->flags & NEGT_VM_REFUSED, r->flags & NEGT_VM_FREE);
-    printf("%u %u %s %s %s %u %s %u %u %u\n", r->seq, r->time_ms, who[r->asker < 3 ? r->asker : 3], fs, vm,
+    if (r->evidence_ms)
+      snprintf(ev, sizeof ev, "%u", r->time_ms - r->evidence_ms);
+    else
+      snprintf(ev, sizeof ev, "-");
+    printf("%u %u %s %s %s %u %s %u %u %u %u %u %s\n", r->seq, r->time_ms, who[r->asker < 3 ? r->asker : 3], fs, vm,
            r->penalty_ms / 1000, who[r->gave < 5 ? r->gave : 3], r->cache_frames, r->vm_frames,
-           r->free_frames);
+           r->free_frames, r->vm_early, r->vm_saved, ev);
   }
   return 0;
 }

@@ -51,6 +51,7 @@
 #include "kernel/sysctl.h"
 #include "kernel/coremap.h"
 #include "kernel/negotiate.h"
+#include "kernel/refault.h"
 #include "vm/vm.h"
 #include "vm/policy.h"
 #include "vm/paging.h"
@@ -125,8 +126,11 @@ bool pol_referenced(uint32_t i)
     f->pflags |= VMF_DIRTY;
   *pte &= ~(PTE_A | PTE_D);
   invlpg(frame_vaddr(f));
-  if (ref)
-    f->lastref = uptime_ms();
+  if (ref) {
+    uint32_t now = uptime_ms();
+    refault_used(NEG_VM, now - f->lastref);    /* kept by the learned bias? kernel/refault.c */
+    f->lastref = now;
+  }
   return ref;
 }
 

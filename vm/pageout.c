@@ -48,6 +48,7 @@
 #include "kernel/uapi/errno.h"
 #include "kernel/coremap.h"
 #include "kernel/negotiate.h"
+#include "kernel/refault.h"
 #include "vm/vm.h"
 #include "vm/policy.h"
 #include "vm/paging.h"
@@ -124,6 +125,7 @@ int32_t ready_first_idle(void)
 void vm_drop_frame(struct frame *f)
 {
   vm_trace_leave(f - coremap);
+  refault_gave(NEG_VM, pol_page(f - coremap), f->lastref);   /* its shadow: kernel/refault.c */
   unlist(f);
   if (policy->page_out)
     policy->page_out(f - coremap);
@@ -201,6 +203,7 @@ bool take_if_clean(struct frame *f)
   uint32_t va = frame_vaddr(f);
   pte_t *pte = frame_pte(f);
   vm_trace_leave(f - coremap);
+  refault_gave(NEG_VM, pol_page(f - coremap), f->lastref);   /* its shadow: kernel/refault.c */
   unlist(f);
   bool ondisk = s->type != SEG_CODE && (f->pflags & VMF_BACKED);
   *pte = (ondisk ? PTE_ONDISK : 0) | (old & PTE_COW);

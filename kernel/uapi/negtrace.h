@@ -31,5 +31,8 @@ struct negrecord {
   unsigned cache_frames;          /* the pools' frames when the penalty was computed: a stepped */
   unsigned vm_frames;             /* penalty is one vm.penalty per whole tenth of */
   unsigned free_frames;           /* cache + vm + free that the cache holds */
+  unsigned vm_early;              /* the evidence behind an adaptive penalty (the bias): the VM's */
+  unsigned vm_saved;              /* early refaults and pages the bias saved since neg.reset, */
+  unsigned evidence_ms;           /* and when the last came (ms since boot; 0: none yet) */
 };
 #endif

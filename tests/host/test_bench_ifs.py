@@ -267,3 +267,20 @@ def test_requests_and_their_bytes_before_sort_and_at_the_end():
     check(r)
     assert (r["read_requests"], r["write_requests"], r["read_kb"], r["write_kb"]) == (5, 60, 40, 1200)
     assert "read_requests" not in bench_ifs.parse_run(*recorded(), toucher=True)
+
+
+def test_refaults_and_the_learned_bias_at_the_end():
+    """The refault counters (REFAULTS), one line at the end: the columns are its values (the
+    negotiation's reset before sort cleared them); a recording without it has none."""
+    out, typed = recorded()
+    line = "vmstat " + " ".join(bench_ifs.REFAULTS)
+    final = "vmstat " + " ".join(bench_ifs.COUNTERS)
+    k = out.index("$ ps\n", out.index("$ " + final))
+    out = out[:k] + "$ %s\n120\n45\n7\n16500\n30\n2\n" % line + out[k:]
+    j = typed.index(final)
+    typed = typed[:j + 1] + [line] + typed[j + 1:]
+    r = bench_ifs.parse_run(out, typed, toucher=True)
+    check(r)
+    assert [r[c] for c in bench_ifs.REFAULT_COLUMNS] == [120, 45, 7, 16500, 30, 2]
+    assert set(bench_ifs.REFAULT_COLUMNS) <= set(bench_ifs.COLUMNS)
+    assert "bias_ms" not in bench_ifs.parse_run(*recorded(), toucher=True)

@@ -127,8 +127,73 @@ static void busy_answers(void)
         (unsigned)sizeof(struct neg_offer));
 }
 
+/* vm.penalty_mode=adaptive: the bias learned from the VM's refaults. */
+static void adaptive(void)
+{
+  /* A toucher that sleeps 150 s, longer than the paper's 120 s penalty: each round under
+   * pressure its pages go to the cache and come back 150 s (and the touch) after their last
+   * use. It must be protected within 3 refaults: a page idle 151 s against the cache's
+   * block used a second ago must then stay. */
+  struct neg_learned l = { 0, 0 };
+  uint32_t t = 1000000, reuse = 151000;
+  int n = 0;
+  while (n < 10 && neg_decide(NEG_FS, at(t / 1000 - 1), at((t - reuse) / 1000), neg_learned_bias(&l, t)) != NEG_OWN) {
+    neg_learn_refault(&l, t, reuse);
+    n++;
+    t += 200;             /* the round's next pages come back moments later */
+  }
+  CHECK(n >= 1 && n <= 3, "a toucher reusing its pages every 151 s protected after %d refaults", n);
+  CHECK(neg_learned_bias(&l, t) <= NEG_BIAS_MAX_MS, "bias %u past its bound", neg_learned_bias(&l, t));
+  /* Once protected it refaults no more; the aging clock sees its pages used every 151 s,
+   * idle longer than the cache's oldest block (2 s) and within the bias: saved, which keeps
+   * the bias for as long as the pattern lasts (ten hours here). */
+  for (int round = 0; round < 240; round++) {
+    t += reuse;
+    uint32_t b = neg_learned_bias(&l, t);
+    if (neg_decide(NEG_FS, at(t / 1000 - 2), at((t - reuse) / 1000), b) != NEG_OWN) {
+      CHECK(0, "round %d: the protected toucher lost its page (bias %u ms)", round, b);
+      break;
+    }
+    CHECK(neg_saved(reuse, 2000, b) || round > 0, "its reuse was not seen as saved");
+    if (neg_saved(reuse, 2000, b))
+      neg_learn_saved(&l, t);
+  }
+  /* A bias that is not a constant: it never exceeds its bound, whatever the reuse. */
+  struct neg_learned big = { 0, 0 };
+  for (int i = 0; i < 40; i++)
+    neg_learn_refault(&big, 5000 + i, 4000000000u);
+  CHECK(neg_learned_bias(&big, 5040) == NEG_BIAS_MAX_MS, "a huge reuse: bias %u, want the bound %u",
+        neg_learned_bias(&big, 5040), NEG_BIAS_MAX_MS);
+
+  /* The toucher stops (its process exits, or it sleeps for good): no refault, nothing saved.
+   * The bias decays to nothing, so the cache gets its plain LRU back: within ten halvings'
+   * periods, and it has halved within one. */
+  uint32_t b0 = neg_learned_bias(&l, t), period = 2 * b0 + NEG_GRACE_MS;
+  CHECK(neg_learned_bias(&l, t + period) <= b0 / 2, "no decay: %u ms a period after evidence stopped (was %u)",
+        neg_learned_bias(&l, t + period), b0);
+  CHECK(neg_learned_bias(&l, t + 40 * period) == 0, "the bias never decays: %u ms long after its evidence",
+        neg_learned_bias(&l, t + 40 * period));
+  /* A scan never refaults early and never saves: its bias stays 0 whatever the time. */
+  struct neg_learned scan = { 0, 0 };
+  for (uint32_t tt = 0; tt < 3600000; tt += 1000) {
+    if (neg_saved(30000, 1000, neg_learned_bias(&scan, tt)))
+      neg_learn_saved(&scan, tt);
+  }
+  CHECK(neg_learned_bias(&scan, 3600000) == 0, "a scan gained a bias: %u ms", neg_learned_bias(&scan, 3600000));
+  /* Early means the cache could have paid: a program cycling through more pages than the
+   * cache holds refaults from further back, and is not protected. */
+  CHECK(neg_refault_early(1000, 2000), "a refault at distance 1000 with 2000 cache frames is early");
+  CHECK(!neg_refault_early(5000, 2000), "a refault at distance 5000 with 2000 cache frames is not early");
+  /* Saved only when the bias was what kept it. */
+  CHECK(!neg_saved(30000, 40000, 60000), "younger than the cache's oldest: LRU kept it, not the bias");
+  CHECK(!neg_saved(100000, 1000, 60000), "idle longer than the bias could cover");
+  CHECK(neg_saved(30000, 1000, 60000), "idle 30 s, cache's oldest 1 s, bias 60 s: saved");
+  CHECK(!neg_saved(30000, 1000, 0), "no bias saves nothing");
+}
+
 int main(void)
 {
+  adaptive();
   busy_answers();
   without_penalty();
   refusals();

@@ -305,7 +305,7 @@ NEG_CATCH = "kernel/negotiate.c:%d" % next(i + 1 for i, l in enumerate(open(ROOT
 DUMP_NEGS = ("python exec(\"import gdb\\nn = int(gdb.parse_and_eval('n'))\\n"
              "for i in range(n):\\n r = gdb.parse_and_eval('out[%d]' % i)\\n"
              " print('negrecord', *[int(r[f]) for f in ('seq', 'time_ms', 'asker', 'gave', 'flags', "
-             "'fs_lastref_ms', 'vm_lastref_ms', 'penalty_ms', 'cache_frames', 'vm_frames', 'free_frames')])\")")
+             "'fs_lastref_ms', 'vm_lastref_ms', 'penalty_ms', 'cache_frames', 'vm_frames', 'free_frames', 'vm_early', 'vm_saved', 'evidence_ms')])\")")
 
 
 @BUILDS
@@ -362,15 +362,17 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     kernel = [list(map(int, l.split()[1:])) for l in r.of(DUMP_NEGS).splitlines() if l.startswith("negrecord ")]
     assert len(kernel) == 8, r
     head, rows = table_rows(r.of("negs 8"), first="SEQ")
-    assert head == ["SEQ", "TIME", "ASKER", "FS_AGE", "VM_AGE", "PENALTY", "VM_BIASED", "GAVE", "CACHE", "VM", "FREE"], head
+    assert head == ["SEQ", "TIME", "ASKER", "FS_AGE", "VM_AGE", "PENALTY", "VM_BIASED", "GAVE", "CACHE", "VM", "FREE",
+                    "REFAULTS", "SAVED", "EVIDENCE"], head
     rows = [row for row in rows if re.fullmatch(r"\d+", row[0])]
     who = {0: "fs", 1: "vm", 2: "kernel", 3: "none"}
     assert len(rows) == 8
-    for (seq, t, asker, gave, flags, fs_t, vm_t, pen, cache, vmf, free), row in zip(kernel, rows):
+    for (seq, t, asker, gave, flags, fs_t, vm_t, pen, cache, vmf, free, early, saved, ev_t), row in zip(kernel, rows):
         fs_age = "refuse" if flags & 1 else "free" if flags & 4 else str(t - fs_t)
         vm_age = "refuse" if flags & 2 else "free" if flags & 8 else str(t - vm_t)
         assert row[:6] == [str(seq), str(t), who[asker], fs_age, vm_age, str(pen // 1000)], (row, seq)
-        assert row[7] == who[gave] and row[8:] == [str(cache), str(vmf), str(free)], row
+        assert row[7] == who[gave] and row[8:11] == [str(cache), str(vmf), str(free)], row
+        assert row[11:] == [str(early), str(saved), str(t - ev_t) if ev_t else "-"], row
         assert not vm_age.isdigit() or int(row[6]) == int(vm_age) - pen, row
     assert "no negotiation" not in r.of("negs 0") and "neg.fs_asks_vm=" in r.of("negs 0"), r
     satisfied = int(re.search(r"neg\.fs_asks_vm_satisfied=(\d+)", r.of("negs 8")).group(1))

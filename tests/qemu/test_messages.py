@@ -97,9 +97,9 @@ def test_negtrace_says_free_for_a_free_block(disk):
     def rows(nth):
         assert r.cmd("memhog %d" % (nth + 1)).status == 0 and r.cmd("negtrace -n 8", nth).status == 0, r
         out = r.printed("negtrace -n 8", nth).splitlines()
-        assert out[0] == "seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames", out
+        assert out[0] == "seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames vm_refaults vm_saved evidence_age_ms", out
         got = [row.split()[:7] for row in out[1:]]
-        assert len(got) == 8 and all(len(row.split()) == 10 for row in out[1:]), out
+        assert len(got) == 8 and all(len(row.split()) == 13 for row in out[1:]), out
         return got
     free, aged = rows(0), rows(1)
     # The last rows may be the kernel's own asks (the page tables and stack of the shell's next

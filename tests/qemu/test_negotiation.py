@@ -123,12 +123,13 @@ def test_negtrace_shows_who_asked_and_who_gave(disk):
     r = boot(lines, disk=disk, mem=MEM, status=True, timeout=600)
     assert r.rc == 0, r
     rows = r.printed("negtrace -n 4").splitlines()
-    assert rows[0] == "seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames", r
+    assert rows[0] == "seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames vm_refaults vm_saved evidence_age_ms", r
     assert len(rows) == 5, r
     for row in rows[1:]:
-        seq, t, asker, fs, vm, pen, gave, cache, vmf, free = row.split()
+        seq, t, asker, fs, vm, pen, gave, cache, vmf, free, early, saved, ev = row.split()
         assert asker in ("fs", "vm", "kernel") and gave in ("fs", "vm", "none"), r
         assert pen == "0" and (fs in ("refuse", "free") or fs.isdigit()) and (vm == "refuse" or vm.isdigit()), r
+        assert early.isdigit() and saved.isdigit() and (ev == "-" or ev.isdigit()), r
     # memhog's faults took the cache's frames: the VM asked, the cache gave.
     m = re.search(r"negtrace: vm asked (\d+): fs gave (\d+)", r.printed("negtrace -s"))
     assert m and int(m.group(2)) > 0, r

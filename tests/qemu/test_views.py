@@ -69,7 +69,7 @@ def verdict(asker, fs, vm, time_ms, penalty_ms):
 
 def negrows(r, line, nth=0):
     out = r.printed(line, nth).splitlines()
-    assert out and out[0] == "seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames", out
+    assert out and out[0] == "seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames vm_refaults vm_saved evidence_age_ms", out
     return [row.split() for row in out[1:]]
 
 
@@ -96,7 +96,7 @@ def test_stepped_penalty_is_charged_for_the_caches_share(disk):
     assert len(cksum) > 64, r
     rows += cksum
     steps, checked, fs_asks = set(), 0, 0
-    for seq, t, asker, fs, vm, pen_s, gave, cache, vmf, free in rows:
+    for seq, t, asker, fs, vm, pen_s, gave, cache, vmf, free, _, _, _ in rows:
         cache, vmf, free, t = int(cache), int(vmf), int(free), int(t)
         # 16 MB: about 3500 frames shared; the row's own figures say what it was charged
         assert 3000 <= cache + vmf + free <= 4096, (seq, cache, vmf, free)

@@ -47,7 +47,7 @@ no cache, the variable cache with the six penalties: 58 boots of 4-6 minutes of 
 boots, 20 minutes at -j 2 on a loaded 2-core host.
 
     bench_ecd.py [--preset full|short] [--mems 10,16] [--fixed 0.5,2] [--penalties 0,120]
-                 [--no-nocache] [--runs 1] [-j 2] [--loops 2] [--scale PERCENT] [--no-figures]
+                 [--adaptive] [--no-nocache] [--runs 1] [-j 2] [--loops 2] [--scale PERCENT] [--no-figures]
 
 Writes build/bench/ecd.csv (one line a run; a preset's lines replace that preset's earlier
 ones), each run's console under build/bench/ecd-logs, the figures ecd-fig1.png ... ecd-fig56.png
@@ -158,6 +158,8 @@ def parse_run(out, typed, loops):
 
 # --- one run in the guest ---------------------------------------------------------------------
 def config_label(cache, kb, penalty):
+    if cache == "adaptive":
+        return "variable, adaptive"
     if cache == "variable":
         return "variable, penalty %d s" % penalty
     if cache == "nocache":
@@ -167,7 +169,9 @@ def config_label(cache, kb, penalty):
 
 def one_run(cfg, paper_mb, cache, kb, penalty, log):
     """Boots once and returns the parsed run, or raises ParseError naming the log."""
-    if cache == "variable":
+    if cache == "adaptive":
+        setup = "sysctl fs.cache_min_kb=%d\nsysctl vm.penalty_mode=adaptive\n" % ecd_paper.SPRITE_MIN_CACHE_KB
+    elif cache == "variable":
         setup = "sysctl fs.cache_min_kb=%d\nsysctl vm.penalty=%d\n" % (ecd_paper.SPRITE_MIN_CACHE_KB, penalty)
     else:
         setup = "sysctl fs.cache_fixed_kb=%d\nsysctl vm.penalty=0\n" % kb
@@ -227,15 +231,18 @@ def prepare_image(scale, logs):
 
 
 # --- the grid -------------------------------------------------------------------------------------
-def grid(mems, fixed, nocache, penalties):
+def grid(mems, fixed, nocache, penalties, adaptive=False):
     """[(paper MB, cache, KB, penalty)]: each memory's fixed caches where Sprite ran them (up to
-    P - 9 MB), no cache, and the variable cache with each penalty."""
+    P - 9 MB), no cache, the variable cache with each penalty, and (adaptive) the variable cache
+    with the bias learned from refaults instead of a penalty (vm.penalty_mode=adaptive)."""
     jobs = []
     for m in mems:
         if nocache:
             jobs.append((m, "nocache", NOCACHE_KB, 0))
         jobs += [(m, "fixed", int(s * 1024), 0) for s in fixed if s <= m - 9]
         jobs += [(m, "variable", 0, p) for p in penalties]
+        if adaptive:
+            jobs.append((m, "adaptive", 0, 0))
     return jobs
 
 
@@ -252,6 +259,8 @@ def main(argv=None):
     ap.add_argument("--mems", help="Sprite's memory sizes to stand for (MB, of 10, 11, 12, 14, 16)")
     ap.add_argument("--fixed", help="fixed cache sizes (MB), each run where it is at most MEM - 9")
     ap.add_argument("--penalties", help="vm.penalty values (s) of the variable cache")
+    ap.add_argument("--adaptive", action="store_true", help="add the variable cache under vm.penalty_mode=adaptive "
+                    "(cache adaptive in the CSV)")
     ap.add_argument("--no-nocache", action="store_true", help="leave out the no-cache (64 KB) runs")
     ap.add_argument("--nocache", action="store_true", help="add the no-cache runs (the short preset has none)")
     ap.add_argument("--runs", type=int, default=1, help="boots a point (1; Sprite averaged 3)")
@@ -277,7 +286,7 @@ def main(argv=None):
                  % (NAME, ", ".join(map(str, ecd_paper.MEMS)), bad or "-"))
     nocache = (p["nocache"] or a.nocache) and not a.no_nocache
     cfg = dict(COMMON, loops=a.loops, scale=a.scale)
-    jobs = [j + (k,) for j in grid(p["mems"], p["fixed"], nocache, p["penalties"]) for k in range(1, a.runs + 1)]
+    jobs = [j + (k,) for j in grid(p["mems"], p["fixed"], nocache, p["penalties"], a.adaptive) for k in range(1, a.runs + 1)]
     if not jobs:
         sys.exit("%s: no run in that grid" % NAME)
     logs = bench_path("ecd-logs")
@@ -291,7 +300,7 @@ def main(argv=None):
 
     def job(j):
         m, cache, kb, pen, k = j
-        tag = "%s-%dM-%s-run%d" % (a.preset, m, {"variable": "p%d" % pen, "nocache": "nocache"}.get(
+        tag = "%s-%dM-%s-run%d" % (a.preset, m, {"variable": "p%d" % pen, "nocache": "nocache", "adaptive": "adaptive"}.get(
             cache, "fixed%dk" % kb), k)
         load = host_load()
         t = time.monotonic()
@@ -341,7 +350,7 @@ def read_rows(path):
 def write_csv(path, results, preset):
     """This preset's runs replace its earlier ones; other presets' stay."""
     keep = [r for r in read_rows(path) if r["preset"] != preset]
-    order = lambda r: (int(r["mem_paper_mb"]), ["nocache", "fixed", "variable"].index(r["cache"]),
+    order = lambda r: (int(r["mem_paper_mb"]), ["nocache", "fixed", "variable", "adaptive"].index(r["cache"]),
                        int(r["cache_kb"]), int(r["penalty_s"] or 0), int(r["run"]))
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")

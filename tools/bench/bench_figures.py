@@ -10,6 +10,8 @@ tested, without booting anything): one function per benchmark, CSV in, PNG out.
   boot  time to the first prompt by route (median, min-max bars) beside its target
   ifs   WRL 90/4's IFS benchmark: the cache's size and the toucher's responses over time, by
         sleep interval, with and without penalty; and Tables 3 and 4 beside the paper's
+  negcost  an untraded negotiation's cost as a share of the fastest and the median cache
+        miss, by penalty mode (median, min-max bars), beside the target
   linux_ifs  the same mix under Linux (bench_linux.py): the page cache, swap traffic and the
         toucher's responses over time, by sleep interval, sort alone among them"""
 import csv, statistics
@@ -124,6 +126,22 @@ def fs_seq(csv_path, png):
 BOOT_TARGETS = {"grub": 0.8, "kernel": 0.25}
 
 
+def negcost(csv_path, png, target_pct):
+    data = rows(csv_path)
+    modes = list(dict.fromkeys(r["mode"] for r in data))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, (key, label) in enumerate((("pct_of_fastest", "of the fastest miss"), ("pct_of_median", "of the median miss"))):
+        groups = {m: [float(r[key]) for r in data if r["mode"] == m] for m in modes}
+        med, err = _bars(modes, groups)
+        ax.bar([j + 0.4 * i for j in range(len(modes))], med, width=0.4, yerr=err, capsize=3, label=label)
+    ax.axhline(target_pct, color="red", linestyle="--", label="target (%.0f %%)" % target_pct)
+    ax.set_xticks([j + 0.2 for j in range(len(modes))])
+    ax.set_xticklabels(modes)
+    ax.set_ylabel("untraded negotiation, % of a cache miss")
+    ax.legend(fontsize=8)
+    return _save(fig, ax, png, "An untraded negotiation against a cache miss (%s)" % data[0]["setup"])
+
+
 def boot(csv_path, png):
     data = rows(csv_path)
     names = [r["mode"] for r in data]
@@ -141,7 +159,8 @@ def boot(csv_path, png):
 
 
 IFS_STYLE = {(0, "fixed"): ("tab:red", "no penalty"), (120, "fixed"): ("tab:blue", "120 s"),
-             (120, "stepped"): ("tab:green", "120 s stepped"), (1200, "fixed"): ("tab:purple", "1200 s")}
+             (120, "stepped"): ("tab:green", "120 s stepped"), (1200, "fixed"): ("tab:purple", "1200 s"),
+             (0, "adaptive"): ("tab:orange", "adaptive")}
 CACHE_COLORS = ["tab:olive", "tab:cyan", "tab:brown", "tab:gray"]
 
 

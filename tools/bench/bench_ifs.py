@@ -63,7 +63,7 @@ PRESETS.
                 The host's time of each sort is kept beside the guest's (sort_host_ms) to show
                 it. The table puts Linux's rows (linux-ifs.csv, when it exists) under ours.
 
-    bench_ifs.py [--preset paper|matched|both] [--intervals 1,5,10,30] [--penalties 0,120,120:stepped,1200]
+    bench_ifs.py [--preset paper|matched|both] [--intervals 1,5,10,30] [--penalties 0,120,120:stepped,1200,adaptive]
                  [--fixed-kb 170,512,1024] [--dirty PERCENT] [--runs 3] [-j 2] [--mem MB] [--toucher-mb MB]
                  [--sort-input SIZE] [--sort-kb KB] [--throttle-bps N] [--throttle-iops N]
                  [--icount SHIFT|none] [--no-standalone]
@@ -107,6 +107,11 @@ COST = ["neg.untraded", "neg.untraded_tsc_avg", "neg.untraded_tsc_min"]
 # The disk's requests and their bytes (a request may carry several blocks: fs/cluster.c), before
 # sort and at the end, each a line of its own (runs recorded before them have neither).
 REQUESTS = ["disk.reads", "disk.writes", "disk.read_kb", "disk.write_kb"]
+# The pools' refaults since sort began (neg.reset clears them, kernel/refault.c) and the bias the
+# VM had learned at the end (vm.penalty_mode=adaptive; 0 in the other modes): a line at the end.
+REFAULTS = ["refault.vm.refaults", "refault.vm.early", "refault.vm.saved", "refault.vm.bias_ms",
+            "refault.fs.refaults", "refault.fs.early"]
+REFAULT_COLUMNS = ["vm_refaults", "vm_early_refaults", "vm_saved", "bias_ms", "fs_refaults", "fs_early_refaults"]
 SAMPLED = ["fs.cache.blocks", "vm.pageins.backing", "mem.frames.free"]
 STAMP = "vmstat -i 1 1 fs.cache.blocks"          # one time-stamped sample: "@UPTIME BLOCKS"
 
@@ -117,7 +122,7 @@ COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb"
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
            "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min", "read_requests", "write_requests",
-           "read_kb", "write_kb"]
+           "read_kb", "write_kb"] + REFAULT_COLUMNS
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
@@ -246,6 +251,9 @@ def parse_run(out, typed, toucher):
         ends = [numbers(printed(cmds, line, k), len(REQUESTS), line) for k in (0, 1)]
         for col, a, b in zip(["read_requests", "write_requests", "read_kb", "write_kb"], *ends):
             r[col] = b - a
+    line = "vmstat " + " ".join(REFAULTS)
+    if line in cmds:
+        r.update(zip(REFAULT_COLUMNS, numbers(printed(cmds, line), len(REFAULTS), line)))
     line = "vmstat " + " ".join(DELTA)
     before = dict(zip(DELTA, numbers(printed(cmds, line), len(DELTA), line)))
     r["pageins"] -= before["vm.pageins.backing"]
@@ -329,8 +337,9 @@ def one_run(cfg, interval, value, mode, run, log):
 
     def finish(out):
         jobs = re.findall(r"^\[(\d+)\]$", background(out)[0], re.M)
-        return "vmstat %s\nvmstat %s\nvmstat %s\nps\nkill %s\n" % (
-            " ".join(COUNTERS), " ".join(COST), " ".join(REQUESTS), " ".join("-" + j for j in jobs))
+        return "vmstat %s\nvmstat %s\nvmstat %s\nvmstat %s\nps\nkill %s\n" % (
+            " ".join(COUNTERS), " ".join(COST), " ".join(REQUESTS), " ".join(REFAULTS),
+            " ".join("-" + j for j in jobs))
 
     if toucher:
         steps = [(None, setup), (r"\[\d+\]\n", start_toucher), (r"touch 1 \d+ ms", measure),
@@ -381,13 +390,17 @@ def prepare_image(preset, size, logs):
 
 # --- the whole benchmark ----------------------------------------------------------------------
 def parse_penalties(text):
-    """"0,120,120:stepped" -> [(0, 'fixed'), (120, 'fixed'), (120, 'stepped')]."""
+    """"0,120,120:stepped,adaptive" -> [(0, 'fixed'), (120, 'fixed'), (120, 'stepped'),
+    (0, 'adaptive')]: adaptive sets no penalty (the bias is learned, vm.penalty is not used)."""
     out = []
     for item in text.split(","):
+        if item.strip() == "adaptive":
+            out.append((0, "adaptive"))
+            continue
         p, _, mode = item.strip().partition(":")
         mode = mode or "fixed"
         if mode not in ("fixed", "stepped") or not p.isdigit():
-            raise ValueError("penalty %r: give SECONDS or SECONDS:stepped" % item)
+            raise ValueError("penalty %r: give SECONDS, SECONDS:stepped or adaptive" % item)
         out.append((int(p), mode))
     return out
 
@@ -416,7 +429,8 @@ def main(argv=None):
                     help="both (the default): paper, then matched")
     ap.add_argument("--intervals", default="1,5,10,30", help="the toucher's sleep intervals, seconds")
     ap.add_argument("--penalties", default="0,120,120:stepped,1200",
-                    help="vm.penalty values, :stepped for that mode (1200: Sprite's own)")
+                    help="vm.penalty values, :stepped for that mode (1200: Sprite's own); adaptive: "
+                         "vm.penalty_mode=adaptive, the bias learned from refaults")
     ap.add_argument("--fixed-kb", default="170,512,1024", help="rows with a fixed cache of these KB "
                     "(fs.cache_fixed_kb; the paper's section 4); '' for none")
     ap.add_argument("--dirty", type=int, help="the %% of its pages the toucher dirties a round (toucher -d; 50, "
@@ -483,6 +497,7 @@ def run_preset(a):
         s, v, m, k = j
         tag = "%s-%s-%s-run%d" % (a.preset, "alone" if s is None else "s%g" % s,
                                   "" if v is None else "c%d" % v if m == "cache" else
+                                  "adaptive" if m == "adaptive" else
                                   "p%d%s" % (v, "s" if m == "stepped" else ""), k)
         load = host_load()
         r = one_run(cfg, s, v, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))

@@ -103,8 +103,8 @@ def paper_mb(mem, config):
 def config_key(row):
     """The Appendix C name of a CSV row's cache: nocache, 0.5M, p0, p120... (linux: a row of
     build/bench/linux-ecd.csv, Linux on the same work)."""
-    if row["cache"] == "linux":
-        return "linux"
+    if row["cache"] in ("linux", "adaptive"):
+        return row["cache"]
     if row["cache"] == "variable":
         return "p%d" % int(float(row["penalty_s"]))
     if row["cache"] == "nocache":
@@ -116,6 +116,8 @@ def label(config):
     """A config's name in prose: none (64 KB), fixed 0.5M, variable, variable 120 s, Linux 6.1."""
     if config == "linux":
         return "Linux 6.1"
+    if config == "adaptive":
+        return "variable, adaptive"
     if config == "nocache":
         return "none (64 KB)"
     if config.startswith("p"):

@@ -50,6 +50,8 @@ def config_label(value, mode):
         return "none"
     if mode == "cache":
         return "%d KB fixed cache" % value
+    if mode == "adaptive":
+        return "adaptive"
     return "%d s%s" % (value, " stepped" if mode == "stepped" else "")
 
 

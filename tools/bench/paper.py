@@ -57,6 +57,8 @@ BENCHES = [
           (["--out", "build/bench/tracesim"], {}), (["--out", "build/bench/tracesim"], {}), {"short": 30, "full": 30}),
     Bench("bench-vm", "bench_vm.py", "Irlam's vmtest table; the fault costs of thesis ch. 7", False,
           ([], {"RUNS": "1", "VMTEST_MB": "2 8 16 24", "ROW_MS": "1000"}), ([], {}), {"short": 300, "full": 1500}),
+    Bench("bench-negcost", "bench_negcost.py", "docs/negotiation.md's cost: an untraded negotiation against a cache miss",
+          True, ([], {"RUNS": "1"}), ([], {}), {"short": 20, "full": 60}),
     Bench("bench-fs", "bench_fs.py", "Braunstein's transfer sizes; thesis Tables 5-5 to 5-7 (write policies)", False,
           ([], {"RUNS": "1"}), ([], {}), {"short": 300, "full": 700}),
     Bench("bench-ifs", "bench_ifs.py", "WRL 90/4 Tables 2, 3 and 4 (the IFS benchmark, paper and matched presets)",

@@ -24,6 +24,17 @@ def _scheduled(st):
     return n + sum(1 for b in st.headers() if st.block_busy(b))
 
 
+def _learned_bias(st):
+    """kernel/negotiate_rule.c neg_learned_bias() on kernel/refault.c's learned: the bias set
+    by the last evidence, halved for every whole quiet period since."""
+    l = value("learned", "kernel/refault.c")
+    bias, when = int(l["bias_ms"]), int(l["evidence_ms"])
+    if bias == 0:
+        return 0
+    halvings = ((st.now - when) & 0xFFFFFFFF) // (2 * bias + K.NEG_GRACE_MS)
+    return 0 if halvings >= 32 else bias >> halvings
+
+
 def _oldest_ms(st):
     v = st.next_victim()
     return 0 if v < 0 else (st.now - st.frames[v].lastref) & 0xFFFFFFFF
@@ -59,6 +70,7 @@ COMPUTED = {
     ("kernel/coremap.c", "frames_vm"): _pool("vm"),
     ("vm/vm.c", "frames_vm"): _pool("vm"),
     ("vm/aging.c", "vm_oldest_ms"): _oldest_ms,
+    ("kernel/refault.c", "bias_ms"): _learned_bias,
     ("fs/cache.c", "min_held_kb"): lambda st: var_u32("st_min_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
     ("fs/cache.c", "max_held_kb"): lambda st: var_u32("st_max_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
     ("fs/cache.c", "scheduled"): _scheduled,

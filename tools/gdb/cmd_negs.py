@@ -16,6 +16,7 @@ from fsnames import Names
 from kmem import Layout, addr, enum_values, parse_int, table, var_u32
 from kstate import State
 
+MODES = {0: "fixed", 1: "stepped", 2: "adaptive"}
 WHO = {K.NEGT_FS: "fs", K.NEGT_VM: "vm", K.NEGT_KERNEL: "kernel", K.NEGT_NOBODY: "none", K.NEGT_BUSY: "busy"}
 
 
@@ -61,7 +62,10 @@ penalty; the older page goes), GAVE (whose frame the asker got: its own pool's m
 recycled its own oldest page; none: it waits; busy: the pool that should give had only dirty
 pages, has them written, and the asker waits for one), CACHE, VM, FREE (the frames each pool held when
 the penalty was computed: a stepped penalty is vm.penalty per whole tenth of their sum the
-cache holds). Then the neg.* counters and vm.penalty."""
+cache holds), and the evidence an adaptive penalty (vm.penalty_mode=adaptive: PENALTY is then the
+bias the VM learned, kernel/refault.c) stood on: REFAULTS (the VM's early refaults since
+neg.reset), SAVED (its pages the bias kept that were used again), EVIDENCE (ms since the last
+of them, or -). Then the neg.* and refault.* counters and vm.penalty."""
 
     def __init__(self):
         super().__init__("negs", gdb.COMMAND_DATA)
@@ -78,16 +82,24 @@ cache holds). Then the neg.* counters and vm.penalty."""
                          age_ms(r.time_ms, r.fs_lastref_ms, fs_ref, r.flags & K.NEGT_FS_FREE),
                          age_ms(r.time_ms, r.vm_lastref_ms, vm_ref, r.flags & K.NEGT_VM_FREE),
                          r.penalty_ms // 1000, biased,
-                         WHO.get(r.gave, "?"), r.cache_frames, r.vm_frames, r.free_frames])
+                         WHO.get(r.gave, "?"), r.cache_frames, r.vm_frames, r.free_frames,
+                         r.vm_early, r.vm_saved,
+                         str((r.time_ms - r.evidence_ms) & 0xFFFFFFFF) if r.evidence_ms else "-"])
         if rows:
             gdb.write(table(["SEQ", "TIME", "ASKER", "FS_AGE", "VM_AGE", "PENALTY", "VM_BIASED", "GAVE", "CACHE",
-                             "VM", "FREE"], rows, right=["FS_AGE", "VM_AGE", "VM_BIASED", "CACHE", "VM", "FREE"]))
+                             "VM", "FREE", "REFAULTS", "SAVED", "EVIDENCE"], rows,
+                            right=["FS_AGE", "VM_AGE", "VM_BIASED", "CACHE", "VM", "FREE", "REFAULTS", "SAVED",
+                                   "EVIDENCE"]))
         else:
             gdb.write("no negotiation yet (since boot or neg.reset): free frames were enough\n")
-        counters = [(name, v) for name, v, _ in read_counters() if name.startswith("neg.")]
+        counters = [(name, v) for name, v, _ in read_counters() if name.startswith(("neg.", "refault."))]
         gdb.write(" ".join("%s=%s" % c for c in counters) + "\n")
-        gdb.write("vm.penalty=%d s (%s)\n" % (var_u32("penalty_s", "kernel/negotiate.c"),
-                                           "stepped" if var_u32("penalty_mode", "kernel/negotiate.c") else "fixed"))
+        mode = MODES.get(var_u32("penalty_mode", "kernel/negotiate.c"), "?")
+        if mode == "adaptive":
+            gdb.write("vm.penalty_mode=adaptive: the penalty is the bias the VM learned from its refaults "
+                      "(refault.vm.bias_ms; vm.penalty=%d s is not used)\n" % var_u32("penalty_s", "kernel/negotiate.c"))
+        else:
+            gdb.write("vm.penalty=%d s (%s)\n" % (var_u32("penalty_s", "kernel/negotiate.c"), mode))
 
 
 # --- negbreak ---------------------------------------------------------------------------------
@@ -186,9 +198,11 @@ def on_stop(event):
     out = ["negotiation %d: %s" % (seq, title),
            "  cache offers: %s" % describe_cache(st, names, cache_giving, fs_off),
            "  VM offers:    %s" % describe_vm(st, vm_giving, vm_off),
-           "  penalty: %d ms added to the VM's time (vm.penalty=%d s, %s)" % (
-               pen, var_u32("penalty_s", "kernel/negotiate.c"),
-               "stepped" if var_u32("penalty_mode", "kernel/negotiate.c") else "fixed")]
+           "  penalty: %d ms added to the VM's time (%s)" % (
+               pen, "the bias learned from the VM's refaults, vm.penalty_mode=adaptive"
+               if MODES.get(var_u32("penalty_mode", "kernel/negotiate.c")) == "adaptive" else
+               "vm.penalty=%d s, %s" % (var_u32("penalty_s", "kernel/negotiate.c"),
+                                       MODES.get(var_u32("penalty_mode", "kernel/negotiate.c"), "?")))]
     if not fs_off[0] and not vm_off[0]:
         vm_biased = min(vm_off[1] + pen, 0xFFFFFFFF)
         out.append("  compared: the cache's page last used at %d ms, the VM's at %d ms + penalty = %d ms: "

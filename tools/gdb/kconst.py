@@ -46,6 +46,7 @@ DEFINES = [
     ("kernel/proc.h", "NPROC", 64),
     ("fs/dirtybound.c", "MIN_LIMIT", 32),
     ("fs/dirtybound.c", "SLACK", 16),
+    ("kernel/negotiate_rule.h", "NEG_GRACE_MS", 10000),
 ]
 
 # enum members that are not named by any type gdb can look up (anonymous enums).

@@ -257,6 +257,10 @@ struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict)
   *verdict = NEG_OWN;
   return NFRAMES - kfs_frames_used > 64 ? frame_alloc(asker == NEG_FS ? POOL_CACHE : POOL_VM, false) : 0;
 }
+/* No negotiation to learn for: the cache's refaults go unremembered. */
+void refault_gave(enum neg_pool pool, uint32_t key, uint32_t lastref_ms) { (void)pool; (void)key; (void)lastref_ms; }
+void refault_missed(enum neg_pool pool, uint32_t key) { (void)pool; (void)key; }
+
 /* Nobody answers busy here: an asker never waits. */
 bool neg_wait_clean(uint32_t *waited_ms) { (void)waited_ms; return false; }
 void neg_note_clean(void) { }
