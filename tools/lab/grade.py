@@ -219,9 +219,9 @@ def session_run(policy, mem=COMPARE_MEM, scale=100, setup_extra=()):
     return r, out
 
 
-# Kernel runs of the session under one policy differ in refaults: clock 3,684 to 3,999 in five
-# runs, LRU 4,674 to 5,263, FIFO 4,642 to 5,773. So each policy runs COMPARE_RUNS times and two
-# whose runs overlap rank level; with one run (--compare-runs 1), two within LEVEL.
+# Kernel runs of the session under one policy differ in refaults: in nine runs at 16 MB clock
+# 3,634 to 3,999, LRU 4,556 to 5,319, FIFO 4,642 to 5,844. So each policy runs COMPARE_RUNS times
+# and two whose runs overlap rank level; with one run (--compare-runs 1), two within LEVEL.
 LEVEL = 0.05
 COMPARE_RUNS = 3
 
