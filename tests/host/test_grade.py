@@ -89,8 +89,9 @@ def test_an_unknown_policy_is_one_line():
 
 def test_on_the_session_clock_lands_between_random_and_lru():
     """Where the literature puts clock (Hagmann 1991: a little worse than LRU, much better than
-    random), measured on the workstation session, not set by the rule: random 0 < fifo < clock
-    <= lru < spt < MIN's 100."""
+    random), measured on the workstation session, not set by the rule: random 0 <= fifo < clock
+    <= lru < spt < MIN's 100. FIFO is level with random summed over the sizes (ahead of it at the
+    large ones, behind at the small), once the pages of ended processes leave as in the kernel."""
     got = {}
     for pol in ("fifo", "clock", "lru", "spt"):
         p = grade(pol, "--traces", SESSION)
@@ -99,4 +100,4 @@ def test_on_the_session_clock_lands_between_random_and_lru():
         assert "the total is the score on session" in p.stdout, p.stdout[-1000:]
         got[pol] = int(final.group(2))
         assert rows["session.trace.gz"] == got[pol], (rows, final.group(0))
-    assert 0 < got["fifo"] < got["clock"] <= got["lru"] < got["spt"] < 100, got
+    assert 0 <= got["fifo"] < got["clock"] <= got["lru"] < got["spt"] < 100, got

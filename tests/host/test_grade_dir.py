@@ -3,7 +3,9 @@ directory per student; a good submission scored as the single grader scores it, 
 a broken one breaks the rules reported as itself, never as a crash of the grader: a wired frame
 chosen, a sleep under the VM lock, a hook that never returns (the time limit), a simulator
 crashed by a null pointer, an #include of stdio.h and a printf, no file at all. The class is
-tests/host/data/class/ and the skeleton, graded on sort and the session (the total's trace)."""
+tests/host/data/class/ and alice, who hands in clock's policy file renamed (the skeleton, round
+robin, scores 0 on the session, as FIFO does, and a score above 0 says the grader read one),
+graded on sort and the session (the total's trace)."""
 import csv, os, re, shutil, subprocess, sys
 
 import pytest
@@ -19,8 +21,8 @@ def graded(tmp_path_factory):
     d = tmp_path_factory.mktemp("class")
     shutil.copytree(CLASS, d / "class")
     os.makedirs(d / "class" / "alice")
-    with open(os.path.join(ROOT, "docs", "lab", "policy_skeleton.c")) as f:
-        text = f.read().replace("policy_mine", "policy_alice").replace('"mine"', '"alice"')
+    with open(os.path.join(ROOT, "vm", "policy_clock.c")) as f:
+        text = f.read().replace("policy_clock", "policy_alice").replace('"clock"', '"alice"')
     (d / "class" / "alice" / "policy_alice.c").write_text(text)
     out = d / "out"
     p = subprocess.run([sys.executable, GRADE, "--dir", str(d / "class"), "--timeout", "15", "--out", str(out),

@@ -106,6 +106,7 @@ def test_min_by_hand(tmp_path):
     ("1 1 1 1 0\n", "header"),
     ("# trace epoch_ms=500\n1 2 3\n", "expected EPOCH"),
     ("# trace epoch_ms=500\n5 1 1 1 0\n4 1 1 1 0\n", "backwards"),
+    ("# trace epoch_ms=500\n0 1 4294967295 1 0\n", "above 4294967294"),
 ])
 def test_bad_trace_is_one_line(tmp_path, text, why):
     t = tmp_path / "bad.trace"
@@ -213,3 +214,40 @@ def test_worst_five_seconds_are_at_most_all_faults(results):
     for r in data:
         if r["faults"] != "error":
             assert 0 < int(r["worst5"]) <= int(r["faults"]), r
+
+
+def processes_beside_a_hot_set(path, procs=30, hot=20, every=8, size=30):
+    """A long-lived program uses its hot set every `every` epochs while short programs come and
+    go, each a segment of its own that uses `size` pages over two epochs and exits, as the
+    session's phases do beside its environment."""
+    with open(path, "w") as f:
+        f.write("# trace epoch_ms=500 workload=procs order=reference\n")
+        for e in range(2 * procs):
+            if e % every == 0:
+                for p in range(hot):
+                    f.write("%d 1 %d 1 0\n" % (e, p))
+            for p in range(size):
+                f.write("%d %d %d 1 1\n" % (e, 100 + e // 2, p))
+    return str(path)
+
+
+def test_ended_processes_free_their_frames_as_in_the_kernel(tmp_path):
+    """The kernel frees an exiting process's frames, so its dead pages never push out a live
+    one; the simulator frees a segment's pages at the end of the epoch of its last reference.
+    In memory for the hot set and one program (60 frames, 50 live at most) no policy faults but
+    on first touches. Kept until evicted (-K, as the simulator did first) the dead pages are
+    younger than the hot set, and LRU and clock push the hot set out at every round."""
+    t = processes_beside_a_hot_set(tmp_path / "procs.trace")
+    first = 20 + 30 * 30
+    out = tmp_path / "procs.csv"
+    p = run("-p", "clock,lru,fifo", "-m", "60", "-c", out, t)
+    assert p.returncode == 0, p.stdout
+    assert "at most 50 live at once" in p.stdout, p.stdout
+    got = {r["policy"]: int(r["faults"]) for r in rows(out)}
+    assert got == {"MIN": first, "clock": first, "lru": first, "fifo": first}, got
+    kept = tmp_path / "kept.csv"
+    p = run("-K", "-p", "clock,lru,fifo", "-m", "60", "-c", kept, t)
+    assert p.returncode == 0, p.stdout
+    got = {r["policy"]: int(r["faults"]) for r in rows(kept)}
+    assert got["MIN"] == first, got
+    assert got["lru"] >= first + 20 * 6 and got["clock"] >= first + 20 * 6, got

@@ -15,8 +15,12 @@
 3. The kernel's ranking beside the simulator's (--compare, and with every kernel part): the
    session trace's own workload (tools/lab/record_traces.py), untraced, in a 16 MB machine at
    the CPU speed it was traced at, under clock, LRU and FIFO (and the policy, if the kernel has
-   it): its page-ins, ranked, beside the simulator's faults on the session trace, ranked summed
-   over its sizes and size by size, and at how many sizes the two orders are the same.
+   it), the VM's frames sampled every second, and once more in 24 MB, where nothing is evicted,
+   for its first touches. Side by side: the kernel's page-ins, faults and refaults (faults less
+   the first touches) and the simulator's faults and refaults on the session trace at the most
+   frames the kernel's VM held (under the penalty the VM takes back from the cache any frame it
+   needs, so that is its memory; the report says if the cache took VM pages), both ranked by
+   faults, and whether they agree; then the simulator at each of its own sizes and summed.
 
 The score (out of 100), only for a correct policy (an incorrect one scores 0): for each trace,
 with F the faults summed over its memory sizes,
@@ -164,84 +168,170 @@ COMPARE_MEM = 16
 COMPARE_TRACE = "session"
 
 
-def session_pageins(policy, mem=COMPARE_MEM, scale=100):
-    """vm.pageins and vm.pageouts of the session's foreground work (the environment and the toucher
-    running behind it) under vm.policy=policy, at the CPU speed it was traced at (-icount 6, guest
-    time exact; without align, so the host runs it as fast as it can): (pageins, pageouts, the
-    frames the VM held, the mean of before and after, console)."""
+# What the kernel pass reads before and after the session's work, in this order.
+STAMP = ["vm.pageins", "vm.pageouts", "mem.frames.vm", "vm.faults", "vm.faults.zero", "vm.faults.code",
+         "vm.evictions", "neg.fs_asks_vm_satisfied", "neg.vm_asks_fs_satisfied"]
+SAMPLE_MS = 1000
+
+
+def session_run(policy, mem=COMPARE_MEM, scale=100, setup_extra=()):
+    """The session's foreground work (the environment and the toucher running behind it) under
+    vm.policy=policy, at the CPU speed it was traced at (-icount 6, guest time exact; without
+    align, so the host runs it as fast as it can). A sampler (vmstat -i) reads the VM's frames
+    every second while the work runs: the VM's share of memory is what the simulator's size
+    stands for, and the file cache moves it. Returns ({counter: growth over the work} for STAMP,
+    with "frames" the samples of mem.frames.vm and "ms" the work's guest time), console; or
+    (None, console)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
     import record_traces as rt
     from benchlib import boot_steps
     x = "" if scale == 100 else "-x %d " % scale
-    setup = [l.replace("phase ", "phase " + x) for l in rt.SESSION_SETUP]
+    setup = [l.replace("phase ", "phase " + x) for l in rt.SESSION_SETUP] + list(setup_extra)
     background = [l.replace("phase ", "phase " + x) for l in rt.SESSION_BACKGROUND]
     work = [l.replace("phase ", "phase " + x) for l in rt.session_lines()]
-    stamp = "vmstat -n vm.pageins vm.pageouts mem.frames.vm"
+    stamp = "vmstat -n " + " ".join(STAMP)
+    sampler = "vmstat -i %d 0 mem.frames.vm &" % SAMPLE_MS
 
     def finish(out):
         jobs = re.findall(r"^\[(\d+)\]$", out, re.M)
         return "kill %s\n" % " ".join("-" + j for j in jobs)
 
     steps = [(None, "sysctl vm.policy=%s\n" % policy + "\n".join(setup + background) + "\n"),
-             (rt.ENV_READY, "\n".join([stamp] + work + [stamp, "echo session-done"]) + "\n"),
+             (rt.ENV_READY, "\n".join([sampler, stamp] + work + [stamp, "echo session-done"]) + "\n"),
              (r"\nsession-done\n", finish)]
     rc, out, _, _ = boot_steps(steps, mem=mem, timeout=3600, icount=rt.SESSION_CPU["icount"], align=False)
     got = []
     for m in re.finditer(re.escape(stamp) + r"\n", out):     # its echo: after "$ ", or a job's line
-        # its two numbers are the next numeric lines: a background job may print between them
-        nums = re.findall(r"^(\d+)$", out[m.end():m.end() + 2000], re.M)[:3]
-        if len(nums) == 3:
+        # its numbers are the next bare numeric lines: a background job may print between them
+        nums = re.findall(r"^(\d+)$", out[m.end():m.end() + 4000], re.M)[:len(STAMP)]
+        if len(nums) == len(STAMP):
             got.append([int(n) for n in nums])
     if rc != 0 or len(got) != 2:
-        return None, None, None, out
-    return got[1][0] - got[0][0], got[1][1] - got[0][1], (got[0][2] + got[1][2]) // 2, out
+        return None, out
+    r = {k: got[1][i] - got[0][i] for i, k in enumerate(STAMP)}
+    # The sampler's lines from the first stamp's echo to the second's: the work's own.
+    a = out.find(stamp + "\n")
+    b = out.find(stamp + "\n", a + 1)
+    samples = [(int(t), int(v)) for t, v in re.findall(r"^@(\d+) (\d+)$", out[a:b], re.M)]
+    r["frames"] = [v for _, v in samples] or [got[0][2], got[1][2]]
+    r["ms"] = samples[-1][0] - samples[0][0] if len(samples) > 1 else 0
+    return r, out
 
 
-def ranking(counts):
-    """'a < b = c' from {policy: count}, fewest first."""
+# Kernel runs of the session under one policy differ in refaults: in nine runs at 16 MB clock
+# 3,634 to 3,999, LRU 4,556 to 5,319, FIFO 4,642 to 5,844. So each policy runs COMPARE_RUNS times
+# and two whose runs overlap rank level; with one run (--compare-runs 1), two within LEVEL.
+LEVEL = 0.05
+COMPARE_RUNS = 3
+
+
+def ranking(counts, level=None):
+    """'a < b = c' from {policy: count}, fewest first; level(a, b) says when b, ranked after a,
+    is level with it (default: the same count)."""
     items = sorted(counts.items(), key=lambda kv: kv[1])
     out = items[0][0]
     for (p0, c0), (p1, c1) in zip(items, items[1:]):
-        out += (" = " if c1 == c0 else " < ") + p1
+        out += (" = " if (level(p0, p1) if level else c1 == c0) else " < ") + p1
     return out
 
 
-def sim_sizes(sim, trace, policies):
-    """{frames: {policy: faults}} of the simulator on trace at its sizes below its page count."""
+def sim_sizes(sim, trace, policies, sizes=None):
+    """({frames: {policy: faults}}, the trace's pages) of the simulator on trace at its own sizes
+    below its page count, or at the sizes given."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "at.csv")
-        subprocess.run([sim, "-p", ",".join(policies), "-c", path, trace],
+        subprocess.run([sim, "-p", ",".join(policies), "-c", path] +
+                       (["-m", ",".join(map(str, sizes))] if sizes else []) + [trace],
                        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         rows = list(csv.DictReader(open(path, newline=""))) if os.path.exists(path) else []
-    out = {}
+    out, pages = {}, 0
     for r in rows:
-        if r["faults"] != "error" and int(r["frames"]) < int(r["pages"]):
+        pages = int(r["pages"])
+        if r["faults"] != "error" and (sizes or int(r["frames"]) < pages):
             out.setdefault(int(r["frames"]), {})[r["policy"]] = int(r["faults"])
-    return out
+    return out, pages
 
 
-def compare_part(sums, policies, mem=COMPARE_MEM, scale=100, sim=None, traces=()):
-    """The simulator's ranking of policies on the session trace against the kernel's on the
-    session's workload, in the same run: summed over the trace's sizes, and size by size (the
-    kernel's VM has no one size: the file cache takes and gives frames as the work goes); lines."""
+# The first touches of the session's workload in the kernel: its faults in a machine where the
+# VM evicts nothing (the session was traced in 24 MB; in 20 MB its VM peaked at 3,994 frames
+# with no eviction). What more a policy faults in COMPARE_MEM are its refaults.
+FIRST_TOUCH_MEM = 24
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) // 2
+
+
+def compare_part(sums, policies, mem=COMPARE_MEM, scale=100, sim=None, traces=(), runs=COMPARE_RUNS):
+    """The kernel's ranking of policies on the session's workload beside the simulator's on its
+    trace, in the same run, side by side: the simulator at the memory the kernel's VM had (the
+    most frames it held: under the penalty the VM takes back from the file cache whatever frame
+    the cache picked up from an exiting process, and the cache took none of the VM's pages
+    unless the report says so), counting faults the same way on both sides (every fault, and
+    the refaults beyond the first touches); then the simulator's own sizes, and its sum. The
+    kernel's runs of one policy differ (the background wakes by the clock), so each policy runs
+    `runs` times: its median ranks it, and two policies whose runs' refaults overlap rank level.
+    Lines."""
     lines = []
     summed = next((s for t, s in sums.items() if t.startswith(COMPARE_TRACE)), None)
     trace = next((t for t in traces if os.path.basename(t).startswith(COMPARE_TRACE + ".")), None)
-    kern, vmframes = {}, []
+    kern = {}
     for pol in policies:
-        pi, po, vf, console = session_pageins(pol, mem, scale)
-        if pi is None:
-            lines.append("grade: compare: the session under %s failed; console tail:\n%s" % (pol, console[-1500:]))
-            continue
-        kern[pol] = pi
-        vmframes.append(vf)
-        print("grade: compare: the session in a %d MB kernel under %s: %d page-ins, %d page-outs, %d VM frames "
-              "while only the background ran" % (mem, pol, pi, po, vf), flush=True)
-    if len(kern) == len(policies):
-        lines.append("grade: compare: kernel, the session's workload in %d MB (page-ins): %s; %s" % (
-            mem, ", ".join("%s %d" % (p, kern[p]) for p in policies), ranking(kern)))
-    sizes = sim_sizes(sim, trace, policies) if trace and sim else {}
+        for n in range(runs):
+            r, console = session_run(pol, mem, scale)
+            if r is None:
+                lines.append("grade: compare: the session under %s failed; console tail:\n%s" % (pol, console[-1500:]))
+                break
+            kern.setdefault(pol, []).append(r)
+            print("grade: compare: the session in a %d MB kernel under %s (run %d of %d): %d page-ins, %d faults (%d "
+                  "zero fills), %d page-outs; the VM held %d-%d frames (mean %d, sampled every %d ms), the cache took "
+                  "%d of its pages, it gave the VM %d; %.0f s of guest time" % (
+                      mem, pol, n + 1, runs, r["vm.pageins"], r["vm.faults"], r["vm.faults.zero"], r["vm.pageouts"],
+                      min(r["frames"]), max(r["frames"]), sum(r["frames"]) / len(r["frames"]), SAMPLE_MS,
+                      r["neg.fs_asks_vm_satisfied"], r["neg.vm_asks_fs_satisfied"], r["ms"] / 1000.0), flush=True)
+    first, _ = session_run(policies[0], FIRST_TOUCH_MEM, scale)
+    if first is not None:
+        print("grade: compare: the session's first touches: %d faults in a %d MB kernel, %d pages evicted%s" % (
+            first["vm.faults"], FIRST_TOUCH_MEM, first["vm.evictions"],
+            "" if first["vm.evictions"] == 0 else " (not all first touches: refaults below are too few)"), flush=True)
+    if any(len(kern.get(p, [])) != runs for p in policies):
+        return lines
+    med = lambda p, k: median([r[k] for r in kern[p]])
+    lines.append("grade: compare: kernel, the session's workload in %d MB (page-ins, median of %d): %s; %s" % (
+        mem, runs, ", ".join("%s %d" % (p, med(p, "vm.pageins")) for p in policies),
+        ranking({p: med(p, "vm.pageins") for p in policies})))
+    vm = max(max(r["frames"]) for rs in kern.values() for r in rs)
+    at, pages = sim_sizes(sim, trace, policies, [vm]) if trace and sim else ({}, 0)
+    at = at.get(vm, {})
+    if all(p in at for p in policies):
+        kf = {p: med(p, "vm.faults") for p in policies}
+        sf = {p: at[p] for p in policies}
+        ft = first["vm.faults"] if first is not None else 0
+        lo = {p: min(r["vm.faults"] for r in kern[p]) - ft for p in policies}
+        hi = {p: max(r["vm.faults"] for r in kern[p]) - ft for p in policies}
+        took = sum(r["neg.fs_asks_vm_satisfied"] for rs in kern.values() for r in rs)
+        lines.append("grade: compare: side by side at the kernel VM's memory, %d frames (the most it held; the "
+                     "cache took %s of its pages); the kernel's medians of %d runs, its refaults' range:" % (
+                         vm, took if took else "none", runs))
+        lines.append("grade: compare:   %-10s %16s %16s %16s %16s %18s %18s" % (
+            "policy", "kernel page-ins", "kernel faults", "kernel refaults", "(runs)", "simulator faults",
+            "simulator refaults"))
+        for p in policies:
+            lines.append("grade: compare:   %-10s %16d %16d %16d %16s %18d %18d" % (
+                p, med(p, "vm.pageins"), kf[p], kf[p] - ft, "%d-%d" % (lo[p], hi[p]), sf[p], sf[p] - pages))
+        lines.append("grade: compare:   first touches: kernel %s (%d MB, nothing evicted), simulator %d (the "
+                     "trace's pages)" % (ft if first is not None else "-", FIRST_TOUCH_MEM, pages))
+        # Two policies whose kernel runs overlap (or, with one run, lie within LEVEL) are one rank.
+        apart = lambda a, b: lo[b] > hi[a] and (runs > 1 or hi[b] - hi[a] > LEVEL * max(hi[a], 0))
+        korder = ranking(kf, lambda a, b: not apart(a, b))
+        sorder = ranking(sf)
+        same = all(sf[a] < sf[b] for a in policies for b in policies if apart(a, b))
+        lines.append("grade: compare: kernel (median faults; level where its runs overlap): %s; simulator at %d "
+                     "frames: %s; they %s" % (korder, vm, sorder, "agree" if same else
+                                              "disagree (docs/lab-replacement.md says where and why)"))
+    sizes, _ = sim_sizes(sim, trace, policies) if trace and sim else ({}, 0)
     sizes = {f: s for f, s in sizes.items() if all(p in s for p in policies)}
     if sizes:
         lines.append("grade: compare: simulator, %s trace, size by size: %s" % (COMPARE_TRACE, "; ".join(
@@ -250,12 +340,11 @@ def compare_part(sums, policies, mem=COMPARE_MEM, scale=100, sim=None, traces=()
         lines.append("grade: compare: simulator, %s trace, faults summed over its sizes: %s; %s" % (
             COMPARE_TRACE, ", ".join("%s %d" % (p, summed[p]) for p in policies),
             ranking({p: summed[p] for p in policies})))
-    if len(kern) == len(policies) and sizes:
-        order = sorted(policies, key=lambda p: kern[p])
+    if sizes:
+        order = sorted(policies, key=lambda p: med(p, "vm.faults"))
         same = [f for f, s in sorted(sizes.items()) if sorted(policies, key=lambda p: s[p]) == order]
-        lines.append("grade: compare: the kernel's order (%s) is the simulator's at %d of %d sizes%s%s" % (
-            " < ".join(order), len(same), len(sizes), " (%s frames)" % ", ".join(map(str, same)) if same else "",
-            "" if len(same) == len(sizes) else "; docs/lab-replacement.md says why they differ"))
+        lines.append("grade: compare: the kernel's order (%s) is the simulator's at %d of %d sizes%s" % (
+            " < ".join(order), len(same), len(sizes), " (%s frames)" % ", ".join(map(str, same)) if same else ""))
     return lines
 
 
@@ -405,6 +494,7 @@ def main():
                     help="only the simulator and the kernel's ranking of clock, lru and fifo on the session")
     ap.add_argument("--compare-mem", type=int, default=COMPARE_MEM, help="MB of the kernel's machine for --compare")
     ap.add_argument("--compare-scale", type=int, default=100, help="the session's phases scaled (phase -x): tests")
+    ap.add_argument("--compare-runs", type=int, default=COMPARE_RUNS, help="kernel runs of each policy for --compare")
     ap.add_argument("--traces", nargs="*", help="default: traces/*.trace")
     a = ap.parse_args()
     if a.dir:
@@ -463,7 +553,7 @@ def main():
     if a.compare:
         pols = COMPARE + ([name] if listed and name not in COMPARE else [])
         print("grade: the kernel's ranking beside the simulator's: %s" % ", ".join(pols), flush=True)
-        for line in compare_part(sums, pols, a.compare_mem, a.compare_scale, sim, traces):
+        for line in compare_part(sums, pols, a.compare_mem, a.compare_scale, sim, traces, max(1, a.compare_runs)):
             print(line)
         sys.exit(0 if ok else 1)
     if a.host_only:

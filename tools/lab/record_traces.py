@@ -32,6 +32,13 @@ instructions at any speed, so at a slow CPU they must be fewer (at 3.9 MIPS, 100
   session   the above, about five minutes
 
     python3 tools/lab/record_traces.py [--out DIR] [--only NAME,...] [--sampled]
+                                       [--session-mem MB] [--policy NAME] [--measure]
+
+--session-mem, --policy and --measure record the session in another machine, under another
+policy, and print the kernel's own faults, page-ins and evictions over the traced work and the
+most frames its VM held: replayed at that size, the trace gives the simulator's count for the
+very references the kernel saw (docs/lab-replacement.md: within 4 % of the kernel's refaults
+under clock, LRU and FIFO in 16 MB).
 
 The kernel's timing varies with the host, so two recordings differ; the shipped traces are
 one recording, and every figure in the docs comes from them. A trace over 1 MB is shipped
@@ -112,11 +119,39 @@ def session_lines():
     return SESSION_WORK * SESSION_LOOPS
 
 
-def record_session(out_dir, mem=SESSION_MEM, timeout=3600):
-    """The workstation session under a followed ordered trace; ({"session": path}, console)."""
-    start = SESSION_SETUP + ["mkdir /traces", "sysctl vm.trace_order=1", "sysctl vm.trace_epoch_ms=%d" % SESSION_EPOCH_MS,
-                             "trace -f -w session -o /traces/session.trace &"] + SESSION_BACKGROUND
-    work = session_lines() + ["echo session-done"]
+# What --measure reads before and after the traced work, and the VM's frames sampled meanwhile.
+MEASURE = ["vm.faults", "vm.pageins", "vm.evictions"]
+
+
+def measured(out):
+    """--measure's counters over the traced work and the most frames the VM held, or None."""
+    stamp = "vmstat -n " + " ".join(MEASURE)
+    got = []
+    for m in re.finditer(re.escape(stamp) + r"\n", out):
+        nums = re.findall(r"^(\d+)$", out[m.end():m.end() + 4000], re.M)[:len(MEASURE)]
+        if len(nums) == len(MEASURE):
+            got.append([int(n) for n in nums])
+    a = out.find(stamp + "\n")
+    frames = [int(v) for v in re.findall(r"^@\d+ (\d+)$", out[a:out.find(stamp + "\n", a + 1)], re.M)]
+    if len(got) != 2 or not frames:
+        return None
+    r = {k: got[1][i] - got[0][i] for i, k in enumerate(MEASURE)}
+    r["frames"] = max(frames)
+    return r
+
+
+def record_session(out_dir, mem=SESSION_MEM, timeout=3600, policy=None, measure=False):
+    """The workstation session under a followed ordered trace; ({"session": path}, console).
+    policy: vm.policy for the run (default the kernel's, clock). measure: the kernel's own faults,
+    page-ins and evictions over the traced work and the VM's frames each second, printed, so that
+    the simulator can replay the trace at the memory the VM had and be held against the kernel
+    on the very references it saw (docs/lab-replacement.md)."""
+    start = SESSION_SETUP + ["mkdir /traces"] + (["sysctl vm.policy=%s" % policy] if policy else []) + \
+        ["sysctl vm.trace_order=1", "sysctl vm.trace_epoch_ms=%d" % SESSION_EPOCH_MS,
+         "trace -f -w session -o /traces/session.trace &"] + SESSION_BACKGROUND
+    stamp = ["vmstat -n " + " ".join(MEASURE)] if measure else []
+    work = (["vmstat -i 1000 0 mem.frames.vm &"] if measure else []) + stamp + session_lines() + stamp + \
+        ["echo session-done"]
 
     def finish(out):
         jobs = re.findall(r"^\[(\d+)\]$", out, re.M)
@@ -133,6 +168,13 @@ def record_session(out_dir, mem=SESSION_MEM, timeout=3600):
         if rc != 0 or "audit: ok" not in out or not re.search(r"trace: \d+ records.*, 0 lost", out):
             sys.exit("record_traces: the session failed (exit %d); the console:\n%s" % (rc, out[-4000:]))
         os.makedirs(out_dir, exist_ok=True)
+        if measure:
+            r = measured(out)
+            if r is None:
+                sys.exit("record_traces: the session's counters could not be read; the console:\n%s" % out[-4000:])
+            print("record_traces: the kernel under the trace, %d MB, vm.policy=%s: %d faults, %d page-ins, "
+                  "%d evictions; the VM held at most %d frames (replay the trace at that size)" % (
+                      mem, policy or "clock", r["vm.faults"], r["vm.pageins"], r["vm.evictions"], r["frames"]))
         return {"session": copy_out(keep, "session", out_dir)}, out
 
 
@@ -141,6 +183,10 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "traces"))
     ap.add_argument("--only", help="comma list of workloads (default: all, and session)")
     ap.add_argument("--sampled", action="store_true", help="the old sampled traces (no order), into traces/sampled")
+    ap.add_argument("--session-mem", type=int, default=SESSION_MEM, help="MB of the session's machine")
+    ap.add_argument("--policy", help="vm.policy while the session is traced (default: the kernel's)")
+    ap.add_argument("--measure", action="store_true",
+                    help="print the kernel's faults, page-ins and evictions under the session's trace, and its VM's frames")
     a = ap.parse_args()
     names = [w[0] for w in WORKLOADS] + ["session"]
     only = a.only.split(",") if a.only else names
@@ -153,7 +199,7 @@ def main():
     if chosen:
         paths, out = record(chosen, a.out, sampled=a.sampled)
     if "session" in only and not a.sampled:
-        p, o = record_session(a.out)
+        p, o = record_session(a.out, mem=a.session_mem, policy=a.policy, measure=a.measure)
         paths.update(p)
         out += o
     for line in re.findall(r"^trace: .*", out, re.M):

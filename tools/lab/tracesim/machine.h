@@ -22,6 +22,9 @@ extern const struct vm_policy *const sim_policies[];
 /* Frames of memory for pages (the machine has MACHINE_WIRED frames more, never replaceable).
  * Returns 0, or -1 with one line in why when the policy chose a frame it may not. */
 #define MACHINE_WIRED 2
+/* Keep the pages of segments that ended (their last reference is past) until evicted, instead
+ * of freeing them as the kernel frees an exiting process's frames (tracesim -K). */
+extern bool machine_keep_dead;
 int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frames,
                 struct sim_result *r, char *why, int whylen);
 #endif

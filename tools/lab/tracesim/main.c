@@ -1,7 +1,7 @@
 /* tracesim: replays reference traces through the kernel's replacement policies and Belady's
  * MIN, for a range of memory sizes, as Hagmann did (1991, section 5, Figures 1-3).
  *
- *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-c CSV] TRACE...
+ *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-K] [-c CSV] TRACE...
  *
  * For each trace and each memory size (frames for pages; by default a tenth to nine tenths of
  * the most pages the trace ever has live at once, between their first and last use, in nine
@@ -13,7 +13,10 @@
  * cluster size (vm.cluster, 16). -c appends the same as CSV rows (trace, epoch_ms, references, pages, frames, policy, faults,
  * writes, over_min_pct, worst5: the faults of its five worst seconds, ordered: 1 for a trace in
  * the order of use; a header when the file is new). tools/lab/tracesim.py draws the figures.
- * Atlas's loop detector (atlas.c) is a policy of the simulator only, run with the others.
+ * -K keeps the pages of a segment whose last reference is past in memory until a policy evicts
+ * them (by default they leave at the end of that epoch, as the kernel frees an exiting process's
+ * frames: machine.c). Atlas's loop detector (atlas.c) is a policy of the simulator only, run
+ * with the others.
  *
  * Compiled with -DTRACESIM_EXTRA=policy_NAME (tools/lab/grade.py does, for a policy file not yet
  * in vm/policy.c's table), that policy is found by name too.
@@ -51,7 +54,7 @@ static const struct vm_policy *find(const char *name)
 
 static void usage(void)
 {
-  fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-c CSV] TRACE...\npolicies:");
+  fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-K] [-c CSV] TRACE...\npolicies:");
   for (int i = 0; vm_policies[i]; i++)
     fprintf(stderr, " %s", vm_policies[i]->name);
   for (int i = 0; sim_policies[i]; i++)
@@ -138,7 +141,7 @@ int main(int argc, char **argv)
   uint32_t sizes[MAXSIZES], nsizes = 0;
   const char *csv = 0;
   int c;
-  while ((c = getopt(argc, argv, "p:m:e:k:c:h")) != -1) {
+  while ((c = getopt(argc, argv, "p:m:e:k:Kc:h")) != -1) {
     if (c == 'p') {
       for (char *tok = strtok(optarg, ","); tok; tok = strtok(0, ",")) {
         if (!strcmp(tok, "all")) {
@@ -170,6 +173,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "tracesim: -k wants 1..4096 frames\n");
         exit(2);
       }
+    } else if (c == 'K') {
+      machine_keep_dead = true;
     } else if (c == 'c') {
       csv = optarg;
     } else {
@@ -253,6 +258,7 @@ int main(int argc, char **argv)
     }
     printf("\n");
     free(t.refs);
+    free(t.seg_of);
   }
   if (out)
     fclose(out);

@@ -25,6 +25,15 @@
  * no new reference: it only says the page was written. A "# end epochs=N lost=L" line closes
  * a trace drained while recording.
  *
+ * A trace records references, not exits. When a process exits the kernel frees its segments'
+ * frames at once (a code segment's when its last process is gone), so dead pages never compete
+ * with live ones for memory; replayed without that, they sit in the simulator's frames until a
+ * policy evicts them, and at the memory the kernel's VM has every policy refaults two or three
+ * times as often as the kernel does (docs/lab-replacement.md measures it). So each
+ * segment's last reference is marked (ref.ends), and the machine frees the segment's pages at
+ * the end of that epoch (machine.c): a process is over within the epoch of its last use, or
+ * idle until the trace ends. seg_of gives each page its segment, numbered densely.
+ *
  * A text format so that a student can read, grep and hand-write one; a trace over 1 MB ships
  * gzipped (NAME.trace.gz), read here through gzip -dc.
  */
@@ -135,7 +144,7 @@ void trace_read(const char *path, struct trace *t)
   free(seen_epoch);
   seen_at = seen_epoch = 0;
   seen_cap = 0;
-  uint32_t cap = 0;
+  uint32_t cap = 0, segcap = 0, nsegkeys = 0;
   char buf[512];
   int line = 0;
   while (fgets(buf, sizeof buf, f)) {
@@ -157,6 +166,8 @@ void trace_read(const char *path, struct trace *t)
       continue;             /* a blank line */
     if (n != 5 || r > 1 || m > 1)
       bad(path, line, "expected EPOCH SEGMENT PAGE REFERENCED(0/1) MODIFIED(0/1)");
+    if (seg >= UINT32_MAX || page >= UINT32_MAX)
+      bad(path, line, "a segment or page number above 4294967294");
     if (t->nrefs && ep < t->refs[t->nrefs - 1].epoch)
       bad(path, line, "epochs go backwards");
     if (!r && !m)
@@ -168,6 +179,13 @@ void trace_read(const char *path, struct trace *t)
         bad(path, line, "out of memory");
     }
     uint32_t id = page_id((uint32_t)seg, (uint32_t)page, &t->npages);
+    if (t->npages > segcap) {
+      segcap = segcap ? 2 * segcap : 4096;
+      t->seg_of = realloc(t->seg_of, segcap * sizeof *t->seg_of);
+      if (!t->seg_of)
+        bad(path, line, "out of memory");
+    }
+    t->seg_of[id] = page_id((uint32_t)seg, UINT32_MAX, &nsegkeys);
     if (t->ordered) {
       seen_grow(t->npages);
       if (seen_epoch[id] == ep) {
@@ -177,7 +195,7 @@ void trace_read(const char *path, struct trace *t)
       seen_epoch[id] = (uint32_t)ep;
       seen_at[id] = t->nrefs;
     }
-    t->refs[t->nrefs++] = (struct ref){ (uint32_t)ep, id, m != 0 };
+    t->refs[t->nrefs++] = (struct ref){ (uint32_t)ep, id, m != 0, false };
   }
   if (gz ? pclose(f) != 0 : fclose(f) != 0)
     bad(path, line, "cannot be read to its end (a damaged gzip file?)");
@@ -210,4 +228,24 @@ void trace_read(const char *path, struct trace *t)
   free(first);
   free(last);
   free(delta);
+  /* Segments numbered densely (their keys were numbered apart from the pages', above), and the
+   * last reference of each marked: where its pages die. */
+  uint32_t *dense = malloc((nsegkeys + t->npages + 1) * sizeof *dense);
+  uint32_t *lastref = malloc((nsegkeys + t->npages + 1) * sizeof *lastref);
+  if (!dense || !lastref)
+    bad(path, line, "out of memory");
+  memset(dense, 0xff, (nsegkeys + t->npages + 1) * sizeof *dense);
+  t->nsegs = 0;
+  for (uint32_t i = 0; i < t->nrefs; i++) {
+    uint32_t k = t->seg_of[t->refs[i].page];
+    if (dense[k] == UINT32_MAX)
+      dense[k] = t->nsegs++;
+    lastref[dense[k]] = i;
+  }
+  for (uint32_t p = 0; p < t->npages; p++)
+    t->seg_of[p] = dense[t->seg_of[p]];
+  for (uint32_t sg = 0; sg < t->nsegs; sg++)
+    t->refs[lastref[sg]].ends = true;
+  free(dense);
+  free(lastref);
 }

@@ -9,6 +9,7 @@ struct ref {
   uint32_t epoch;
   uint32_t page;            /* dense page number 0 .. npages-1 (one per segment and page) */
   bool modified;
+  bool ends;                /* the last reference of its segment: its pages die at the epoch's end */
 };
 
 struct trace {
@@ -20,6 +21,8 @@ struct trace {
   uint32_t live;            /* the most pages ever between their first and last use at once: MIN
                                needs no more frames than this to fault only on first touches */
   struct ref *refs;         /* in the file's order: by epoch, then as the kernel met them */
+  uint32_t *seg_of;         /* page -> dense segment number */
+  uint32_t nsegs;
 };
 
 /* Reads a trace; on a bad file prints one line naming it and the line, and exits 2. */
