@@ -69,6 +69,11 @@ static bool real_pool(enum neg_pool p)
   return p == NEG_FS || p == NEG_VM;
 }
 
+bool arbiter_in_use(void)
+{
+  return chosen || tracing;
+}
+
 enum neg_verdict arbitrate(enum neg_pool asker, struct neg_offer own, struct neg_offer other,
                            uint32_t penalty_ms, uint32_t penalty_s, enum neg_penalty_mode mode,
                            uint32_t cache, uint32_t vm, uint32_t free)

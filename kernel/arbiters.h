@@ -7,6 +7,9 @@
 #include "kernel/types.h"
 #include "kernel/arbiter.h"
 
+/* Whether arbitrate is needed at all: an arbiter chosen, or the recording on. Without either
+ * kernel/negotiate.c calls neg_decide itself, so the lab costs a negotiation nothing. */
+bool arbiter_in_use(void);
 /* The verdict for asker, own and other being the two pools' offers and penalty_ms the kernel's
  * penalty for them (used when no arbiter is chosen); cache, vm and free: the frames each pool
  * holds and the free ones. */

@@ -151,6 +151,16 @@ static uint32_t penalty_ms(struct shares *sh)
   return neg_penalty_ms(&p);
 }
 
+/* The rule's verdict: the arbiter lab's arbiter when one is chosen (kernel/arbiters.c), else
+ * neg_decide. */
+static enum neg_verdict decide(enum neg_pool asker, struct neg_offer own, struct neg_offer other, uint32_t pen,
+                               const struct shares *sh)
+{
+  if (!arbiter_in_use())
+    return neg_decide(asker, own, other, pen);
+  return arbitrate(asker, own, other, pen, penalty_s, penalty_mode, sh->cache, sh->vm, sh->free);
+}
+
 static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm, uint32_t pen,
                    const struct shares *sh)
 {
@@ -181,7 +191,7 @@ static bool refill_one(void)
   refault_offered(fs, uptime_ms());
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
-  enum neg_verdict v = arbitrate(NEG_FS, fs, vm, pen, penalty_s, penalty_mode, sh.cache, sh.vm, sh.free);
+  enum neg_verdict v = decide(NEG_FS, fs, vm, pen, &sh);
   /* A busy pool surrenders too: it gets its dirty pages written, for the next refill. */
   struct frame *f = v == NEG_OTHER || v == NEG_BUSY ? surrender(NEG_VM) : v == NEG_OWN ? surrender(NEG_FS) : 0;
   record(NEGT_KERNEL, f ? (v == NEG_OWN ? NEGT_FS : NEGT_VM) : v == NEG_BUSY ? NEGT_BUSY : NEGT_NOBODY,
@@ -234,8 +244,7 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   refault_offered(fs, uptime_ms());
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
-  *verdict = arbitrate(asker, asker == NEG_FS ? fs : vm, asker == NEG_FS ? vm : fs, pen, penalty_s,
-                       penalty_mode, sh.cache, sh.vm, sh.free);
+  *verdict = decide(asker, asker == NEG_FS ? fs : vm, asker == NEG_FS ? vm : fs, pen, &sh);
   /* Asked to surrender after refusing (NEG_NONE), a pool that only lacked a clean page
    * hands its dirty ones to whoever writes them, and may have a clean one by now. */
   struct frame *f = 0;

@@ -156,8 +156,8 @@ class NegBreakpoint(gdb.Breakpoint):
         own, other = offer(frame.read_var("own")), offer(frame.read_var("other"))
         pen = int(frame.read_var("penalty_ms"))
         caller = frame.older()
-        if caller is not None and caller.name() == "arbitrate":
-            caller = caller.older()     # kernel/arbiters.c, between the negotiation and the rule
+        while caller is not None and caller.name() in ("arbitrate", "decide"):
+            caller = caller.older()     # kernel/arbiters.c or negotiate.c's decide, between the negotiation and the rule
         kernel = caller is not None and caller.name() == "refill_one"
         verdict = decide(asker_vm, own, other, pen)
         takes = verdict == "other" and not kernel
