@@ -19,6 +19,8 @@ TEXT = {
     "vm.pageout": ("0", "99999"),     # an action: 0 pushes every process's pages (none at boot)
     "vm.trace_epoch_ms": ("0", "50"), # an action: starts a reference trace (0 stops; 100.. ms)
     "vm.penalty_mode": ("stepped", "nosuch"),
+    "vm.arbiter": ("reference", "nosuch"),   # the arbiter lab's (kernel/arbiters.c); none by default
+    "neg.arbiter_trace": ("1", "2"),   # 0 or 1: records to QEMU's debug console (nowhere without -debugcon)
     "disk.ceiling_kb": ("0", "100"),  # an action: measures the disk's ceiling (0: nothing; 64 KB steps)
 }
 
