@@ -244,8 +244,8 @@ $(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/pol
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_policy.c $(wildcard vm/policy*.c)
 
 # The trace simulator (tools/lab/tracesim/) runs the same policy files on recorded traces.
-TRACESIM_SRC := $(wildcard tools/lab/tracesim/*.c) $(wildcard vm/policy*.c)
-$(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/lab/tracesim/*.h) vm/policy.h | $(TOOLS_OK)
+TRACESIM_SRC := $(wildcard tools/lab/tracesim/*.c) tools/lab/tracefile.c $(wildcard vm/policy*.c)
+$(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/lab/tracesim/*.h) tools/lab/tracefile.h vm/policy.h | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(TRACESIM_SRC)
@@ -253,8 +253,8 @@ tracesim: $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/tracesim.py
 # The arbiter lab's simulator (tools/lab/arbitersim/) replays recorded negotiations through the
 # very arbiter files the kernel compiles (kernel/arbiter_*.c).
-ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) $(wildcard kernel/arbiter_*.c)
-$(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) kernel/arbiter.h kernel/negotiate_rule.h | $(TOOLS_OK)
+ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) tools/lab/tracefile.c $(wildcard kernel/arbiter_*.c)
+$(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) tools/lab/tracefile.h kernel/arbiter.h kernel/negotiate_rule.h | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(ARBITERSIM_SRC)

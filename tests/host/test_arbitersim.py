@@ -91,7 +91,8 @@ def test_an_answer_out_of_range_stops_the_replay_with_one_line(tmp_path):
                    'const struct arbiter arbiter_bad = { .name = "bad", .decide = d };\n')
     sim = tmp_path / "sim"
     c = subprocess.run(["cc", "-O2", "-I", ROOT, "-DARBITER_EXTRA=arbiter_bad", "-o", str(sim), str(src)] +
-                       [os.path.join(ROOT, "tools/lab/arbitersim", f) for f in ("main.c", "negtrace.c")],
+                       [os.path.join(ROOT, "tools/lab/arbitersim", f) for f in ("main.c", "negtrace.c")] +
+                       [os.path.join(ROOT, "tools/lab/tracefile.c")],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert c.returncode == 0, c.stdout
     p, _ = run(HEAD + "\n".join(history() + negotiations(3)) + "\n", tmp_path, arbiters="bad", sim=str(sim))

@@ -76,6 +76,7 @@ def simulator(name, policy_file):
     if not policy_file:
         return os.path.join(BUILD, "tracesim")
     src = sorted(set(glob.glob(os.path.join(ROOT, "tools/lab/tracesim/*.c")) +
+                     [os.path.join(ROOT, "tools/lab/tracefile.c")] +
                      glob.glob(os.path.join(ROOT, "vm/policy*.c"))) - {os.path.abspath(policy_file)})
     tag = hashlib.sha1(os.path.abspath(policy_file).encode()).hexdigest()[:8]
     out = os.path.join(BUILD, "grade", "tracesim-%s-%s" % (name, tag))

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "tools/lab/tracefile.h"
 #include "tools/lab/arbitersim/negtrace.h"
 
 static void bad(const char *path, uint32_t line, const char *why)
@@ -89,16 +90,8 @@ void negtrace_read(struct negtrace *t, const char *path)
 {
   memset(t, 0, sizeof *t);
   t->path = path;
-  size_t len = strlen(path);
-  bool gz = len > 3 && !strcmp(path + len - 3, ".gz");
-  FILE *f = 0;
-  if (gz && !strchr(path, '\'')) {
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "gzip -dc -- '%s'", path);
-    f = access(path, R_OK) == 0 ? popen(cmd, "r") : 0;
-  } else if (!gz) {
-    f = fopen(path, "r");
-  }
+  bool gz;
+  FILE *f = tracefile_open(path, &gz);
   if (!f)
     bad(path, 0, "cannot be opened");
   char buf[512];
@@ -168,7 +161,7 @@ void negtrace_read(struct negtrace *t, const char *path)
   }
   if (line == 0)
     bad(path, 0, "is empty");
-  if (gz ? pclose(f) != 0 : fclose(f) != 0)
+  if (tracefile_close(f, gz) != 0)
     bad(path, line, "cannot be read to its end (a damaged gzip file?)");
   link_refaults(t);
 }

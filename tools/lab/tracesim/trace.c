@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "tools/lab/tracefile.h"
 #include "tools/lab/tracesim/trace.h"
 
 /* (segment, page) to dense page numbers: open addressing, doubled at half full. */
@@ -121,16 +122,8 @@ static void bad(const char *path, int line, const char *why)
 void trace_read(const char *path, struct trace *t)
 {
   /* A large trace ships gzipped: read through gzip, which names the file itself if bad. */
-  size_t len = strlen(path);
-  bool gz = len > 3 && !strcmp(path + len - 3, ".gz");
-  FILE *f = 0;
-  if (gz && !strchr(path, '\'')) {
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "gzip -dc -- '%s'", path);
-    f = access(path, R_OK) == 0 ? popen(cmd, "r") : 0;
-  } else if (!gz) {
-    f = fopen(path, "r");
-  }
+  bool gz;
+  FILE *f = tracefile_open(path, &gz);
   if (!f) {
     fprintf(stderr, "tracesim: %s: cannot open\n", path);
     exit(2);
@@ -197,7 +190,7 @@ void trace_read(const char *path, struct trace *t)
     }
     t->refs[t->nrefs++] = (struct ref){ (uint32_t)ep, id, m != 0, false };
   }
-  if (gz ? pclose(f) != 0 : fclose(f) != 0)
+  if (tracefile_close(f, gz) != 0)
     bad(path, line, "cannot be read to its end (a damaged gzip file?)");
   if (!t->epoch_ms)
     bad(path, line, "no '# trace epoch_ms=N' header");
