@@ -79,8 +79,6 @@ enum neg_verdict arbitrate(enum neg_pool asker, struct neg_offer own, struct neg
                            uint32_t cache, uint32_t vm, uint32_t free)
 {
   const struct arbiter *a = chosen;
-  if (!a && !tracing)
-    return neg_decide(asker, own, other, penalty_ms);
   struct neg_offer fs = asker == NEG_FS ? own : other, vmo = asker == NEG_FS ? other : own;
   enum neg_verdict v;
   pushcli();

@@ -12,7 +12,7 @@
 bool arbiter_in_use(void);
 /* The verdict for asker, own and other being the two pools' offers and penalty_ms the kernel's
  * penalty for them (used when no arbiter is chosen); cache, vm and free: the frames each pool
- * holds and the free ones. */
+ * holds and the free ones. Called only when arbiter_in_use. */
 enum neg_verdict arbitrate(enum neg_pool asker, struct neg_offer own, struct neg_offer other,
                            uint32_t penalty_ms, uint32_t penalty_s, enum neg_penalty_mode mode,
                            uint32_t cache, uint32_t vm, uint32_t free);
