@@ -133,15 +133,11 @@ struct shares {
 
 static uint32_t penalty_ms(struct shares *sh)
 {
-  if (penalty_mode == NEG_PENALTY_ADAPTIVE) {
-    sh->cache = frame_count(POOL_CACHE);
-    sh->vm = frame_count(POOL_VM);
-    sh->free = frame_count(POOL_FREE);
-    return refault_bias_ms();
-  }
   sh->cache = frame_count(POOL_CACHE);
   sh->vm = frame_count(POOL_VM);
   sh->free = frame_count(POOL_FREE);
+  if (penalty_mode == NEG_PENALTY_ADAPTIVE)
+    return refault_bias_ms();
   struct neg_penalty p = {
     .penalty_s = penalty_s,
     .mode = penalty_mode,
