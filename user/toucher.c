@@ -15,12 +15,18 @@
  * tenth), and the others are only read. A clean page the VM takes is dropped, a dirty one must
  * be written to backing store first: the page-outs of a round follow PERCENT.
  *
+ * -f fills the memory first: round 0 writes every page once, so that all of it holds the
+ * program's data on any kernel. Without it, a page that is only ever read was never written:
+ * this kernel still gives it a frame of zeros of its own, as Sprite did, but Linux maps every
+ * such page to its one shared zero page, and the toucher would hold half its size there (the
+ * benchmarks that put Linux beside this kernel use -f on both).
+ *
  * The page-ins of each round are the process's own (ps's PAGEIN column, counted by the kernel
  * for this process alone), so a round that had to bring pages back shows it even while other
  * programs page too.
  *
- *   toucher [-m MB] [-d PERCENT] [-s SECONDS] [-n ROUNDS] [-t] [-q]  every SECONDS, ROUNDS times
- *   toucher -i [-m MB] [-d PERCENT] [-q]                              one round per line of input
+ *   toucher [-m MB] [-d PERCENT] [-f] [-s SECONDS] [-n ROUNDS] [-t] [-q]  every SECONDS, ROUNDS times
+ *   toucher -i [-m MB] [-d PERCENT] [-f] [-q]                              one round per line of input
  *
  * MB and SECONDS may have decimals (-m 4.4: the IFS benchmark's "all but 1 MB" in an 8 MB
  * machine is not a whole number of MB). Prints "touch ROUND MS ms, PAGEINS page-ins" per
@@ -37,13 +43,15 @@
 
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: toucher [-m MB] [-d PERCENT] [-s SECONDS] [-n ROUNDS] [-t] [-q]\n"
-             "       toucher -i [-m MB] [-d PERCENT] [-q]\n");
+  fprintf(f, "usage: toucher [-m MB] [-d PERCENT] [-f] [-s SECONDS] [-n ROUNDS] [-t] [-q]\n"
+             "       toucher -i [-m MB] [-d PERCENT] [-f] [-q]\n");
   if (f == stdout)
     fprintf(f, "Holds MB (4; fractions allowed, 4.4) of memory and touches all of it every SECONDS\n"
                "(1, fractions allowed),\n"
                "ROUNDS (10) times, dirtying PERCENT (0-100; 50) of the pages, spread evenly, and\n"
                "only reading the others; prints each round's time and page-ins.\n"
+               "-f: fill first: write every page once before the rounds (else a page only\n"
+               "read was never written: Linux maps it to its shared zero page).\n"
                "-i: one round per line read from standard input, until its end.\n"
                "-t: each round's line ends with when it began: \", at UPTIME ms\".\n"
                "-q: only the summary: response min/max/avg and this process's page-ins and\n"
@@ -87,7 +95,7 @@ static void own_paging(unsigned *ins, unsigned *outs)
 
 int main(int argc, char **argv)
 {
-  unsigned kb = 4096, rounds = 10, quiet = 0, interactive = 0, stamp = 0, dirty = 50;
+  unsigned kb = 4096, rounds = 10, quiet = 0, interactive = 0, stamp = 0, dirty = 50, fill = 0;
   unsigned interval_ms = 1000;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
@@ -104,6 +112,8 @@ int main(int argc, char **argv)
       dirty = d;
     } else if (strcmp(argv[i], "-t") == 0)
       stamp = 1;
+    else if (strcmp(argv[i], "-f") == 0)
+      fill = 1;
     else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
       rounds = atoi(argv[++i]);
     else if (strcmp(argv[i], "-q") == 0)
@@ -147,7 +157,7 @@ int main(int argc, char **argv)
     own_paging(&in0, &out);
     unsigned t0 = uptime_ms();
     for (unsigned p = 0; p < pages; p++) {
-      if ((p % 100) * dirty % 100 < dirty)
+      if ((r == 0 && fill) || (p % 100) * dirty % 100 < dirty)
         mem[p * 4096 + (r % 64)] = (char)(p + r);
       else
         sink = mem[p * 4096];

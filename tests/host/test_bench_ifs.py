@@ -121,7 +121,8 @@ def test_what_a_run_types_for_each_kind_of_row():
     assert "vm.penalty" not in alone and "cache_fixed_kb" not in alone
     assert bench_ifs.sort_line(cfg) == "sort -v -m 320 -o /tmp/out /in"
     assert bench_ifs.sort_line(bench_ifs.PRESETS["paper"]) == "sort -v -o /tmp/out /in"
-    assert bench_ifs.toucher_line(cfg, 15360, 5) == "toucher -t -m 15.000 -d 50 -s 5 -n 100000 &\n"
+    assert bench_ifs.toucher_line(cfg, 15360, 5) == "toucher -t -m 15.000 -d 50 -f -s 5 -n 100000 &\n"
+    assert " -f " not in bench_ifs.toucher_line(bench_ifs.PRESETS["paper"], 4260, 30)
     assert " -d 10 " in bench_ifs.toucher_line(dict(cfg, dirty=10), 4260, 30)
 
 

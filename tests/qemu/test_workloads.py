@@ -108,7 +108,7 @@ def test_toucher_takes_fractions_of_a_megabyte_and_stamps_its_rounds(sh):
     assert all(b - a >= 200 for a, b in zip(at, at[1:])) and at[-1] - at[0] < 5000, rounds
 
 
-TOUCHERS = ((10, 10), (50, 11), (0, 12))       # -d PERCENT, -s SECONDS
+TOUCHERS = ((10, 10, ""), (50, 11, ""), (0, 12, ""), (0, 13, "-f "))   # -d PERCENT, -s SECONDS, fill
 
 
 def dirtied(pages, percent):
@@ -117,34 +117,37 @@ def dirtied(pages, percent):
 
 
 def test_toucher_dirties_the_percentage_it_is_given(disk):
-    """Three touchers of 2 MB (512 pages) at -d 10, 50 and 0 in a 16 MB machine, their rounds
-    1 s apart. Once each has done its first round, memhog takes the memory (24 MB of fresh
+    """Four touchers of 2 MB (512 pages) at -d 10, 50, 0 and 0 with -f in a 16 MB machine, their
+    rounds 1 s apart. Once each has done its first round, memhog takes the memory (24 MB of fresh
     pages only read, clean: evicting them costs nothing) and vm.pageout=0 pushes out whatever
     it left, while the touchers sleep. A page a toucher dirtied is then written exactly once
     and paged in by its next round; a page only ever read is still the zero page, dropped
-    unwritten and zero-filled again. So each toucher's page-outs are the 52, 256 or 0 pages -d
-    chose, plus its own data and stack pages, and its second round's page-ins the same within a
-    few (a page still being written as vm.pageout passed stays in): counts that do not depend
-    on the moment, which an ignored or mis-scaled -d misses by far."""
+    unwritten and zero-filled again, unless -f wrote every page in round 0 (all 512 are then
+    written out and paged back in: the toucher holds its memory as it would on Linux, where a
+    page only read is the shared zero page). So each toucher's page-outs are the 52, 256, 0 or
+    512 pages -d and -f chose, plus its own data and stack pages, and its second round's
+    page-ins the same within a few (a page still being written as vm.pageout passed stays in):
+    counts that do not depend on the moment, which an ignored or mis-scaled -d, or an ignored
+    -f, misses by far."""
     bad = ["toucher -d 101", "toucher -d 1x"]
-    cmds = "\n".join(bad + ["toucher -h"]) + "\n" + "".join("toucher -m 2 -d %d -s %d -n 2 -t &\n" % t for t in TOUCHERS)
+    cmds = "\n".join(bad + ["toucher -h"]) + "\n" + "".join("toucher -m 2 -d %d -s %d %s-n 2 -t &\n" % t for t in TOUCHERS)
     # (vm.pageout passes over a page the page-out daemon is writing for memhog: twice, so that
     # few if any stay behind)
-    steps = [(r"(?s)touch 1 .*touch 1 .*touch 1 \d+ ms", "memhog -z 24\nsysctl vm.pageout=0\nsysctl vm.pageout=0\n"),
-             (r"(?s)(own page-ins.*){3}", "vmstat -n vm.pageouts\n")]
+    steps = [(r"(?s)touch 1 .*touch 1 .*touch 1 .*touch 1 \d+ ms", "memhog -z 24\nsysctl vm.pageout=0\nsysctl vm.pageout=0\n"),
+             (r"(?s)(own page-ins.*){4}", "vmstat -n vm.pageouts\n")]
     r = boot(cmds, disk=disk, mem=16, wait_for=steps, status=True, timeout=300)
     assert r.rc == 0, r
     # background output: a line may follow the shell's prompt
     rounds = re.findall(r"^(?:\$ )?touch (\d) \d+ ms, (\d+) page-ins, at (\d+) ms$", r.out, re.M)
     totals = re.findall(r"^(?:\$ )?toucher: own page-ins \d+ page-outs (\d+)$", r.out, re.M)
-    assert [n for n, ins, at in rounds] == ["1"] * 3 + ["2"] * 3 and len(totals) == 3, r
-    assert all(int(ins) == 0 for n, ins, at in rounds[:3]), rounds   # 6 MB in 16: nothing out yet
-    # the memory was taken while all three slept, after the last first round (memhog was sent
+    assert [n for n, ins, at in rounds] == ["1"] * 4 + ["2"] * 4 and len(totals) == 4, r
+    assert all(int(ins) == 0 for n, ins, at in rounds[:4]), rounds   # 8 MB in 16: nothing out yet
+    # the memory was taken while all four slept, after the last first round (memhog was sent
     # then) and before any second one
     pushed = r.out.index("memhog: 24 MB of zeros ok\n")
     assert re.search(r"^vm\.pageout = \d+$", r.out[pushed:r.out.index("touch 2 ")], re.M), r
-    for (d, s), (n, ins, at), outs in zip(TOUCHERS, rounds[3:], totals):
-        want = dirtied(512, d)
+    for (d, s, fill), (n, ins, at), outs in zip(TOUCHERS, rounds[4:], totals):
+        want = 512 if fill else dirtied(512, d)
         assert want <= int(outs) <= want + 6, ("page-outs at -d %d" % d, outs, want)
         assert want - 4 <= int(ins) <= want + 4, ("page-ins of round 2 at -d %d" % d, ins, want)
     for line in bad:

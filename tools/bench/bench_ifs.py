@@ -55,7 +55,10 @@ PRESETS.
                 tried by hand for the 38 runs and 2 merge passes of the hand-made Linux runs'
                 sort; ours makes 54 runs and 1 pass before the last merge with it, and
                 make bench-linux runs this same sort with the same budget), the disk
-                throttled to 512 KB/s and 100 requests a second; a CPU of 62.5 MIPS (-icount shift=4, align=on). Not
+                throttled to 512 KB/s and 100 requests a second; the toucher fills its memory
+                first (toucher -f, on Linux too: a page it only reads would otherwise be
+                Linux's shared zero page there, and Linux's toucher would hold 8 MB of its 15);
+                a CPU of 62.5 MIPS (-icount shift=4, align=on). Not
                 full speed: plain TCG delivers the kernel's 1000 Hz tick late or not at all on
                 a busy host, and its clock lost time (a guest `sleep 10` took 17.8-27.7 s of
                 host time at a load of 8-11), while the throttled disk keeps the host's; with
@@ -86,7 +89,8 @@ PRESETS = {
                   icount=8, policy="clock", align=True, dirty=50),
     # must_negotiate: its table is refused unless the cache and the VM asked each other (results.py)
     "matched": dict(mem=20, toucher_mb=15.0, sort_input="8M", sort_kb=320, throttle_bps=512 << 10,
-                    throttle_iops=100, icount=4, policy="clock", align=True, dirty=50, must_negotiate=True),
+                    throttle_iops=100, icount=4, policy="clock", align=True, dirty=50, must_negotiate=True,
+                    fill=True),
 }
 LINUX_CSV = "linux-ifs.csv"         # make bench-linux's runs, columns as ifs.csv's
 LINUX_FREE_KB = 17818               # Linux 6.1 in a 96 MB guest, after boot, without linux-ifs.csv
@@ -302,7 +306,8 @@ def setup_lines(cfg, value, mode):
 
 
 def toucher_line(cfg, kb, interval):
-    return "toucher -t -m %.3f -d %d -s %g -n 100000 &\n" % (kb / 1024, cfg["dirty"], interval)
+    return "toucher -t -m %.3f -d %d %s-s %g -n 100000 &\n" % (kb / 1024, cfg["dirty"], "-f " if cfg.get("fill") else "",
+                                                              interval)
 
 
 def sort_line(cfg):
@@ -483,10 +488,10 @@ def run_preset(a):
     jobs += [(s, v, m, k) for v, m in configs for s in intervals for k in range(1, a.runs + 1)]
     logs = bench_path("ifs-logs")
     os.makedirs(logs, exist_ok=True)
-    print("%s: preset %s: %d MB, vm.policy=%s, toucher %s dirtying %d %%, sort of %s (%s KB budget), disk %s B/s "
+    print("%s: preset %s: %d MB, vm.policy=%s, toucher %s%s dirtying %d %%, sort of %s (%s KB budget), disk %s B/s "
           "and %s requests/s, CPU %s; %d boots, %d at once" % (
               NAME, a.preset, cfg["mem"], cfg["policy"], "all but %d KB" % LEAVE_KB if cfg["toucher_mb"] is None
-              else "%g MB" % cfg["toucher_mb"], cfg["dirty"], cfg["sort_input"], cfg["sort_kb"] or SORT_DEFAULT_KB,
+              else "%g MB" % cfg["toucher_mb"], " filled first" if cfg.get("fill") else "", cfg["dirty"], cfg["sort_input"], cfg["sort_kb"] or SORT_DEFAULT_KB,
               cfg["throttle_bps"] or "any", cfg["throttle_iops"] or "any", "full speed" if cfg["icount"] is None else
               "-icount shift=%s%s" % (cfg["icount"], ",align=on" if cfg["align"] else ""), len(jobs), a.jobs),
           flush=True)
