@@ -122,5 +122,5 @@ def test_the_columns_are_ifs_csvs_where_they_apply():
 def test_the_script_samples_then_sorts_between_two_stamps():
     s = bench_linux.script(15, 5, "/in", 320)
     assert s.index("toucher -t -m 15 -f -s 5") < s.index("@stamp 0") < s.index("sort -v -m 320 -o /tmp/out /in") \
-        < s.index("@stamp 1") < s.index("sleep 7") < s.index("@after")
+        < s.index("@stamp 1") < s.index("grep -c '^touch '") < s.index("sleep 7") < s.index("@after")
     assert "toucher -t" not in bench_linux.script(15, None, "/in", 320)

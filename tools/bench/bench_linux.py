@@ -27,7 +27,9 @@ beforehand, so it is on disk, not in the cache, when the run begins), at the ben
 speed and disk throttle; a script (tools/linux/linuxboot.py hands it over) starts a sampler of
 /proc/meminfo and /proc/vmstat every second and the toucher (both writing to a tmpfs, read back
 at the end), waits for the toucher's first round, reads the counters, runs sort between two
-time stamps of /proc/uptime, sleeps S + 2 s, reads the counters again. Sort alone is the same
+time stamps of /proc/uptime, waits for the toucher's round in progress to end (up to 10
+minutes: under Linux a round that began while sort ran can outlast it by minutes), sleeps
+S + 2 s, reads the counters again. Sort alone is the same
 boot without the toucher.
 
 WHAT A ROW REPORTS, in ifs.csv's columns where they apply (bench_ifs.COLUMNS): the toucher's
@@ -92,6 +94,9 @@ class ParseError(Exception):
 
 
 # --- the guest's script -------------------------------------------------------------------------
+ROUND_WAIT_S = 600      # how long a run waits after sort for the toucher's round in progress
+
+
 def script(toucher_mb, interval, sort_input_path, sort_kb):
     """The commands of one run (busybox sh). Lines it prints for the host begin with '@'."""
     lines = [
@@ -127,7 +132,14 @@ def script(toucher_mb, interval, sort_input_path, sort_kb):
         "read up rest < /proc/uptime; echo \"@stamp 1 ${up%%.*}${up#*.}0\"",
     ]
     if interval is not None:
-        lines.append("sleep %g" % (interval + 2))
+        # A round the toucher began while sort ran may outlast sort by minutes when Linux has
+        # swapped the toucher out: wait for it to end (up to ROUND_WAIT_S), or it is not seen.
+        lines += [
+            "n=$(grep -c '^touch ' /mnt/toucher)",
+            "i=0; while [ $(grep -c '^touch ' /mnt/toucher) -le $n ] && [ $i -lt %d ]; do sleep 1; i=$((i+1)); done"
+            % ROUND_WAIT_S,
+            "sleep %g" % (interval + 2),
+        ]
     lines += [
         "echo \"@after $(sample)\"",
         "disk 1",
