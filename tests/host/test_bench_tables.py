@@ -336,6 +336,18 @@ def test_a_partial_run_says_so_in_its_table(setup):
         part(readme.read_text(), "ecd-points")
 
 
+def test_only_the_parts_named_are_regenerated(setup):
+    readme, bench = setup
+    r = tool(readme, bench, "--only", "boot,fork-7-1")
+    assert r.returncode == 0, r.stderr
+    text = readme.read_text()
+    assert "old boot" not in text and "old fork-7-1" not in text
+    assert all("old %s figures" % p in text for p in PARTS if p not in ("boot", "fork-7-1"))
+    before = readme.read_text()
+    r = tool(readme, bench, "--only", "boot,nosuch")
+    assert r.returncode != 0 and "no part named nosuch" in r.stderr and readme.read_text() == before
+
+
 def test_a_short_boot_run_is_refused_too(setup):
     readme, bench = setup
     (bench / "ifs.csv").unlink()

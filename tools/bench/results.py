@@ -22,12 +22,16 @@ A shorter run (IFS_ARGS='--runs 1 --intervals 1,30', RUNS=2) is refused for that
 what it lacks, and nothing is written; --partial takes it, and the table then begins by saying
 what it lacks.
 
-    results.py [--docs FILE_OR_DIR ...] [--bench build/bench] [--check] [--partial]
+    results.py [--docs FILE_OR_DIR ...] [--bench build/bench] [--check] [--partial] [--only NAME,...]
 
 --docs defaults to docs/results.md and README.md (whose headline, tools/bench/headline.py, is the
 one part outside the chapter); a folder means every .md in it, each part in exactly one.
 
---check changes nothing and exits 1 if the documents differ from what the CSVs give."""
+--check changes nothing and exits 1 if the documents differ from what the CSVs give.
+
+--only ifs-matched,linux-ifs regenerates those parts alone and leaves the others as they are:
+for a benchmark run again on its own while other CSVs under build/bench hold shorter runs (a
+test's, a quick try) that must not replace a documented table."""
 import argparse, csv, os, re, statistics, sys, textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -795,11 +799,15 @@ def marker(name):
     return re.compile(r"(<!-- bench:%s\b[^>]*-->\n)(.*?)(<!-- /bench:%s -->)" % (re.escape(name), re.escape(name)), re.S)
 
 
-def regenerate(texts, bench, partial=False):
-    """texts: {path: text}. The texts with every part whose CSV exists regenerated, and the parts
-    done. Raises Short for a run shorter than its table's full one unless partial."""
+def regenerate(texts, bench, partial=False, only=None):
+    """texts: {path: text}. The texts with every part whose CSV exists regenerated (only those
+    named in only, if given), and the parts done. Raises Short for a run shorter than its
+    table's full one unless partial, ValueError for a name in only that is no part."""
     texts = dict(texts)
     done = []
+    unknown = sorted(set(only or ()) - set(p[0] for p in PARTS))
+    if unknown:
+        raise ValueError("no part named %s (the parts: %s)" % (", ".join(unknown), ", ".join(p[0] for p in PARTS)))
     for name, csvname, fn, short in PARTS:
         pat = marker(name)
         where = [p for p, t in texts.items() if pat.search(t)]
@@ -807,6 +815,8 @@ def regenerate(texts, bench, partial=False):
             raise ValueError("%s <!-- bench:%s --> ... <!-- /bench:%s --> markers in %s" % (
                 "no" if not where else "two pairs of", name, name, ", ".join(sorted(os.path.relpath(p) for p in texts))
                 if not where else ", ".join(os.path.relpath(p) for p in where)))
+        if only and name not in only:
+            continue
         try:
             body = fn(bench)
             lack = short(bench)
@@ -840,13 +850,14 @@ def main():
     ap.add_argument("--bench", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--partial", action="store_true", help="take a run shorter than a table's full one, and say so")
+    ap.add_argument("--only", help="the parts to regenerate, by name, comma-separated (all by default)")
     a = ap.parse_args()
     old = {}
     for p in doc_files(a.docs):
         with open(p) as f:
             old[p] = f.read()
     try:
-        new, done = regenerate(old, a.bench, a.partial)
+        new, done = regenerate(old, a.bench, a.partial, a.only.split(",") if a.only else None)
     except (ValueError, KeyError, Short) as e:
         sys.exit("results: %s" % (e if not isinstance(e, KeyError) else "a CSV lacks the column %s" % e))
     changed = [p for p in new if new[p] != old[p]]
