@@ -83,7 +83,8 @@ def ifs_linux(ours_rows, linux_csv_rows):
     contrast = (" Without a penalty our toucher's slowest touch was %s." % ", ".join(
         "%.2f s at S = %g s" % (slowest_touch_ms(a) / 1000, s) for s, a in none)) if none else ""
     return ("**IFS beside Linux 6.1: sort %s, the toucher %s.** The matched preset (%s MB free to programs here, "
-            "%s MB available under Linux; the same toucher and sort, CPU and disk): sort alone took %.0f s here "
+            "%s MB available under Linux; the same toucher, its memory written first on both, and sort, CPU "
+            "and disk): sort alone took %.0f s here "
             "and %.0f s under Linux; with the toucher and our 120 s penalty %s. The toucher's slowest touch: "
             "%s.%s" % (overall(sort_v), overall(touch_v),
                        "%.1f" % (statistics.median(free) / 1024) if free else "?",
