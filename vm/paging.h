@@ -31,11 +31,16 @@ static inline bool frame_unbacked(struct frame *f)
   return s->type != SEG_CODE && seg_block(s, frame_vaddr(f)) >= s->swapblocks;
 }
 
+/* pol_candidate (vm/aging.c) as the page's entry, or 0: idle reads the accessed bit from it
+ * without walking the page table twice (the scans and the VM's offer call it on every page). */
+pte_t *candidate_pte(uint32_t i);
+
 /* A candidate not used since the aging clock last stamped it: its time of last reference is
  * its age (an accessed one's stamp is stale). What the VM offers and gives comes from these. */
 static inline bool idle(uint32_t i)
 {
-  return pol_candidate(i) && !pol_accessed(i);
+  pte_t *pte = candidate_pte(i);
+  return pte && !(*pte & PTE_A);
 }
 
 /* --- vm/aging.c ------------------------------------------------------------------------------ */
