@@ -83,11 +83,9 @@ uint32_t pol_page(uint32_t f)
   return s ? s->serial * 2654435761u + coremap[f].index : 0;
 }
 
-pte_t *candidate_pte(uint32_t i)
+/* Inline in the scan of every frame (scan_oldest), a call elsewhere. */
+static inline pte_t *candidate_entry(struct frame *f)
 {
-  if (i >= nframes)
-    return 0;
-  struct frame *f = &coremap[i];
   if (f->pool != POOL_VM || frame_busy(f) || !f->owner || (f->pflags & VMF_LAUNDRY))
     return 0;
   struct segment *s = f->owner;
@@ -95,6 +93,11 @@ pte_t *candidate_pte(uint32_t i)
     return 0;
   pte_t *pte = frame_pte(f);
   return pte && (*pte & PTE_P) && PTE_ADDR(*pte) == frame_pa(f) ? pte : 0;
+}
+
+pte_t *candidate_pte(uint32_t i)
+{
+  return i < nframes ? candidate_entry(&coremap[i]) : 0;
 }
 
 bool pol_candidate(uint32_t i)
@@ -201,8 +204,9 @@ static void scan_oldest(void)
       since = t;                      /* every VM frame, busy or not: any may be offered later */
     if (noldest == OLDEST_BATCH && !older(t, oldest_lastref[OLDEST_BATCH - 1], now))
       continue;                       /* no older than a full batch's youngest: not asked if idle */
-    if (!idle(i))
-      continue;
+    pte_t *pte = candidate_entry(&coremap[i]);
+    if (!pte || (*pte & PTE_A))
+      continue;                       /* not idle */
     uint32_t k = noldest;
     while (k > 0 && older(t, oldest_lastref[k - 1], now))
       k--;                            /* equal ages keep frame order: the lower index first */

@@ -20,7 +20,7 @@ static inline uint32_t frame_vaddr(struct frame *f)
 static inline pte_t *frame_pte(struct frame *f)
 {
   struct segment *s = f->owner;
-  return seg_walk(s, frame_vaddr(f), false);
+  return seg_pte(s, frame_vaddr(f));
 }
 
 /* A page that has no backing block yet (a forked segment whose backing store the daemon has
