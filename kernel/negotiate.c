@@ -69,6 +69,24 @@
  * what the VM learned from its refaults (kernel/refault.c keeps the evidence,
  * kernel/negotiate_rule.c turns it into ms), and vm.penalty is not used.
  *
+ * UNASKED. Most negotiations trade nothing: the asker's own page is younger than the other's
+ * with the penalty, and the asker recycles its own. Asking the other is then wasted work (the
+ * VM's offer takes vm_lock and checks, in the page table, that its oldest page is still one it
+ * could give). So a pool may publish a bound (pool_ops.used_since_ms): a time before which none
+ * of the pages it could offer was last used. The asker's own pool answers first; when the rule
+ * says it keeps its own even against a page of the other's as old as that bound
+ * (neg_keeps_own), it keeps its own without asking the other. The rule is monotonic in the
+ * other's time -- a younger page biased is no older, a refusal keeps too -- so no answer the
+ * other could have given would change the verdict. The VM's bound is the least time of last
+ * reference over all its frames at its last scan (vm/aging.c): a page's time only grows, and a
+ * frame the VM takes is stamped when it is mapped. The cache publishes none (0), so the VM
+ * always asks it. Under a 120 s penalty a cache ask needs the VM only once some VM page could
+ * have been idle 120 s longer than the cache's oldest block; under a learned bias of a second
+ * or two, while the VM's oldest pages are seconds old, most still do.
+ * The trace keeps the bound as the unasked pool's time (NEGT_*_UNASKED, "<=" in negtrace), and
+ * gdb's negbreak stops in neg_decide when neg_keeps_own asks it. An arbiter (the lab's), whose
+ * rule need not be monotonic, always hears both.
+ *
  * WHAT IS KEPT. The paper's Table 2 counters (neg.fs_asks_vm and _satisfied, neg.vm_asks_fs
  * and _satisfied), and a ring of the last NEGTRACE_MAX negotiations (SYS_negtrace, the
  * negtrace program), each with the refault evidence an adaptive bias stood on; neg.reset=1 starts both again, with fs.cache.min_kb and max_kb. To stop
@@ -100,7 +118,7 @@ static uint32_t st_fs_asks, st_fs_satisfied, st_vm_asks, st_vm_satisfied, st_ref
 /* What a negotiation costs when nothing is traded (the asker recycles its own page): the
  * time-stamp counter's ticks, which under QEMU's -icount are the guest's nanoseconds, 2^shift
  * an instruction: the sum in 64 bits, the average computed when read. */
-static uint32_t st_untraded, st_untraded_tsc_min;
+static uint32_t st_untraded, st_untraded_tsc_min, st_unasked;
 static uint64_t untraded_tsc;
 
 static struct spinlock trace_lock;
@@ -265,6 +283,7 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
     o[other] = (struct neg_offer){ .refuse = false, .lastref_ms = used_since(other) };
     unasked = other == NEG_VM ? NEGT_VM_UNASKED : NEGT_FS_UNASKED;
     *verdict = NEG_OWN;
+    st_unasked++;
   } else {
     o[other] = offer(other, true);
     *verdict = neg_decide(asker, o[asker], o[other], pen);
@@ -370,7 +389,7 @@ static int reset_set(const char *v)
   reset_value = n;
   if (n == 1) {
     st_fs_asks = st_fs_satisfied = st_vm_asks = st_vm_satisfied = st_refills = 0;
-    st_untraded = st_untraded_tsc_min = 0;
+    st_untraded = st_untraded_tsc_min = st_unasked = 0;
     st_busy = st_busy_waited_ms = st_busy_gave_up = 0;
     untraded_tsc = 0;
     acquire(&trace_lock);
@@ -413,6 +432,7 @@ static const struct counter counters[] = {
   COUNTER("neg.untraded", &st_untraded),
   COUNTER_FN("neg.untraded_tsc_avg", untraded_tsc_avg),
   COUNTER("neg.untraded_tsc_min", &st_untraded_tsc_min),
+  COUNTER("neg.unasked", &st_unasked),
   COUNTER("neg.kernel_reserve", &reserve_frames),
   COUNTER("neg.busy", &st_busy),
   COUNTER("neg.busy_waited_ms", &st_busy_waited_ms),

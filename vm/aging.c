@@ -41,6 +41,13 @@
  * the VM gives that page if it is clean. The VM keeps 1/16 of memory whoever asks (Sprite's
  * minVMPages): there it refuses.
  *
+ * HOW OLD AT MOST. The scan also finds the least time of last reference over every frame the
+ * VM holds, busy, accessed or not (used_since): no page the VM could offer until the next scan
+ * is older, since a page's stamp only grows while the VM holds it and a frame the VM takes
+ * comes busy and is stamped when it is mapped (vm_map_frame). A cache ask that would keep its
+ * own even against a page that old does not ask the VM at all (kernel/negotiate.c, UNASKED);
+ * the audit checks that no candidate page is older.
+ *
  * The VM daemon's tick also samples the reference trace (vm/trace.c), lets the policy tick,
  * reserves backing store for forked segments (vm/segment.c) and tops up the kernel's reserve
  * of free frames (neg_refill).
