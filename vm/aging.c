@@ -41,12 +41,15 @@
  * the VM gives that page if it is clean. The VM keeps 1/16 of memory whoever asks (Sprite's
  * minVMPages): there it refuses.
  *
- * HOW OLD AT MOST. The scan also finds the least time of last reference over every frame the
- * VM holds, busy, accessed or not (used_since): no page the VM could offer until the next scan
- * is older, since a page's stamp only grows while the VM holds it and a frame the VM takes
- * comes busy and is stamped when it is mapped (vm_map_frame). A cache ask that would keep its
- * own even against a page that old does not ask the VM at all (kernel/negotiate.c, UNASKED);
- * the audit checks that no candidate page is older.
+ * HOW OLD AT MOST. The scan also finds the least time of last reference over the frames the
+ * VM holds (used_since), busy or not, candidates or not, but for the pages found accessed: no
+ * page the VM could offer until the next scan is older. A page's stamp only grows while the VM
+ * holds it; a frame the VM takes comes busy and is stamped when it is mapped (vm_map_frame); a
+ * page found accessed cannot be offered until its bit is taken, and whoever takes it stamps
+ * the page (pol_referenced) -- but for a page restored after a page-out, whose bit is dropped
+ * with no stamp: that lowers the bound to its time (aging_unstamped). A cache ask that would
+ * keep its own even against a page that old does not ask the VM at all (kernel/negotiate.c,
+ * UNASKED); the audit checks that no idle page is older.
  *
  * The VM daemon's tick also samples the reference trace (vm/trace.c), lets the policy tick,
  * reserves backing store for forked segments (vm/segment.c) and tops up the kernel's reserve
@@ -207,13 +210,16 @@ static void scan_oldest(void)
     if (coremap[i].pool != POOL_VM)
       continue;
     uint32_t t = coremap[i].lastref;
-    if (t < since)
-      since = t;                      /* every VM frame, busy or not: any may be offered later */
-    if (noldest == OLDEST_BATCH && !older(t, oldest_lastref[OLDEST_BATCH - 1], now))
-      continue;                       /* no older than a full batch's youngest: not asked if idle */
+    bool batch = noldest < OLDEST_BATCH || older(t, oldest_lastref[OLDEST_BATCH - 1], now);
+    if (t >= since && !batch)
+      continue;                       /* neither the bound nor the full batch would take it */
     pte_t *pte = candidate_entry(&coremap[i]);
-    if (!pte || (*pte & PTE_A))
-      continue;                       /* not idle */
+    if (pte && (*pte & PTE_A))
+      continue;                       /* accessed: stamped before it can be offered (above) */
+    if (t < since)
+      since = t;                      /* busy or not a candidate now: it may be offered later */
+    if (!pte || !batch)
+      continue;
     uint32_t k = noldest;
     while (k > 0 && older(t, oldest_lastref[k - 1], now))
       k--;                            /* equal ages keep frame order: the lower index first */
@@ -306,6 +312,12 @@ static const struct pool_ops vm_pool = {
   .offer = vm_offer, .surrender = vm_surrender, .audit = vm_audit, .used_since_ms = &used_since,
 };
 
+void aging_unstamped(struct frame *f)
+{
+  if (f->lastref < used_since)
+    used_since = f->lastref;
+}
+
 /* --- setting, counter, start, audit -------------------------------------------------------- */
 
 uint32_t vm_oldest_ms(void)
@@ -340,7 +352,7 @@ int aging_audit(bool quiet)
     BAD("the VM offers frame %d as last used at %u ms; it was used at %u\n", v, oldest_lastref[k],
         coremap[v].lastref);
   for (uint32_t i = 0; i < nframes; i++)
-    if (pol_candidate(i) && coremap[i].lastref < used_since) {
+    if (idle(i) && coremap[i].lastref < used_since) {
       BAD("frame %u (last used at %u ms) could be offered, yet the VM says none was used before %u\n", i,
           coremap[i].lastref, used_since);
       break;

@@ -51,6 +51,9 @@ int32_t oldest_victim(int32_t *k);
 void vm_daemon(void *arg);                 /* the VM daemon's thread (vmclock) */
 void aging_init(void);                     /* vm.clock_rate; the VM's pool registered */
 int aging_audit(bool quiet);               /* the VM's offer is its oldest page */
+/* f's accessed bit was dropped without a stamp (its page restored after a page-out): the VM's
+ * bound on its pages' times (used_since, vm/aging.c) must cover f's. */
+void aging_unstamped(struct frame *f);
 uint32_t vm_oldest_ms(void);               /* the vm.oldest_ms counter */
 extern uint32_t st_age_sweeps, st_age_checks, age_lag_ms;
 
