@@ -29,7 +29,7 @@ def test_the_benchmark_times_misses_and_untraded_negotiations_in_each_mode(tmp_p
         assert n["miss_min"] <= n["miss_median"] <= n["miss_max"], r
         # the memory is the toucher's: most misses negotiated, most of them trading nothing
         # (adaptive starts with no bias: the cache takes some of the toucher's pages first,
-        # 175 of 1,604 asks in one run)
+        # 8 to 184 of about 1,610 asks in the runs so far)
         assert n["asks"] > 1000 and n["untraded"] > 0.75 * n["asks"], r
         assert 200 < n["untraded_min"] <= n["untraded_avg"] < 10000, r
         assert abs(float(r["pct_of_median"]) - 100.0 * n["untraded_avg"] / n["miss_median"]) < 0.01, r
