@@ -80,11 +80,11 @@
  * other could have given would change the verdict. The VM's bound is the least time of last
  * reference over its frames at its last scan, those found accessed left out (vm/aging.c, HOW
  * OLD AT MOST): a page's time only grows, a frame the VM takes is stamped when it is mapped,
- * and an accessed page is stamped before it can be offered. The cache publishes none (0), so the VM
- * always asks it. Under a 120 s penalty a cache ask needs the VM only once some VM page could
- * have been idle 120 s longer than the cache's oldest block; under a learned bias of a second
- * or two, while the VM's oldest pages are seconds old, most still do.
- * The trace keeps the bound as the unasked pool's time (NEGT_*_UNASKED, "<=" in negtrace), and
+ * and an accessed page is stamped before it can be offered. The cache publishes none (0), so
+ * the VM always asks it. Under a 120 s penalty a cache ask needs the VM only once some VM page
+ * could have been idle 120 s longer than the cache's oldest block; under the learned bias it
+ * needs it whenever the VM's oldest idle page is older than that block less the bias. The
+ * trace keeps the bound as the unasked pool's time (NEGT_*_UNASKED, "<=" in negtrace), and
  * gdb's negbreak stops in neg_decide when neg_keeps_own asks it. An arbiter (the lab's), whose
  * rule need not be monotonic, always hears both.
  *
@@ -276,12 +276,13 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   o[asker] = offer(asker, false);
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
+  uint32_t since = used_since(other);         /* read once: the record shows what was compared */
   int unasked = 0;
   if (arbiter_in_use()) {
     o[other] = offer(other, true);
     *verdict = arbitrate(asker, o[asker], o[other], pen, penalty_s, penalty_mode, sh.cache, sh.vm, sh.free);
-  } else if (neg_keeps_own(asker, o[asker], used_since(other), pen)) {
-    o[other] = (struct neg_offer){ .refuse = false, .lastref_ms = used_since(other) };
+  } else if (neg_keeps_own(asker, o[asker], since, pen)) {
+    o[other] = (struct neg_offer){ .refuse = false, .lastref_ms = since };
     unasked = other == NEG_VM ? NEGT_VM_UNASKED : NEGT_FS_UNASKED;
     *verdict = NEG_OWN;
     st_unasked++;
