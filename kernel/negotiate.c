@@ -120,6 +120,10 @@ static uint32_t st_fs_asks, st_fs_satisfied, st_vm_asks, st_vm_satisfied, st_ref
  * time-stamp counter's ticks, which under QEMU's -icount are the guest's nanoseconds, 2^shift
  * an instruction: the sum in 64 bits, the average computed when read. */
 static uint32_t st_untraded, st_untraded_tsc_min, st_unasked;
+/* neg.verify_unasked=1: an unasked pool is asked all the same, after the verdict, and a bound
+ * it breaks or a verdict its answer would have changed is counted (neg.unasked_wrong): how the
+ * guest tests show that not asking changes no decision. */
+static uint32_t verify_unasked, st_unasked_wrong;
 static uint64_t untraded_tsc;
 
 static struct spinlock trace_lock;
@@ -276,6 +280,9 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   o[asker] = offer(asker, false);
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
+  bool check = verify_unasked;
+  if (check)
+    pushcli();                                /* the bound and the answer it stands for, at one instant */
   uint32_t since = used_since(other);         /* read once: the record shows what was compared */
   int unasked = 0;
   if (arbiter_in_use()) {
@@ -286,10 +293,16 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
     unasked = other == NEG_VM ? NEGT_VM_UNASKED : NEGT_FS_UNASKED;
     *verdict = NEG_OWN;
     st_unasked++;
+    if (check) {
+      struct neg_offer real = offer(other, true);
+      st_unasked_wrong += (!real.refuse && real.lastref_ms < since) || neg_decide(asker, o[asker], real, pen) != NEG_OWN;
+    }
   } else {
     o[other] = offer(other, true);
     *verdict = neg_decide(asker, o[asker], o[other], pen);
   }
+  if (check)
+    popcli();
   if (unasked != NEGT_FS_UNASKED)
     refault_offered(o[NEG_FS], uptime_ms());    /* a bound is no offer */
   /* Asked to surrender after refusing (NEG_NONE), a pool that only lacked a clean page
@@ -391,7 +404,7 @@ static int reset_set(const char *v)
   reset_value = n;
   if (n == 1) {
     st_fs_asks = st_fs_satisfied = st_vm_asks = st_vm_satisfied = st_refills = 0;
-    st_untraded = st_untraded_tsc_min = st_unasked = 0;
+    st_untraded = st_untraded_tsc_min = st_unasked = st_unasked_wrong = 0;
     st_busy = st_busy_waited_ms = st_busy_gave_up = 0;
     untraded_tsc = 0;
     acquire(&trace_lock);
@@ -414,6 +427,8 @@ static const struct setting settings[] = {
     &reset_value, 0, 1, 0, reset_set },
   { "neg.busy_wait_ms", "ms an asker told busy (the page to give is dirty, being written) may wait for a clean one before it recycles its own (0: none, as Sprite)",
     &busy_wait_ms, 0, 60000, 0, 0 },
+  { "neg.verify_unasked", "1: a pool the asker did not need to ask (neg.unasked) is asked all the same, and a verdict its answer would have changed counted in neg.unasked_wrong (a check: it costs what not asking saves)",
+    &verify_unasked, 0, 1, 0, 0 },
 };
 
 /* Divided when read, not on every negotiation. */
@@ -435,6 +450,7 @@ static const struct counter counters[] = {
   COUNTER_FN("neg.untraded_tsc_avg", untraded_tsc_avg),
   COUNTER("neg.untraded_tsc_min", &st_untraded_tsc_min),
   COUNTER("neg.unasked", &st_unasked),
+  COUNTER("neg.unasked_wrong", &st_unasked_wrong),
   COUNTER("neg.kernel_reserve", &reserve_frames),
   COUNTER("neg.busy", &st_busy),
   COUNTER("neg.busy_waited_ms", &st_busy_waited_ms),

@@ -9,6 +9,8 @@ Counters are read from what `vmstat -n NAME...` printed (one value a line), neve
 a typed line; the toucher's own lines ("touch N MS ms, P page-ins") may fall between them and
 are skipped."""
 import re
+
+import pytest
 from conftest import boot
 
 MEM = 16                       # MB: 3575 frames; the kernel and its reserve keep about 1 MB
@@ -156,4 +158,31 @@ def test_the_vm_keeps_its_floor(disk):
     # ...down to the floor, not past it; cksum's own pages, counted in the floor while it read,
     # were freed at its exit (a dozen)
     assert floor - 32 <= c["mem.frames.vm"] <= floor + 64, (c, floor, r)
+    audited(r)
+
+
+@pytest.mark.parametrize("mode", ["fixed 120", "adaptive", "fixed 0"])
+def test_an_unasked_pool_would_not_have_changed_the_verdict(disk, mode):
+    """An ask that keeps its own page without the other pool's offer (neg.unasked: even the
+    oldest page the other could have would stay) is checked against the offer it skipped:
+    neg.verify_unasked=1 has the kernel ask all the same, at the same instant, and count a page
+    older than the bound, or a verdict the answer would have changed (neg.unasked_wrong). The
+    machine of bench-negcost: an 11 MB toucher touching every 0.5 s, an 8 MB file read 4 KB at a
+    time, every read a miss (under -icount, as the benchmark: the toucher's rounds and the reads
+    interleave alike from run to run): under a 120 s penalty every one of the cache's asks is
+    unasked; without one, or with the learned bias, hundreds are and the rest are asked."""
+    setting = ("sysctl vm.penalty_mode=adaptive\n" if mode == "adaptive" else
+               "sysctl vm.penalty_mode=fixed\nsysctl vm.penalty=%s\n" % mode.split()[1])
+    lines = ("mkdata /big 8M\nsysctl neg.verify_unasked=1\n" + setting +
+             "toucher -m 11 -s 0.5 -n 100000 -q &\nsleep 3\nsysctl neg.reset=1\nfsbench miss /big\n"
+             "vmstat -n neg.fs_asks_vm neg.fs_asks_vm_satisfied neg.unasked neg.unasked_wrong\naudit\n")
+    r = boot(lines, disk=disk, mem=MEM, status=True, timeout=600, icount=True)
+    assert r.rc == 0, r
+    c = values(r, "vmstat -n neg.fs_asks_vm neg.fs_asks_vm_satisfied neg.unasked neg.unasked_wrong")
+    assert c["neg.fs_asks_vm"] > 1000, r                 # the 8 MB read, with no frame free
+    assert c["neg.unasked_wrong"] == 0, (c, r)
+    if mode == "fixed 120":
+        assert c["neg.unasked"] == c["neg.fs_asks_vm"], (c, r)
+    else:
+        assert 100 < c["neg.unasked"] < c["neg.fs_asks_vm"], (c, r)     # 820-976 in runs so far
     audited(r)
