@@ -120,9 +120,9 @@ static uint32_t st_fs_asks, st_fs_satisfied, st_vm_asks, st_vm_satisfied, st_ref
  * time-stamp counter's ticks, which under QEMU's -icount are the guest's nanoseconds, 2^shift
  * an instruction: the sum in 64 bits, the average computed when read. */
 static uint32_t st_untraded, st_untraded_tsc_min, st_unasked;
-/* neg.verify_unasked=1: an unasked pool is asked all the same, after the verdict, and a bound
- * it breaks or a verdict its answer would have changed is counted (neg.unasked_wrong): how the
- * guest tests show that not asking changes no decision. */
+/* neg.verify_unasked=1: an unasked pool is asked all the same, after the verdict, and a verdict
+ * its answer would have changed is counted (neg.unasked_wrong), as is any offer, asked or not,
+ * older than its pool's bound: how the guest tests show that not asking changes no decision. */
 static uint32_t verify_unasked, st_unasked_wrong;
 static uint64_t untraded_tsc;
 
@@ -153,6 +153,12 @@ static struct frame *surrender(enum neg_pool pool)
 static uint32_t used_since(enum neg_pool pool)
 {
   return pools[pool] && pools[pool]->used_since_ms ? *pools[pool]->used_since_ms : 0;
+}
+
+/* For neg.verify_unasked: an offer older than its pool's bound says. */
+static bool below_bound(enum neg_pool pool, struct neg_offer o)
+{
+  return !o.refuse && o.lastref_ms < used_since(pool);
 }
 
 /* The pools' sizes as one negotiation saw them: its penalty is computed from them and its
@@ -277,12 +283,12 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
    * asking (UNASKED, above). An arbiter, whose rule need not be monotonic, hears both. */
   enum neg_pool other = asker == NEG_FS ? NEG_VM : NEG_FS;
   struct neg_offer o[2];
+  bool check = verify_unasked;
+  if (check)
+    pushcli();                                /* the offers and the bounds they keep, at one instant */
   o[asker] = offer(asker, false);
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
-  bool check = verify_unasked;
-  if (check)
-    pushcli();                                /* the bound and the answer it stands for, at one instant */
   uint32_t since = used_since(other);         /* read once: the record shows what was compared */
   int unasked = 0;
   if (arbiter_in_use()) {
@@ -295,14 +301,16 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
     st_unasked++;
     if (check) {
       struct neg_offer real = offer(other, true);
-      st_unasked_wrong += (!real.refuse && real.lastref_ms < since) || neg_decide(asker, o[asker], real, pen) != NEG_OWN;
+      st_unasked_wrong += below_bound(other, real) || neg_decide(asker, o[asker], real, pen) != NEG_OWN;
     }
   } else {
     o[other] = offer(other, true);
     *verdict = neg_decide(asker, o[asker], o[other], pen);
   }
-  if (check)
+  if (check) {
+    st_unasked_wrong += below_bound(asker, o[asker]) + (!unasked && below_bound(other, o[other]));
     popcli();
+  }
   if (unasked != NEGT_FS_UNASKED)
     refault_offered(o[NEG_FS], uptime_ms());    /* a bound is no offer */
   /* Asked to surrender after refusing (NEG_NONE), a pool that only lacked a clean page
@@ -427,7 +435,7 @@ static const struct setting settings[] = {
     &reset_value, 0, 1, 0, reset_set },
   { "neg.busy_wait_ms", "ms an asker told busy (the page to give is dirty, being written) may wait for a clean one before it recycles its own (0: none, as Sprite)",
     &busy_wait_ms, 0, 60000, 0, 0 },
-  { "neg.verify_unasked", "1: a pool the asker did not need to ask (neg.unasked) is asked all the same, and a verdict its answer would have changed counted in neg.unasked_wrong (a check: it costs what not asking saves)",
+  { "neg.verify_unasked", "1: a pool the asker did not need to ask (neg.unasked) is asked all the same, and a verdict its answer would have changed, or any offer older than its pool's bound, counted in neg.unasked_wrong (a check: it costs what not asking saves)",
     &verify_unasked, 0, 1, 0, 0 },
 };
 
