@@ -321,7 +321,10 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     # end of the first; the second gives the cache's asks with a penalty)
     guest = [(None, "toucher -m 10 -s 5 -n 100 &\n"), (r"touch 1 \d+", "wc -c /big\nwc -c /big\nnegtrace -n 8\n")]
     steps = ["negbreak fs", "continue", "info breakpoints", "negbreak off", "finish", "negbreak vm", "continue", "negbreak off", "finish",
-             "set var 'kernel/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "negbreak off", "finish", 'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
+             "set var 'kernel/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "negbreak off", "finish",
+             "set var 'kernel/negotiate.c'::verify_unasked = 1", "negbreak fs-asks", "continue", "continue", "negbreak off",
+             "set var 'kernel/negotiate.c'::verify_unasked = 0",
+             'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
              DUMP_NEGS, "negs 8", "negs 0", "negbreak bogus", "help negs", "help negbreak", "kill"]
     r = session(disk, guest, steps, cmdline="vm.penalty=0", kernel=kernel)
     for c in steps:
@@ -359,7 +362,17 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     assert "so it is not asked" in r.of("continue", 2), r.of("continue", 2)
     assert re.search(r"Value returned is \$3 = %s" % verdict, r.of("finish", 2)), (verdict, r.of("finish", 2))
     assert "negbreak: off" in r.of("negbreak off"), r
-    for i in range(3):
+    # neg.verify_unasked (set from gdb): the VM, not asked, is asked all the same once the
+    # verdict is made, and neg_decide stops again, with the VM's real offer: its oldest page,
+    # no older than the bound, and the verdict unchanged
+    cache, vm, pen, verdict = stop(r.of("continue", 3), "NEG_FS")
+    assert verdict == "NEG_OWN" and vm.startswith("not asked"), r.of("continue", 3)
+    bound = int(re.match(r"not asked: none of its pages was last used before t=(\d+) ms", vm).group(1))
+    cache, vm, pen, verdict = stop(r.of("continue", 4), "NEG_FS")
+    assert pen == "120000" and verdict == "NEG_OWN", r.of("continue", 4)
+    m = re.match(r"frame \d+, pid \d+ \w+ (heap|stack|code) seg \d+ page 0x[0-9a-f]{8}, last referenced .*\(t=(\d+) ms\)", vm)
+    assert m and int(m.group(2)) >= bound, (bound, vm)
+    for i in range(5):
         assert "differs" not in r.of("continue", i), r.of("continue", i)     # the pages behind the offers
 
     # negs: the records sys_negtrace copied, column for column
