@@ -69,6 +69,25 @@
  * what the VM learned from its refaults (kernel/refault.c keeps the evidence,
  * kernel/negotiate_rule.c turns it into ms), and vm.penalty is not used.
  *
+ * UNASKED. Most negotiations trade nothing: the asker's own page is younger than the other's
+ * with the penalty, and the asker recycles its own. Asking the other is then wasted work (the
+ * VM's offer takes vm_lock and checks, in the page table, that its oldest page is still one it
+ * could give). So a pool may publish a bound (pool_ops.used_since_ms): a time before which none
+ * of the pages it could offer was last used. The asker's own pool answers first; when the rule
+ * says it keeps its own even against a page of the other's as old as that bound
+ * (neg_keeps_own), it keeps its own without asking the other. The rule is monotonic in the
+ * other's time -- a younger page biased is no older, a refusal keeps too -- so no answer the
+ * other could have given would change the verdict. The VM's bound is the least time of last
+ * reference over its frames at its last scan, those found accessed left out (vm/aging.c, HOW
+ * OLD AT MOST): a page's time only grows, a frame the VM takes is stamped when it is mapped,
+ * and an accessed page is stamped before it can be offered. The cache publishes none (0), so
+ * the VM always asks it. Under a 120 s penalty a cache ask needs the VM only once some VM page
+ * could have been idle 120 s longer than the cache's oldest block; under the learned bias it
+ * needs it whenever the VM's oldest idle page is older than that block less the bias. The
+ * trace keeps the bound as the unasked pool's time (NEGT_*_UNASKED, "<=" in negtrace), and
+ * gdb's negbreak stops in neg_decide when neg_keeps_own asks it. An arbiter (the lab's), whose
+ * rule need not be monotonic, always hears both.
+ *
  * WHAT IS KEPT. The paper's Table 2 counters (neg.fs_asks_vm and _satisfied, neg.vm_asks_fs
  * and _satisfied), and a ring of the last NEGTRACE_MAX negotiations (SYS_negtrace, the
  * negtrace program), each with the refault evidence an adaptive bias stood on; neg.reset=1 starts both again, with fs.cache.min_kb and max_kb. To stop
@@ -100,7 +119,11 @@ static uint32_t st_fs_asks, st_fs_satisfied, st_vm_asks, st_vm_satisfied, st_ref
 /* What a negotiation costs when nothing is traded (the asker recycles its own page): the
  * time-stamp counter's ticks, which under QEMU's -icount are the guest's nanoseconds, 2^shift
  * an instruction: the sum in 64 bits, the average computed when read. */
-static uint32_t st_untraded, st_untraded_tsc_min;
+static uint32_t st_untraded, st_untraded_tsc_min, st_unasked;
+/* neg.verify_unasked=1: an unasked pool is asked all the same, after the verdict, and a verdict
+ * its answer would have changed is counted (neg.unasked_wrong), as is any offer, asked or not,
+ * older than its pool's bound: how the guest tests show that not asking changes no decision. */
+static uint32_t verify_unasked, st_unasked_wrong;
 static uint64_t untraded_tsc;
 
 static struct spinlock trace_lock;
@@ -125,17 +148,33 @@ static struct frame *surrender(enum neg_pool pool)
   return pools[pool] ? pools[pool]->surrender() : 0;
 }
 
+/* None of the pages the pool could offer was last used before this; 0 from a pool that keeps
+ * no such bound (or none yet). */
+static uint32_t used_since(enum neg_pool pool)
+{
+  return pools[pool] && pools[pool]->used_since_ms ? *pools[pool]->used_since_ms : 0;
+}
+
+/* For neg.verify_unasked: an offer older than its pool's bound says. */
+static bool below_bound(enum neg_pool pool, struct neg_offer o)
+{
+  return !o.refuse && o.lastref_ms < used_since(pool);
+}
+
 /* The pools' sizes as one negotiation saw them: its penalty is computed from them and its
  * record keeps them, so that the trace shows what a stepped penalty was charged for. */
 struct shares {
   uint32_t cache, vm, free;
 };
 
+/* The core map's counts, read in place (frame_count's, without a call on every ask). */
+static const uint32_t *cache_count, *vm_count, *free_count;
+
 static uint32_t penalty_ms(struct shares *sh)
 {
-  sh->cache = frame_count(POOL_CACHE);
-  sh->vm = frame_count(POOL_VM);
-  sh->free = frame_count(POOL_FREE);
+  sh->cache = *cache_count;
+  sh->vm = *vm_count;
+  sh->free = *free_count;
   if (penalty_mode == NEG_PENALTY_ADAPTIVE)
     return refault_bias_ms();
   struct neg_penalty p = {
@@ -157,26 +196,29 @@ static enum neg_verdict decide(enum neg_pool asker, struct neg_offer own, struct
   return arbitrate(asker, own, other, pen, penalty_s, penalty_mode, sh->cache, sh->vm, sh->free);
 }
 
-static void record(int asker, int gave, struct neg_offer fs, struct neg_offer vm, uint32_t pen,
-                   const struct shares *sh)
+/* The record of one negotiation, o[] the offers by pool (one of them, with unasked, the bound
+ * that stood for it). Interrupts off, not trace_lock's flag: a negotiation in an interrupt
+ * handler cannot find the ring half written, and this is on every ask's path. */
+static void record(int asker, int gave, const struct neg_offer o[2], uint32_t pen, const struct shares *sh,
+                   int unasked)
 {
-  acquire(&trace_lock);
+  pushcli();
   struct negrecord *r = &trace[trace_seq % NEGTRACE_MAX];
   r->seq = ++trace_seq;
   r->time_ms = uptime_ms();
   r->asker = asker;
   r->gave = gave;
-  r->flags = (fs.refuse ? NEGT_FS_REFUSED : 0) | (vm.refuse ? NEGT_VM_REFUSED : 0) |
-             (fs.free ? NEGT_FS_FREE : 0) | (vm.free ? NEGT_VM_FREE : 0) |
-             (fs.busy ? NEGT_FS_BUSY : 0) | (vm.busy ? NEGT_VM_BUSY : 0);
-  r->fs_lastref_ms = fs.lastref_ms;
-  r->vm_lastref_ms = vm.lastref_ms;
+  r->flags = unasked | (o[NEG_FS].refuse ? NEGT_FS_REFUSED : 0) | (o[NEG_VM].refuse ? NEGT_VM_REFUSED : 0) |
+             (o[NEG_FS].free ? NEGT_FS_FREE : 0) | (o[NEG_VM].free ? NEGT_VM_FREE : 0) |
+             (o[NEG_FS].busy ? NEGT_FS_BUSY : 0) | (o[NEG_VM].busy ? NEGT_VM_BUSY : 0);
+  r->fs_lastref_ms = o[NEG_FS].lastref_ms;
+  r->vm_lastref_ms = o[NEG_VM].lastref_ms;
   r->penalty_ms = pen;
   r->cache_frames = sh->cache;
   r->vm_frames = sh->vm;
   r->free_frames = sh->free;
   refault_evidence(&r->vm_early, &r->vm_saved, &r->evidence_ms);
-  release(&trace_lock);
+  popcli();
 }
 
 /* One frame for the kernel's reserve, from the pool with the older page; false when neither
@@ -190,8 +232,9 @@ static bool refill_one(void)
   enum neg_verdict v = decide(NEG_FS, fs, vm, pen, &sh);
   /* A busy pool surrenders too: it gets its dirty pages written, for the next refill. */
   struct frame *f = v == NEG_OTHER || v == NEG_BUSY ? surrender(NEG_VM) : v == NEG_OWN ? surrender(NEG_FS) : 0;
+  struct neg_offer o[2] = { fs, vm };
   record(NEGT_KERNEL, f ? (v == NEG_OWN ? NEGT_FS : NEGT_VM) : v == NEG_BUSY ? NEGT_BUSY : NEGT_NOBODY,
-         fs, vm, pen, &sh);
+         o, pen, &sh, 0);
   if (!f)
     return false;
   frame_free(f);
@@ -229,32 +272,60 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   uint64_t t0 = rdtsc();
   enum frame_pool pool = asker == NEG_FS ? POOL_CACHE : POOL_VM;
   *verdict = NEG_OTHER;
-  if (frame_count(POOL_FREE) > KERNEL_RESERVE) {
+  if (*free_count > KERNEL_RESERVE) {
     struct frame *f = frame_alloc(pool, false);
     if (f)
       return f;
   }
-  /* None is free: both pools answer, the asker's own as "what would you recycle", the
-   * other's as "what would you give". */
-  struct neg_offer fs = offer(NEG_FS, asker != NEG_FS), vm = offer(NEG_VM, asker != NEG_VM);
-  refault_offered(fs, uptime_ms());
+  /* None is free: the asker's own pool answers "what would you recycle", the other "what
+   * would you give" -- unless no answer of the other's could change the verdict: when even a
+   * page as old as its bound would stay (neg_keeps_own), the asker recycles its own without
+   * asking (UNASKED, above). An arbiter, whose rule need not be monotonic, hears both. */
+  enum neg_pool other = asker == NEG_FS ? NEG_VM : NEG_FS;
+  struct neg_offer o[2];
+  bool check = verify_unasked;
+  if (check)
+    pushcli();                                /* the offers and the bounds they keep, at one instant */
+  o[asker] = offer(asker, false);
   struct shares sh;
   uint32_t pen = penalty_ms(&sh);
-  *verdict = decide(asker, asker == NEG_FS ? fs : vm, asker == NEG_FS ? vm : fs, pen, &sh);
+  uint32_t since = used_since(other);         /* read once: the record shows what was compared */
+  int unasked = 0;
+  if (arbiter_in_use()) {
+    o[other] = offer(other, true);
+    *verdict = arbitrate(asker, o[asker], o[other], pen, penalty_s, penalty_mode, sh.cache, sh.vm, sh.free);
+  } else if (neg_keeps_own(asker, o[asker], since, pen)) {
+    o[other] = (struct neg_offer){ .refuse = false, .lastref_ms = since };
+    unasked = other == NEG_VM ? NEGT_VM_UNASKED : NEGT_FS_UNASKED;
+    *verdict = NEG_OWN;
+    st_unasked++;
+    if (check) {
+      struct neg_offer real = offer(other, true);
+      st_unasked_wrong += below_bound(other, real) || neg_decide(asker, o[asker], real, pen) != NEG_OWN;
+    }
+  } else {
+    o[other] = offer(other, true);
+    *verdict = neg_decide(asker, o[asker], o[other], pen);
+  }
+  if (check) {
+    st_unasked_wrong += below_bound(asker, o[asker]) + (!unasked && below_bound(other, o[other]));
+    popcli();
+  }
+  if (unasked != NEGT_FS_UNASKED)
+    refault_offered(o[NEG_FS], uptime_ms());    /* a bound is no offer */
   /* Asked to surrender after refusing (NEG_NONE), a pool that only lacked a clean page
    * hands its dirty ones to whoever writes them, and may have a clean one by now. */
   struct frame *f = 0;
   if (*verdict != NEG_OWN) {
-    f = surrender(asker == NEG_FS ? NEG_VM : NEG_FS);
+    f = surrender(other);
     if (f)
       frame_move(f, pool);
   }
-  int gave = f ? (asker == NEG_FS ? NEGT_VM : NEGT_FS) : *verdict == NEG_OWN ? (int)asker :
-             *verdict == NEG_BUSY ? NEGT_BUSY : NEGT_NOBODY;
+  int gave = f ? (int)other : *verdict == NEG_OWN ? (int)asker : *verdict == NEG_BUSY ? NEGT_BUSY : NEGT_NOBODY;
   if (f)
     *verdict = NEG_OTHER;
   st_busy += !f && *verdict == NEG_BUSY;
-  record(asker, gave, fs, vm, pen, &sh);
+  record(asker, gave, o, pen, &sh, unasked);
   if (asker == NEG_FS) {
     st_fs_asks++;
     st_fs_satisfied += f != 0;
@@ -269,7 +340,7 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
     if (st_untraded == 1 || d < st_untraded_tsc_min)
       st_untraded_tsc_min = d;
   }
-  if (frame_count(POOL_FREE) < KERNEL_RESERVE / 2)
+  if (*free_count < KERNEL_RESERVE / 2)
     refill_one();             /* the kernel took from its reserve meanwhile */
   return f;
 }
@@ -341,7 +412,7 @@ static int reset_set(const char *v)
   reset_value = n;
   if (n == 1) {
     st_fs_asks = st_fs_satisfied = st_vm_asks = st_vm_satisfied = st_refills = 0;
-    st_untraded = st_untraded_tsc_min = 0;
+    st_untraded = st_untraded_tsc_min = st_unasked = st_unasked_wrong = 0;
     st_busy = st_busy_waited_ms = st_busy_gave_up = 0;
     untraded_tsc = 0;
     acquire(&trace_lock);
@@ -364,6 +435,8 @@ static const struct setting settings[] = {
     &reset_value, 0, 1, 0, reset_set },
   { "neg.busy_wait_ms", "ms an asker told busy (the page to give is dirty, being written) may wait for a clean one before it recycles its own (0: none, as Sprite)",
     &busy_wait_ms, 0, 60000, 0, 0 },
+  { "neg.verify_unasked", "1: a pool the asker did not need to ask (neg.unasked) is asked all the same, and a verdict its answer would have changed, or any offer older than its pool's bound, counted in neg.unasked_wrong (a check: it costs what not asking saves)",
+    &verify_unasked, 0, 1, 0, 0 },
 };
 
 /* Divided when read, not on every negotiation. */
@@ -384,6 +457,8 @@ static const struct counter counters[] = {
   COUNTER("neg.untraded", &st_untraded),
   COUNTER_FN("neg.untraded_tsc_avg", untraded_tsc_avg),
   COUNTER("neg.untraded_tsc_min", &st_untraded_tsc_min),
+  COUNTER("neg.unasked", &st_unasked),
+  COUNTER("neg.unasked_wrong", &st_unasked_wrong),
   COUNTER("neg.kernel_reserve", &reserve_frames),
   COUNTER("neg.busy", &st_busy),
   COUNTER("neg.busy_waited_ms", &st_busy_waited_ms),
@@ -392,6 +467,9 @@ static const struct counter counters[] = {
 
 void neg_init(void)
 {
+  cache_count = coremap_count_word(POOL_CACHE);
+  vm_count = coremap_count_word(POOL_VM);
+  free_count = coremap_count_word(POOL_FREE);
   initlock(&trace_lock, "negtrace");
   refault_init();
   arbiter_init();

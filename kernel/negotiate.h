@@ -15,12 +15,17 @@ struct frame;
  * surrender: that page's frame, detached (still in the pool's own POOL_*), or 0. It never
  *   writes: dirty pages met go to the pool's own writers, to be clean for the next ask.
  * audit: the pool's structures and its frames agree; problems found (printed unless quiet).
- * reset: the pool's negotiation counters start again (neg.reset=1); may be 0. */
+ * reset: the pool's negotiation counters start again (neg.reset=1); may be 0.
+ * used_since_ms: a time before which none of the pages the pool could offer was last used (a
+ *   free page, lastref 0, counts), read without the pool's lock; it lets an asker that would
+ *   keep its own page even against a page that old skip the offer (neg_keeps_own). May be 0:
+ *   no bound but 0. */
 struct pool_ops {
   struct neg_offer (*offer)(bool giving);
   struct frame *(*surrender)(void);
   int (*audit)(bool quiet);
   void (*reset)(void);
+  const uint32_t *used_since_ms;
 };
 void neg_register_pool(enum neg_pool pool, const struct pool_ops *ops);
 

@@ -13,6 +13,10 @@
  * Sprite had no such answer: a cache whose oldest blocks were dirty simply refused, and the
  * VM took its own.
  *
+ * The verdict can only go the other's way as the other's page gets older: so when the oldest
+ * page the other pool could have would stay, every page it could have would, and the asker
+ * keeps its own without asking it (neg_keeps_own; kernel/negotiate.c, UNASKED).
+ *
  * THE LEARNED BIAS (vm.penalty_mode=adaptive). A constant penalty protects an interactive
  * program that sleeps less than it and no other: 120 s keeps a toucher that sleeps 30 s and
  * loses one that sleeps 150 s. The evidence that the VM gave up a page too early is the page
@@ -49,8 +53,9 @@ static uint32_t biased(uint32_t t, uint32_t bias)
   return t > UINT32_MAX - bias ? UINT32_MAX : t + bias;
 }
 
-enum neg_verdict neg_decide(enum neg_pool asker, struct neg_offer own, struct neg_offer other,
-                            uint32_t penalty_ms)
+/* Not inlined into neg_keeps_own: gdb's negbreak stops here for every negotiation. */
+__attribute__((noinline)) enum neg_verdict neg_decide(enum neg_pool asker, struct neg_offer own,
+                                                      struct neg_offer other, uint32_t penalty_ms)
 {
   enum neg_verdict give = other.busy ? NEG_BUSY : NEG_OTHER;
   if (other.refuse)
@@ -63,6 +68,17 @@ enum neg_verdict neg_decide(enum neg_pool asker, struct neg_offer own, struct ne
   else
     other_t = biased(other_t, penalty_ms);
   return other_t < own_t ? give : NEG_OWN;
+}
+
+/* The other pool's answer can only make its page younger than other_since_ms (its
+ * lastref_ms no smaller) or be a refusal; neither turns NEG_OWN into anything else: a later
+ * time biased is no earlier (biased is monotonic), so "other_t < own_t" stays false, and a
+ * refusal gives NEG_OWN to an asker that has a page. So the answer for the oldest page the
+ * other could have is the answer for every page it could have. */
+bool neg_keeps_own(enum neg_pool asker, struct neg_offer own, uint32_t other_since_ms, uint32_t penalty_ms)
+{
+  struct neg_offer oldest = { .refuse = false, .lastref_ms = other_since_ms };
+  return neg_decide(asker, own, oldest, penalty_ms) == NEG_OWN;
 }
 
 bool neg_refault_early(uint32_t distance, uint32_t other_frames)

@@ -80,4 +80,11 @@ enum neg_verdict { NEG_OWN = 0, NEG_OTHER = 1, NEG_NONE = 2, NEG_BUSY = 3 };
  * its own pages dirty or clean, through its own writers. */
 enum neg_verdict neg_decide(enum neg_pool asker, struct neg_offer own, struct neg_offer other,
                             uint32_t penalty_ms);
+
+/* Whether neg_decide says NEG_OWN whatever the other pool answers, knowing only that none of
+ * the pages it could offer was last used before other_since_ms: the asker then recycles its
+ * own without asking the other (an untraded negotiation's cost: kernel/negotiate.c). False
+ * when own refuses. It asks neg_decide about a page of the other that old, and that answer
+ * holds for every answer the other could give (the rule is monotonic in the other's time). */
+bool neg_keeps_own(enum neg_pool asker, struct neg_offer own, uint32_t other_since_ms, uint32_t penalty_ms);
 #endif

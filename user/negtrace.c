@@ -7,7 +7,9 @@
  * asker is fs (a cache miss), vm (a page fault) or kernel (refilling its reserve of free
  * frames); an age is how long before the negotiation the page on offer was last used,
  * "free" for a free block or page (it has no age: it goes before any page in use), or
- * "refuse"; the VM's age is shown before the penalty is taken off it; gave is the pool whose
+ * "refuse"; "<=N" for a pool that was not asked: none of its pages had been idle longer than
+ * N ms, and even a page that old would have stayed, so the asker kept its own without asking
+ * it (kernel/negotiate.c); the VM's age is shown before the penalty is taken off it; gave is the pool whose
  * frame the asker got (its own: it recycles its own oldest page), "none", or "busy" (the pool
  * that should give had only dirty pages: it has them written, and the asker waits for one
  * before it recycles its own); then the frames each
@@ -25,12 +27,14 @@
 static struct negrecord recs[NEGTRACE_MAX];
 static const char *who[] = { "fs", "vm", "kernel", "none", "busy" };
 
-static void age(char *out, int len, unsigned now, unsigned t, int refused, int free)
+static void age(char *out, int len, unsigned now, unsigned t, int refused, int free, int unasked)
 {
   if (refused)
     snprintf(out, len, "refuse");
   else if (free)
     snprintf(out, len, "free");
+  else if (unasked)
+    snprintf(out, len, "<=%u", now - t);
   else
     snprintf(out, len, "%u", now - t);
 }
@@ -71,8 +75,10 @@ int main(int argc, char **argv)
   for (int i = 0; i < n; i++) {
     struct negrecord *r = &recs[i];
     char fs[16], vm[16], ev[16];
-    age(fs, sizeof fs, r->time_ms, r->fs_lastref_ms, r->flags & NEGT_FS_REFUSED, r->flags & NEGT_FS_FREE);
-    age(vm, sizeof vm, r->time_ms, r->vm_lastref_ms, r->flags & NEGT_VM_REFUSED, r->flags & NEGT_VM_FREE);
+    age(fs, sizeof fs, r->time_ms, r->fs_lastref_ms, r->flags & NEGT_FS_REFUSED, r->flags & NEGT_FS_FREE,
+        r->flags & NEGT_FS_UNASKED);
+    age(vm, sizeof vm, r->time_ms, r->vm_lastref_ms, r->flags & NEGT_VM_REFUSED, r->flags & NEGT_VM_FREE,
+        r->flags & NEGT_VM_UNASKED);
     if (r->evidence_ms)
       snprintf(ev, sizeof ev, "%u", r->time_ms - r->evidence_ms);
     else

@@ -41,6 +41,16 @@
  * the VM gives that page if it is clean. The VM keeps 1/16 of memory whoever asks (Sprite's
  * minVMPages): there it refuses.
  *
+ * HOW OLD AT MOST. The scan also finds the least time of last reference over the frames the
+ * VM holds (used_since), busy or not, candidates or not, but for the pages found accessed: no
+ * page the VM could offer until the next scan is older. A page's stamp only grows while the VM
+ * holds it; a frame the VM takes comes busy and is stamped when it is mapped (vm_map_frame); a
+ * page found accessed cannot be offered until its bit is taken, and whoever takes it stamps
+ * the page (pol_referenced) -- but for a page restored after a page-out, whose bit is dropped
+ * with no stamp: that lowers the bound to its time (aging_unstamped). A cache ask that would
+ * keep its own even against a page that old does not ask the VM at all (kernel/negotiate.c,
+ * UNASKED); the audit checks that no idle page is older.
+ *
  * The VM daemon's tick also samples the reference trace (vm/trace.c), lets the policy tick,
  * reserves backing store for forked segments (vm/segment.c) and tops up the kernel's reserve
  * of free frames (neg_refill).
@@ -68,6 +78,7 @@ static uint32_t ticks;                     /* the VM daemon's */
 static int32_t oldest[OLDEST_BATCH];       /* the oldest candidates of the last scan, oldest first */
 static uint32_t oldest_lastref[OLDEST_BATCH];   /* their times then: a changed one is no longer old */
 static uint32_t noldest, oldest_tick;      /* how many; the tick of the scan + 1 (0: none yet) */
+static uint32_t used_since;                /* no VM page was last used before: the last scan's bound */
 static void scan_oldest(void);
 
 /* --- what policies ask (vm_lock held) ------------------------------------------------------ */
@@ -82,18 +93,26 @@ uint32_t pol_page(uint32_t f)
   return s ? s->serial * 2654435761u + coremap[f].index : 0;
 }
 
-bool pol_candidate(uint32_t i)
+/* Inline in the scan of every frame (scan_oldest), a call elsewhere. */
+static inline pte_t *candidate_entry(struct frame *f)
 {
-  if (i >= nframes)
-    return false;
-  struct frame *f = &coremap[i];
   if (f->pool != POOL_VM || frame_busy(f) || !f->owner || (f->pflags & VMF_LAUNDRY))
-    return false;
+    return 0;
   struct segment *s = f->owner;
   if (s->refs <= 0 || frame_unbacked(f))
-    return false;
+    return 0;
   pte_t *pte = frame_pte(f);
-  return pte && (*pte & PTE_P) && PTE_ADDR(*pte) == frame_pa(f);
+  return pte && (*pte & PTE_P) && PTE_ADDR(*pte) == frame_pa(f) ? pte : 0;
+}
+
+pte_t *candidate_pte(uint32_t i)
+{
+  return i < nframes ? candidate_entry(&coremap[i]) : 0;
+}
+
+bool pol_candidate(uint32_t i)
+{
+  return candidate_pte(i) != 0;
 }
 
 /* A frame holding no VM page has no entry to look at: a policy asking about one (a mistake
@@ -185,12 +204,22 @@ static bool older(uint32_t a, uint32_t b, uint32_t now)
 
 static void scan_oldest(void)
 {
-  uint32_t now = uptime_ms();
+  uint32_t now = uptime_ms(), since = now;
   noldest = 0;
   for (uint32_t i = 0; i < nframes; i++) {
-    if (!idle(i))
+    if (coremap[i].pool != POOL_VM)
       continue;
     uint32_t t = coremap[i].lastref;
+    bool batch = noldest < OLDEST_BATCH || older(t, oldest_lastref[OLDEST_BATCH - 1], now);
+    if (t >= since && !batch)
+      continue;                       /* neither the bound nor the full batch would take it */
+    pte_t *pte = candidate_entry(&coremap[i]);
+    if (pte && (*pte & PTE_A))
+      continue;                       /* accessed: stamped before it can be offered (above) */
+    if (t < since)
+      since = t;                      /* busy or not a candidate now: it may be offered later */
+    if (!pte || !batch)
+      continue;
     uint32_t k = noldest;
     while (k > 0 && older(t, oldest_lastref[k - 1], now))
       k--;                            /* equal ages keep frame order: the lower index first */
@@ -207,12 +236,13 @@ static void scan_oldest(void)
       noldest++;
   }
   oldest_tick = ticks + 1;
+  used_since = since;
 }
 
 static bool still_oldest(uint32_t k)
 {
   int32_t v = oldest[k];
-  return idle(v) && coremap[v].lastref == oldest_lastref[k];
+  return coremap[v].lastref == oldest_lastref[k] && idle(v);
 }
 
 int32_t oldest_victim(int32_t *k)
@@ -279,8 +309,14 @@ static struct frame *vm_surrender(void)
 
 /* The VM's answers to the negotiation (kernel/negotiate.h). */
 static const struct pool_ops vm_pool = {
-  .offer = vm_offer, .surrender = vm_surrender, .audit = vm_audit,
+  .offer = vm_offer, .surrender = vm_surrender, .audit = vm_audit, .used_since_ms = &used_since,
 };
+
+void aging_unstamped(struct frame *f)
+{
+  if (f->lastref < used_since)
+    used_since = f->lastref;
+}
 
 /* --- setting, counter, start, audit -------------------------------------------------------- */
 
@@ -315,6 +351,12 @@ int aging_audit(bool quiet)
   if (v >= 0 && k >= 0 && coremap[v].lastref != oldest_lastref[k])
     BAD("the VM offers frame %d as last used at %u ms; it was used at %u\n", v, oldest_lastref[k],
         coremap[v].lastref);
+  for (uint32_t i = 0; i < nframes; i++)
+    if (idle(i) && coremap[i].lastref < used_since) {
+      BAD("frame %u (last used at %u ms) could be offered, yet the VM says none was used before %u\n", i,
+          coremap[i].lastref, used_since);
+      break;
+    }
   scan_oldest();
   uint32_t now = uptime_ms();
   for (uint32_t i = 0; i < nframes; i++) {

@@ -20,7 +20,7 @@ static inline uint32_t frame_vaddr(struct frame *f)
 static inline pte_t *frame_pte(struct frame *f)
 {
   struct segment *s = f->owner;
-  return seg_walk(s, frame_vaddr(f), false);
+  return seg_pte(s, frame_vaddr(f));
 }
 
 /* A page that has no backing block yet (a forked segment whose backing store the daemon has
@@ -31,11 +31,16 @@ static inline bool frame_unbacked(struct frame *f)
   return s->type != SEG_CODE && seg_block(s, frame_vaddr(f)) >= s->swapblocks;
 }
 
+/* pol_candidate (vm/aging.c) as the page's entry, or 0: idle reads the accessed bit from it
+ * without walking the page table twice (the scans and the VM's offer call it on every page). */
+pte_t *candidate_pte(uint32_t i);
+
 /* A candidate not used since the aging clock last stamped it: its time of last reference is
  * its age (an accessed one's stamp is stale). What the VM offers and gives comes from these. */
 static inline bool idle(uint32_t i)
 {
-  return pol_candidate(i) && !pol_accessed(i);
+  pte_t *pte = candidate_pte(i);
+  return pte && !(*pte & PTE_A);
 }
 
 /* --- vm/aging.c ------------------------------------------------------------------------------ */
@@ -46,6 +51,9 @@ int32_t oldest_victim(int32_t *k);
 void vm_daemon(void *arg);                 /* the VM daemon's thread (vmclock) */
 void aging_init(void);                     /* vm.clock_rate; the VM's pool registered */
 int aging_audit(bool quiet);               /* the VM's offer is its oldest page */
+/* f's accessed bit was dropped without a stamp (its page restored after a page-out): the VM's
+ * bound on its pages' times (used_since, vm/aging.c) must cover f's. */
+void aging_unstamped(struct frame *f);
 uint32_t vm_oldest_ms(void);               /* the vm.oldest_ms counter */
 extern uint32_t st_age_sweeps, st_age_checks, age_lag_ms;
 

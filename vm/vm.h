@@ -142,6 +142,13 @@ static inline pte_t *seg_next_pte(struct segment *s, uint32_t *va, uint32_t hi)
   }
   return 0;
 }
+/* seg_walk without create, inline: the entry for va in s, or 0 when its page table does not
+ * exist (the aging clock and the VM's offers look at every page's entry). */
+static inline pte_t *seg_pte(struct segment *s, uint32_t va)
+{
+  pte_t *pt = s->pts[(va - s->lo) / PTSPAN];
+  return pt ? &pt[PTX(va)] : 0;
+}
 static inline uint32_t seg_block(struct segment *s, uint32_t va)
 {
   return s->type == SEG_STACK ? (s->hi - PGSIZE - va) >> PGSHIFT : (va - s->lo) >> PGSHIFT;

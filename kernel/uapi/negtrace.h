@@ -16,6 +16,9 @@ enum { NEGT_BUSY = 4 };           /* gave: nobody yet; the pool that should give
 #define NEGT_VM_FREE    0x8       /* the VM offered a free page (none does today) */
 #define NEGT_FS_BUSY    0x10      /* the cache's offer was a dirty block (busy: written first) */
 #define NEGT_VM_BUSY    0x20      /* the VM's offer was a dirty page (its laundry writes it) */
+#define NEGT_VM_UNASKED 0x40      /* the VM was not asked: none of its pages was last used before
+                                     vm_lastref_ms, and even one that old would have stayed */
+#define NEGT_FS_UNASKED 0x80      /* the cache was not asked (fs_lastref_ms: its bound), likewise */
 
 struct negrecord {
   unsigned seq;                   /* 1 for the first negotiation since boot or neg.reset */
@@ -23,10 +26,10 @@ struct negrecord {
   unsigned char asker;            /* NEGT_FS, NEGT_VM, NEGT_KERNEL (refilling its reserve) */
   unsigned char gave;             /* NEGT_FS, NEGT_VM, NEGT_NOBODY or NEGT_BUSY: whose frame the
                                      asker got (its own: it recycles its own oldest page) */
-  unsigned char flags;            /* NEGT_{FS,VM}_REFUSED, NEGT_{FS,VM}_FREE, NEGT_{FS,VM}_BUSY */
+  unsigned char flags;            /* NEGT_{FS,VM}_{REFUSED,FREE,BUSY,UNASKED} */
   unsigned char pad;
   unsigned fs_lastref_ms;         /* the cache's offer: its oldest block's time of last use */
-  unsigned vm_lastref_ms;         /* the VM's offer: its next victim's, unbiased */
+  unsigned vm_lastref_ms;         /* the VM's offer: its next victim's, unbiased (or its bound) */
   unsigned penalty_ms;            /* added to the VM's time for the comparison */
   unsigned cache_frames;          /* the pools' frames when the penalty was computed: a stepped */
   unsigned vm_frames;             /* penalty is one vm.penalty per whole tenth of */

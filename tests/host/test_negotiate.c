@@ -191,8 +191,58 @@ static void adaptive(void)
   CHECK(!neg_saved(30000, 1000, 0), "no bias saves nothing");
 }
 
+/* neg_keeps_own: the asker recycles its own without asking the other only when no answer the
+ * other could give -- a refusal, or any page last used at or after the bound, clean or dirty --
+ * would have made neg_decide say anything else. Every combination of a grid of times and
+ * penalties, the clock's ends among them. */
+static void unasked(void)
+{
+  /* 120 s: the cache's oldest block at 200 s, none of the VM's pages used before 81 s: even a
+   * page from 81 s is kept (201 > 200), so the VM need not be asked; from 79 s it could be
+   * taken (199 < 200), so it must. A tie keeps too. */
+  CHECK(neg_keeps_own(NEG_FS, at(200), 81000, 120000), "bound 81 s, penalty 120 s, own 200 s: keep");
+  CHECK(!neg_keeps_own(NEG_FS, at(200), 79000, 120000), "bound 79 s: a VM page that old would be taken");
+  CHECK(neg_keeps_own(NEG_FS, at(200), 80000, 120000), "bound 80 s: a tie keeps");
+  /* The VM asking: its own time is the biased one. */
+  CHECK(neg_keeps_own(NEG_VM, at(50), 170000, 120000), "VM asks, own 50 s + 120, cache since 170 s: keep");
+  CHECK(!neg_keeps_own(NEG_VM, at(50), 169000, 120000), "cache since 169 s: a block that old would be taken");
+  /* An asker with nothing of its own must ask. */
+  CHECK(!neg_keeps_own(NEG_FS, REFUSE, UINT32_MAX, UINT32_MAX), "own refuses: ask the other");
+  CHECK(!neg_keeps_own(NEG_VM, REFUSE, UINT32_MAX, 0), "own refuses: ask the other");
+
+  static const uint32_t t[] = { 0, 1, 999, 1000, 1001, 80000, 120000, 199999, 200000, 200001,
+                                UINT32_MAX / 2, UINT32_MAX - 120001, UINT32_MAX - 1, UINT32_MAX };
+  static const uint32_t pen[] = { 0, 1, 1000, 120000, 1200000, UINT32_MAX - 1, UINT32_MAX };
+  int n = sizeof t / sizeof t[0], np = sizeof pen / sizeof pen[0], bad = 0, kept = 0;
+  for (int a = 0; a < 2; a++)
+    for (int ow = -1; ow < n; ow++)
+      for (int p = 0; p < np; p++)
+        for (int b = 0; b < n; b++) {
+          struct neg_offer own = ow < 0 ? REFUSE : (struct neg_offer){ .lastref_ms = t[ow], .busy = ow % 2 };
+          bool keep = neg_keeps_own(a, own, t[b], pen[p]);
+          kept += keep;
+          /* the answer for a page exactly at the bound: keep is exactly "that page stays" */
+          struct neg_offer at_bound = { .lastref_ms = t[b] };
+          bad += keep != (neg_decide(a, own, at_bound, pen[p]) == NEG_OWN);
+          if (!keep)
+            continue;
+          struct neg_offer refusing = { .refuse = true };
+          bad += neg_decide(a, own, refusing, pen[p]) != NEG_OWN;
+          for (int o = b; o < n; o++)
+            for (int busy = 0; busy < 2; busy++) {
+              struct neg_offer other = { .lastref_ms = t[o], .busy = busy };
+              if (neg_decide(a, own, other, pen[p]) != NEG_OWN && bad++ < 5)
+                printf("FAIL: asker %d own %u pen %u bound %u: the other's page at %u %s would go\n", a, own.lastref_ms,
+                       pen[p], t[b], t[o], busy ? "(busy)" : "");
+            }
+        }
+  CHECK(bad == 0, "neg_keeps_own kept the asker's own where an answer of the other's changes the verdict (%d)", bad);
+  CHECK(kept > 0, "the grid never kept");
+}
+
 int main(void)
 {
+  unasked();
   adaptive();
   busy_answers();
   without_penalty();

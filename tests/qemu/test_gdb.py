@@ -321,7 +321,10 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     # end of the first; the second gives the cache's asks with a penalty)
     guest = [(None, "toucher -m 10 -s 5 -n 100 &\n"), (r"touch 1 \d+", "wc -c /big\nwc -c /big\nnegtrace -n 8\n")]
     steps = ["negbreak fs", "continue", "info breakpoints", "negbreak off", "finish", "negbreak vm", "continue", "negbreak off", "finish",
-             "set var 'kernel/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "negbreak off", "finish", 'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
+             "set var 'kernel/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "negbreak off", "finish",
+             "set var 'kernel/negotiate.c'::verify_unasked = 1", "negbreak fs-asks", "continue", "continue", "negbreak off",
+             "set var 'kernel/negotiate.c'::verify_unasked = 0",
+             'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
              DUMP_NEGS, "negs 8", "negs 0", "negbreak bogus", "help negs", "help negbreak", "kill"]
     r = session(disk, guest, steps, cmdline="vm.penalty=0", kernel=kernel)
     for c in steps:
@@ -353,9 +356,23 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     # a penalty (set from gdb): the VM's time is biased by it, and the prediction still holds
     cache, vm, pen, verdict = stop(r.of("continue", 2), "NEG_FS")
     assert pen == "120000" and verdict == "NEG_OWN", r.of("continue", 2)     # the penalty keeps the VM's pages
+    # ...so surely that the VM is not asked: even a page as old as its bound (no VM page was
+    # used before it, and the uptime is less than the penalty) would stay (neg_keeps_own)
+    assert re.match(r"not asked: none of its pages was last used before t=\d+ ms", vm), vm
+    assert "so it is not asked" in r.of("continue", 2), r.of("continue", 2)
     assert re.search(r"Value returned is \$3 = %s" % verdict, r.of("finish", 2)), (verdict, r.of("finish", 2))
     assert "negbreak: off" in r.of("negbreak off"), r
-    for i in range(3):
+    # neg.verify_unasked (set from gdb): the VM, not asked, is asked all the same once the
+    # verdict is made, and neg_decide stops again, with the VM's real offer: its oldest page,
+    # no older than the bound, and the verdict unchanged
+    cache, vm, pen, verdict = stop(r.of("continue", 3), "NEG_FS")
+    assert verdict == "NEG_OWN" and vm.startswith("not asked"), r.of("continue", 3)
+    bound = int(re.match(r"not asked: none of its pages was last used before t=(\d+) ms", vm).group(1))
+    cache, vm, pen, verdict = stop(r.of("continue", 4), "NEG_FS")
+    assert pen == "120000" and verdict == "NEG_OWN", r.of("continue", 4)
+    m = re.match(r"frame \d+, pid \d+ \w+ (heap|stack|code) seg \d+ page 0x[0-9a-f]{8}, last referenced .*\(t=(\d+) ms\)", vm)
+    assert m and int(m.group(2)) >= bound, (bound, vm)
+    for i in range(5):
         assert "differs" not in r.of("continue", i), r.of("continue", i)     # the pages behind the offers
 
     # negs: the records sys_negtrace copied, column for column
@@ -369,11 +386,13 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     assert len(rows) == 8
     for (seq, t, asker, gave, flags, fs_t, vm_t, pen, cache, vmf, free, early, saved, ev_t), row in zip(kernel, rows):
         fs_age = "refuse" if flags & 1 else "free" if flags & 4 else str(t - fs_t)
-        vm_age = "refuse" if flags & 2 else "free" if flags & 8 else str(t - vm_t)
+        unasked = "<=" if flags & 0x40 else ""      # NEGT_VM_UNASKED: vm_t is the VM's bound
+        vm_age = "refuse" if flags & 2 else "free" if flags & 8 else unasked + str(t - vm_t)
         assert row[:6] == [str(seq), str(t), who[asker], fs_age, vm_age, str(pen // 1000)], (row, seq)
         assert row[7] == who[gave] and row[8:11] == [str(cache), str(vmf), str(free)], row
         assert row[11:] == [str(early), str(saved), str(t - ev_t) if ev_t else "-"], row
-        assert not vm_age.isdigit() or int(row[6]) == int(vm_age) - pen, row
+        if vm_age.lstrip("<=").isdigit():
+            assert row[6] == unasked + str(t - vm_t - pen), row
     assert "no negotiation" not in r.of("negs 0") and "neg.fs_asks_vm=" in r.of("negs 0"), r
     satisfied = int(re.search(r"neg\.fs_asks_vm_satisfied=(\d+)", r.of("negs 8")).group(1))
     assert satisfied > 0, r

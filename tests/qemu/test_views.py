@@ -52,7 +52,9 @@ def verdict(asker, fs, vm, time_ms, penalty_ms):
     def offer(age):
         if age == "refuse":
             return True, 0
-        return False, 0 if age == "free" else time_ms - int(age)
+        # "<=N": the pool was not asked, N its bound's age: the rule, given the oldest page the
+        # pool could have had, must keep the asker's own (kernel/negotiate_rule.c, neg_keeps_own)
+        return False, 0 if age == "free" else time_ms - int(age.lstrip("<="))
     f, v = offer(fs), offer(vm)
     own, other = (v, f) if asker == "vm" else (f, v)
     if other[0]:

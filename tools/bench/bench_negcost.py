@@ -10,7 +10,9 @@ free the cache asks, the VM's oldest page is younger than the cache's own, and t
 recycles its own block: an untraded negotiation. The kernel times each such negotiation
 (neg.untraded_tsc_avg, _min: kernel/negotiate.c); fsbench times each read (the miss, the
 negotiation inside it, and the disk). A negotiation's share of a miss is its cost over the
-fewest ticks a miss took (the strictest) and over the median miss. The CPU's part is exact;
+fewest ticks a miss took (the strictest) and over the median miss. neg.unasked counts the
+negotiations decided without the VM's offer (no page of the VM could have been old enough to be
+taken: kernel/negotiate.c). The CPU's part is exact;
 the disk's part of a miss is not (while the guest waits, its clock runs in real time, so a
 miss's length moves with the host): min/median/max over RUNS boots say by how much.
 
@@ -60,7 +62,8 @@ def one(mode):
         sys.exit("%s: vmstat fs.cache.misses did not answer:\n%s" % (NAME, out[-3000:]))
     return dict(mode=mode, reads=reads, misses=counter(out, "fs.cache.misses") - int(before.group(1)), miss_min=mmin, miss_median=mmed, miss_max=mmax,
                 untraded=counter(out, "neg.untraded"), untraded_avg=counter(out, "neg.untraded_tsc_avg"),
-                untraded_min=counter(out, "neg.untraded_tsc_min"), asks=counter(out, "neg.fs_asks_vm"),
+                untraded_min=counter(out, "neg.untraded_tsc_min"), unasked=counter(out, "neg.unasked"),
+                asks=counter(out, "neg.fs_asks_vm"),
                 granted=counter(out, "neg.fs_asks_vm_satisfied"))
 
 
@@ -80,13 +83,13 @@ def main():
             r["pct_of_fastest"] = "%.2f" % (100.0 * r["untraded_avg"] / r["miss_min"])
             r["pct_of_median"] = "%.2f" % (100.0 * r["untraded_avg"] / r["miss_median"])
             rows.append(r)
-            print("    %d untraded of %d asks: %d ns avg, %d min; a miss %d / %d / %d ns (min/median/max of "
-                  "%d reads): %s %% of the fastest, %s %% of the median" % (
-                      r["untraded"], r["asks"], r["untraded_avg"], r["untraded_min"], r["miss_min"],
+            print("    %d untraded of %d asks (%d without asking the VM): %d ns avg, %d min; a miss %d / %d / %d ns "
+                  "(min/median/max of %d reads): %s %% of the fastest, %s %% of the median" % (
+                      r["untraded"], r["asks"], r["unasked"], r["untraded_avg"], r["untraded_min"], r["miss_min"],
                       r["miss_median"], r["miss_max"], r["reads"], r["pct_of_fastest"], r["pct_of_median"]),
                   flush=True)
     fields = ["mode", "run", "reads", "misses", "miss_min", "miss_median", "miss_max", "untraded", "untraded_avg",
-              "untraded_min", "asks", "granted", "pct_of_fastest", "pct_of_median"]
+              "untraded_min", "unasked", "asks", "granted", "pct_of_fastest", "pct_of_median"]
     with open(bench_path("negcost.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields + ["setup"])
         w.writeheader()

@@ -30,9 +30,11 @@ def records(n):
     return [ring[(seq - n + i) % K.NEGTRACE_MAX] for i in range(n)]
 
 
-def age_ms(now, t, refused, free=False):
-    """As negtrace prints it: refuse, free (a free block or page has no age), or ms."""
-    return "refuse" if refused else "free" if free else str((now - t) & 0xFFFFFFFF)
+def age_ms(now, t, refused, free=False, unasked=False):
+    """As negtrace prints it: refuse, free (a free block or page has no age), ms, or <=ms for a
+    pool not asked (t is then its bound: none of its pages was last used before)."""
+    return ("refuse" if refused else "free" if free else
+            ("<=" if unasked else "") + str((now - t) & 0xFFFFFFFF))
 
 
 def decide(asker_vm, own, other, penalty_ms):
@@ -56,7 +58,9 @@ class Negs(gdb.Command):
 
 As the negtrace program prints them, from the kernel's trace ring (kernel/negotiate.c): SEQ, TIME
 (ms since boot), ASKER (fs: a cache miss; vm: a page fault; kernel: refilling its reserve of
-free frames), FS_AGE and VM_AGE (ms since the page each pool offered was last used, or refuse),
+free frames), FS_AGE and VM_AGE (ms since the page each pool offered was last used, or refuse;
+<=ms for a pool not asked: none of its pages was idle longer, and even such a page would have
+stayed),
 PENALTY (s added to the VM's time), VM_BIASED (the VM's age as compared: its age less the
 penalty; the older page goes), GAVE (whose frame the asker got: its own pool's means it
 recycled its own oldest page; none: it waits; busy: the pool that should give had only dirty
@@ -76,11 +80,13 @@ of them, or -). Then the neg.* and refault.* counters and vm.penalty."""
         rows = []
         for r in records(n if n > 0 else K.NEGTRACE_MAX):
             fs_ref, vm_ref = r.flags & K.NEGT_FS_REFUSED, r.flags & K.NEGT_VM_REFUSED
+            vm_unasked = bool(r.flags & K.NEGT_VM_UNASKED)
             vm_age = (r.time_ms - r.vm_lastref_ms) & 0xFFFFFFFF
-            biased = "refuse" if vm_ref else str(vm_age - r.penalty_ms)
+            biased = "refuse" if vm_ref else ("<=" if vm_unasked else "") + str(vm_age - r.penalty_ms)
             rows.append([r.seq, r.time_ms, WHO.get(r.asker, "?"),
-                         age_ms(r.time_ms, r.fs_lastref_ms, fs_ref, r.flags & K.NEGT_FS_FREE),
-                         age_ms(r.time_ms, r.vm_lastref_ms, vm_ref, r.flags & K.NEGT_VM_FREE),
+                         age_ms(r.time_ms, r.fs_lastref_ms, fs_ref, r.flags & K.NEGT_FS_FREE,
+                                r.flags & K.NEGT_FS_UNASKED),
+                         age_ms(r.time_ms, r.vm_lastref_ms, vm_ref, r.flags & K.NEGT_VM_FREE, vm_unasked),
                          r.penalty_ms // 1000, biased,
                          WHO.get(r.gave, "?"), r.cache_frames, r.vm_frames, r.free_frames,
                          r.vm_early, r.vm_saved,
@@ -139,6 +145,11 @@ def describe_vm(st, giving, off):
     return "%s, last referenced %s" % (what, ago(st, off[1]))
 
 
+def describe_unasked(st, off):
+    return "not asked: none of its pages was last used before t=%d ms (%.3f s ago)" % (
+        off[1], ((st.now - off[1]) & 0xFFFFFFFF) / 1000.0)
+
+
 def ago(st, t):
     return "%.3f s ago (t=%d ms)" % (((st.now - t) & 0xFFFFFFFF) / 1000.0, t)
 
@@ -156,10 +167,16 @@ class NegBreakpoint(gdb.Breakpoint):
         own, other = offer(frame.read_var("own")), offer(frame.read_var("other"))
         pen = int(frame.read_var("penalty_ms"))
         caller = frame.older()
-        while caller is not None and caller.name() in ("arbitrate", "decide"):
-            caller = caller.older()     # kernel/arbiters.c or negotiate.c's decide, between the negotiation and the rule
+        # neg_keeps_own asks about the oldest page the other pool could have, its bound: not
+        # an offer (kernel/negotiate_rule.c); kernel/arbiters.c or negotiate.c's decide may
+        # stand between the negotiation and the rule
+        unasked = caller is not None and caller.name() == "neg_keeps_own"
+        while caller is not None and caller.name() in ("arbitrate", "decide", "neg_keeps_own"):
+            caller = caller.older()
         kernel = caller is not None and caller.name() == "refill_one"
         verdict = decide(asker_vm, own, other, pen)
+        if unasked and verdict != "own":
+            return False                # the other is asked next, and neg_decide stops again
         takes = verdict == "other" and not kernel
         if self.which == "fs" and (asker_vm or not takes):
             return False
@@ -169,7 +186,7 @@ class NegBreakpoint(gdb.Breakpoint):
             return False
         if self.which == "vm-asks" and not asker_vm:
             return False
-        self.seen = (asker_vm, kernel, own, other, pen, verdict)
+        self.seen = (asker_vm, kernel, own, other, pen, verdict, unasked)
         return True
 
 
@@ -181,7 +198,7 @@ def on_stop(event):
         return
     if not _bp.seen:
         return
-    asker_vm, kernel, own, other, pen, verdict = _bp.seen
+    asker_vm, kernel, own, other, pen, verdict, unasked = _bp.seen
     st = State()
     names = Names(st)
     cur = st.current()
@@ -198,14 +215,19 @@ def on_stop(event):
         cache_giving, vm_giving = False, True
     seq = var_u32("trace_seq", "kernel/negotiate.c") + 1
     out = ["negotiation %d: %s" % (seq, title),
-           "  cache offers: %s" % describe_cache(st, names, cache_giving, fs_off),
-           "  VM offers:    %s" % describe_vm(st, vm_giving, vm_off),
+           "  cache offers: %s" % (describe_unasked(st, fs_off) if unasked and asker_vm else
+                                   describe_cache(st, names, cache_giving, fs_off)),
+           "  VM offers:    %s" % (describe_unasked(st, vm_off) if unasked and not asker_vm else
+                                   describe_vm(st, vm_giving, vm_off)),
            "  penalty: %d ms added to the VM's time (%s)" % (
                pen, "the bias learned from the VM's refaults, vm.penalty_mode=adaptive"
                if MODES.get(var_u32("penalty_mode", "kernel/negotiate.c")) == "adaptive" else
                "vm.penalty=%d s, %s" % (var_u32("penalty_s", "kernel/negotiate.c"),
                                        MODES.get(var_u32("penalty_mode", "kernel/negotiate.c"), "?")))]
-    if not fs_off[0] and not vm_off[0]:
+    if unasked:
+        out.append("  compared: the asker's page with the oldest the %s could have: even that one "
+                   "would stay, so it is not asked" % ("cache" if asker_vm else "VM"))
+    elif not fs_off[0] and not vm_off[0]:
         vm_biased = min(vm_off[1] + pen, 0xFFFFFFFF)
         out.append("  compared: the cache's page last used at %d ms, the VM's at %d ms + penalty = %d ms: "
                    "the %s page is older" % (fs_off[1], vm_off[1], vm_biased,
@@ -233,10 +255,12 @@ The breakpoint is in neg_decide (kernel/negotiate_rule.c), called when a pool ne
 none is free (and when the kernel refills its reserve). At each stop it shows who asked, both
 offers -- the cache's block (file, block) and the VM's page (process, segment, page) with how
 long ago each was last used -- the penalty added to the VM's time, which page is older once
-biased, and the verdict neg_decide will return. fs: stop only when the file system takes a
-VM page; vm: only when the VM takes a cache page; fs-asks, vm-asks: whenever that pool asks,
-whatever the verdict; off: remove it. One negbreak at a time (a new one replaces the old); it
-is an ordinary breakpoint otherwise (info breakpoints, delete)."""
+biased, and the verdict neg_decide will return. A pool "not asked": neg_keeps_own found that
+even the oldest page it could have (its bound) would stay, so the asker keeps its own. fs:
+stop only when the file system takes a VM page; vm: only when the VM takes a cache page;
+fs-asks, vm-asks: whenever that pool asks, whatever the verdict; off: remove it. One negbreak
+at a time (a new one replaces the old); it is an ordinary breakpoint otherwise (info
+breakpoints, delete)."""
 
     def __init__(self):
         super().__init__("negbreak", gdb.COMMAND_BREAKPOINTS)

@@ -43,6 +43,8 @@ DEFINES = [
     ("kernel/uapi/negtrace.h", "NEGT_VM_FREE", 0x8),
     ("kernel/uapi/negtrace.h", "NEGT_FS_BUSY", 0x10),
     ("kernel/uapi/negtrace.h", "NEGT_VM_BUSY", 0x20),
+    ("kernel/uapi/negtrace.h", "NEGT_VM_UNASKED", 0x40),
+    ("kernel/uapi/negtrace.h", "NEGT_FS_UNASKED", 0x80),
     ("kernel/proc.h", "NPROC", 64),
     ("fs/dirtybound.c", "MIN_LIMIT", 32),
     ("fs/dirtybound.c", "SLACK", 16),
