@@ -435,7 +435,7 @@ static const struct setting settings[] = {
     &reset_value, 0, 1, 0, reset_set },
   { "neg.busy_wait_ms", "ms an asker told busy (the page to give is dirty, being written) may wait for a clean one before it recycles its own (0: none, as Sprite)",
     &busy_wait_ms, 0, 60000, 0, 0 },
-  { "neg.verify_unasked", "1: a pool the asker did not need to ask (neg.unasked) is asked all the same, and a verdict its answer would have changed, or any offer older than its pool's bound, counted in neg.unasked_wrong (a check: it costs what not asking saves)",
+  { "neg.verify_unasked", "1: ask an unasked pool (neg.unasked) all the same; a verdict it would change, or an offer older than its pool's bound, counts in neg.unasked_wrong",
     &verify_unasked, 0, 1, 0, 0 },
 };
 
