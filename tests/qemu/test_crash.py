@@ -191,7 +191,7 @@ def test_oracle_fails_on_planted_damage(recording):
 
 
 def test_crash_states(tmp_path):
-    """About 1,750 crash states: two short recorded mixes, the daemon workload and the Ace-style
+    """About 2,200 crash states: two short recorded mixes, the daemon workload and the Ace-style
     run (make crashtest runs about FULL_STATES)."""
     scratch = tmp_path / "tmp"          # where each state's images are made: empty again at the end
     scratch.mkdir()

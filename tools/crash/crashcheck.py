@@ -87,6 +87,7 @@ class Model:
         self.ver_after = []         # per step: {ident: index of its version then}
         self.dirs_after = []        # per step: the directories there after it
         self.dirs = {"/"}           # every directory the workload ever made
+        self._names = {}            # names_around's answers, per step
         ns, ver, live = {}, {}, {"/"}
 
         def put(path, ident, data):
@@ -152,6 +153,15 @@ class Model:
                     blk = v[b:b + BSIZE]
                     if len(blk) >= 16 and blk[:16] != ZERO[:16]:
                         self.block_owner.setdefault(blk[:16], "%s block %d" % (ident, b // BSIZE))
+
+    def names_around(self, i):
+        """(the names in step i's directory after it, every name there after some earlier step),
+        the same for every state: worked out once per step."""
+        if i not in self._names:
+            d = self.steps[i]["path"]
+            in_d = lambda j: {p for p in list(self.after[j]) + list(self.dirs_after[j]) if p.rsplit("/", 1)[0] == d}
+            self._names[i] = (in_d(i), set().union(*[in_d(j) for j in range(i)]))
+        return self._names[i]
 
     def content(self, ident, j=None):
         """The file's contents after step j (None: its last version)."""
@@ -272,11 +282,12 @@ class Checker:
 
     def states(self, seed, per_epoch, targeted=False):
         """The recording's crash states; targeted adds the torn epochs (crashstates.py) from the
-        one in which the first Ace sequence began (the setup before it is not worth tearing)."""
+        one in which the first Ace sequence began (the setup before it is not worth tearing);
+        targeted="edges" tears each request at its two ends only (crashtest --quick)."""
         start = None
         if targeted:
             start = next((s["sent"][1] for s in self.man["steps"] if "ace" in s and s.get("sent")), 0)
-        states = self.rec.states(seed, per_epoch, start)
+        states = self.rec.states(seed, per_epoch, start, torn="edges" if targeted == "edges" else True)
         # Once a background writer runs, its hundreds of blocks would each be torn away in turn;
         # the flush states are what its syncs are checked by.
         bg = next((s["sent"][1] for s in self.man["steps"] if s.get("bg") and s.get("sent")), None)
@@ -424,11 +435,7 @@ class Checker:
         for i, s in enumerate(steps):
             if s["kind"] != "fsyncdir" or not acked[i]:
                 continue
-            here = {p for p in list(model.after[i]) + list(model.dirs_after[i]) if p.rsplit("/", 1)[0] == s["path"]}
-            before = set()
-            for j in range(i):
-                before |= {p for p in list(model.after[j]) + list(model.dirs_after[j])
-                           if p.rsplit("/", 1)[0] == s["path"]}
+            here, before = model.names_around(i)
             later = set()
             for j in range(i + 1, len(steps)):
                 if not started[j]:
@@ -528,6 +535,8 @@ def main():
     p.add_argument("--per-epoch", type=int, default=8)
     p.add_argument("--state", type=int, required=True, help="state index")
     p.add_argument("--targeted", action="store_true", help="the index counts the targeted states too")
+    p.add_argument("--targeted-edges", dest="targeted", action="store_const", const="edges",
+                   help="the index counts the targeted states, each request torn at its ends only (crashtest --quick)")
     p.add_argument("--qemu", action="store_true", help="repair by booting the real kernel")
     p.add_argument("--keep", help="leave the state's image (before repair) here")
     a = p.parse_args()

@@ -82,7 +82,8 @@ class Recording:
 
     def states(self, seed, per_epoch, targeted_from=None, torn=True):
         """[(kind, m, [block indices in the order they land])]; torn=False leaves the torn
-        requests out of the targeted states (the drop states stay)."""
+        requests out of the targeted states (the drop states stay); torn="edges" keeps, of each
+        request's tears, the two at its ends only (lost whole, and all but its last block)."""
         rng = random.Random(seed)
         out = []
         F = len(self.flush_pieces)
@@ -122,7 +123,10 @@ class Recording:
                 out.append(("drop", m, [j for j in range(lo, hi) if j != i]))
             for first, n in self.requests if torn else []:
                 if lo <= first < hi and n >= 2:
-                    for kind, landed in torn_forms(n):
+                    forms = torn_forms(n)
+                    if torn == "edges":
+                        forms = [f for f in forms if f[0] == "torn" and len(f[1]) in (0, n - 2)]
+                    for kind, landed in forms:
                         gone = set(range(first, first + n)) - {first + k for k in landed}
                         order = [j for j in range(lo, hi) if j not in gone]
                         if order:       # else the request was the epoch: the flush state
