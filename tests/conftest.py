@@ -290,3 +290,30 @@ def sh(disk):
         assert r.rc == 0, r
         return r
     return run
+
+
+# The suite's long poles (make test's --durations), started first: with two workers a 2-minute
+# test dealt out last runs alone at the end while the other worker idles. Order only: every
+# test still runs, and a test missing from this list runs after them in its usual order.
+LONG_FIRST = (
+    "tests/qemu/test_crash.py::test_crash_states",
+    "tests/qemu/test_lab_compare.py",
+    "tests/qemu/test_adaptive.py",
+    "tests/host/test_grade.py",
+    "tests/host/test_grade_dir.py",
+    "tests/host/test_setup.py",
+    "tests/qemu/test_linux.py",
+    "tests/qemu/test_dirty_bound.py",
+    "tests/qemu/test_gdb.py",
+    "tests/qemu/test_arbiter.py",
+    "tests/host/test_arbiter_grade.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item):
+        for i, prefix in enumerate(LONG_FIRST):
+            if item.nodeid.startswith(prefix):
+                return i
+        return len(LONG_FIRST)
+    items.sort(key=rank)         # stable: the rest keep their order

@@ -44,7 +44,7 @@ def test_lost_interrupt_and_lost_notify_are_recovered(disk):
             "vmstat -n disk.inflight\n"
             "cksum /tmp/a\n"
             "sysctl debug.corrupt=0\n")
-    r = boot(cmds, disk=disk, cmdline="fs.scan_interval=3600", timeout=30, status=True)
+    r = boot(cmds, disk=disk, cmdline="fs.scan_interval=3600", timeout=300, status=True)
     assert r.rc == 0, r                                     # no hang: a clean power-off
     refused = r.cmd("sysctl debug.disk_lose_irq=2", 0)
     assert refused.status != 0 and "not permitted" in refused.out, refused
@@ -69,7 +69,7 @@ def test_lost_interrupt_and_lost_notify_are_recovered(disk):
 def test_no_stall_on_the_normal_path(disk):
     """While requests complete, the watchdog never acts: a busy run counts no stall."""
     r = boot("mkdata -s /tmp/a 400000 3\ncat /tmp/a > /tmp/b\nsync\nvmstat -n disk.stalls\nvmstat -n disk.stalls.kicks\n",
-             disk=disk, timeout=60, status=True)
+             disk=disk, timeout=300, status=True)
     assert r.rc == 0, r
     assert not STALL.search(r.out), r
     assert r.printed("vmstat -n disk.stalls") == "0\n" and r.printed("vmstat -n disk.stalls.kicks") == "0\n", r

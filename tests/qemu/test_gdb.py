@@ -88,12 +88,18 @@ def test_make_gdb_without_qemu_says_so_at_once(tmp_path):
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=60)
         out = p.stdout.decode()
         assert p.returncode != 0 and "no QEMU is waiting for gdb" in out and "make qemu-gdb" in out, out
-        # what make gdb runs, timed alone (make itself is slow on a loaded machine)
-        t = time.time()
+        # What make gdb runs says so at once: it never starts gdb, which would retry the port
+        # for seconds. Checked by a gdb first on PATH that leaves a mark, not by a clock,
+        # which a loaded machine slows.
+        fake = tmp_path / "fakebin"
+        fake.mkdir(exist_ok=True)
+        (fake / "gdb").write_text("#!/bin/sh\ntouch %s\nexit 9\n" % (tmp_path / "gdb-ran"))
+        (fake / "gdb").chmod(0o755)
         p = subprocess.run([sys.executable, str(ROOT / "tools/gdb/rungdb.py"), str(tmp_path / "gdb.port")],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
-        assert p.returncode == 1 and "no QEMU is waiting" in p.stdout.decode()
-        assert time.time() - t < 3, time.time() - t
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60,
+                           env=dict(os.environ, PATH="%s:%s" % (fake, os.environ["PATH"])))
+        assert p.returncode == 1 and "no QEMU is waiting" in p.stdout.decode(), p.stdout
+        assert not (tmp_path / "gdb-ran").exists(), "make gdb started gdb with no QEMU waiting"
 
 
 def test_two_qemus_waiting_for_gdb_get_two_ports(tmp_path):
