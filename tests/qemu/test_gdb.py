@@ -78,7 +78,7 @@ def test_counters_and_ps_agree_with_the_kernel(disk, kernel):
 
 def test_make_gdb_without_qemu_says_so_at_once(tmp_path):
     """No QEMU waiting (no port file, or one left by a QEMU that is gone): one line, at once."""
-    import os, subprocess, sys, time
+    import os, subprocess, sys
     from conftest import ROOT
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     for stale in (None, "27999 999999999 %s\n" % (tmp_path / "kernel.elf")):
