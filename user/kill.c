@@ -1,6 +1,7 @@
 /* kill PID...: kills processes; -PGID kills every process of that group, and so does %PGID:
  * the shell numbers a background job by its group ("[12]" for `sleep 100 | cat &`), and
- * kill %12 (or kill -12) ends the whole job. */
+ * kill %12 (or kill -12) ends the whole job. A %N that is no group is most often a job number
+ * mistyped or one that has ended, so the message says so and points at the list of them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,10 @@ int main(int argc, char **argv)
     if (job)
       pid = -pid;
     if (kill(pid) < 0) {
-      fprintf(stderr, "kill: %s: %s\n", argv[i], strerror(errno));
+      if (job && errno == ESRCH)
+        fprintf(stderr, "kill: %s: no such job (jobs lists the shell's jobs)\n", argv[i]);
+      else
+        fprintf(stderr, "kill: %s: %s\n", argv[i], strerror(errno));
       status = 1;
     }
   }

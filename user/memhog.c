@@ -108,11 +108,27 @@ static int keep(unsigned kb, unsigned mb)
   return 0;
 }
 
+static void usage(FILE *f)
+{
+  fprintf(f, "usage: memhog MB [SEED] | memhog -p P1,P2.. MB | memhog -z MB | memhog -s MB | memhog -k KB MB\n");
+  if (f == stdout)
+    fprintf(f, "MB [SEED]: fills MB of heap with a pattern, reads it back twice, checks every word.\n"
+               "-p P1,P2..: switches vm.policy to each in turn meanwhile.\n"
+               "-z: checks that MB of fresh heap reads as zeros.\n"
+               "-s: recurses until MB of stack are in use.\n"
+               "-k KB MB: keeps a KB working set while reading MB of fresh heap, three passes;\n"
+               "prints the page-ins and evictions of passes 2-3.\n");
+}
+
 int main(int argc, char **argv)
 {
+  if (argc > 1 && strcmp(argv[1], "-h") == 0) {
+    usage(stdout);
+    return 0;
+  }
   if (argc > 1 && strcmp(argv[1], "-k") == 0) {
     if (argc != 4 || atoi(argv[3]) <= 0) {
-      fprintf(stderr, "usage: memhog -k KB MB\n");
+      usage(stderr);
       return 2;
     }
     return keep(atoi(argv[2]), atoi(argv[3]));
@@ -134,8 +150,8 @@ int main(int argc, char **argv)
     argc -= 2;
   }
   int zero = argc >= 3 && strcmp(argv[1], "-z") == 0;
-  if (argc < 2 + zero) {
-    fprintf(stderr, "usage: memhog MB [SEED] | memhog -z MB | memhog -s MB | memhog -k KB MB\n");
+  if (argc < 2 + zero || atoi(argv[1 + zero]) <= 0) {
+    usage(stderr);
     return 2;
   }
   unsigned mb = atoi(argv[1 + zero]);

@@ -18,7 +18,18 @@
  * bias, vm.penalty_mode=adaptive) stands on: the VM's early refaults and the pages the bias
  * saved since neg.reset, and how long before this negotiation the last of them came ("-":
  * none yet). In the other modes the evidence is gathered all the same, and not used. -s prints only
- * a summary: how many each asker made and who gave. */
+ * a summary: how many each asker made and who gave among the records it read, first saying
+ * how many those are out of all since boot or neg.reset (the kernel keeps only the last
+ * NEGTRACE_MAX: a long sort makes thousands), then the whole run's totals from the counters
+ * vmstat neg shows, which count every negotiation:
+ *
+ *   negtrace: the last 256 of 6,313 negotiations since boot or neg.reset
+ *   negtrace: fs asked 250: fs gave 12, vm gave 238, none 0, busy 0
+ *   ...
+ *   negtrace: since boot or neg.reset (vmstat neg): fs asked 4,758, vm gave 2,854; vm asked
+ *     1,299, fs gave 1,201; kernel refilled 256          (one line)
+ *
+ * (the kernel's refills of its reserve, neg.refills, are negotiations too, and in the trace). */
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -26,6 +37,27 @@
 
 static struct negrecord recs[NEGTRACE_MAX];
 static const char *who[] = { "fs", "vm", "kernel", "none", "busy" };
+
+/* 6313 -> "6,313": the counts run to the thousands. */
+static const char *grouped(char *out, unsigned v)
+{
+  char digits[16];
+  int n = snprintf(digits, sizeof digits, "%u", v), o = 0;
+  for (int i = 0; i < n; i++) {
+    if (i > 0 && (n - i) % 3 == 0)
+      out[o++] = ',';
+    out[o++] = digits[i];
+  }
+  out[o] = 0;
+  return out;
+}
+
+/* A counter of vmstat neg, 0 if the kernel has none by that name. */
+static unsigned counter(const char *name)
+{
+  long v = kstat_get(name);
+  return v < 0 ? 0 : (unsigned)v;
+}
 
 static void age(char *out, int len, unsigned now, unsigned t, int refused, int free, int unasked)
 {
@@ -63,11 +95,18 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
       if (recs[i].asker < 3 && recs[i].gave < 5)
         count[recs[i].asker][recs[i].gave]++;
-    printf("negtrace: %d negotiations\n", n);
+    char t1[16], t2[16], t3[16], t4[16];
+    /* The newest record's seq counts every negotiation since boot or neg.reset. */
+    unsigned total = n > 0 ? recs[n - 1].seq : 0;
+    printf("negtrace: the last %s of %s negotiations since boot or neg.reset\n", grouped(t1, n), grouped(t2, total));
     for (int a = 0; a < 3; a++)
       printf("negtrace: %s asked %u: fs gave %u, vm gave %u, none %u, busy %u\n", who[a],
              count[a][0] + count[a][1] + count[a][3] + count[a][4], count[a][0], count[a][1],
              count[a][3], count[a][4]);
+    printf("negtrace: since boot or neg.reset (vmstat neg): fs asked %s, vm gave %s; vm asked %s, fs gave %s;",
+           grouped(t1, counter("neg.fs_asks_vm")), grouped(t2, counter("neg.fs_asks_vm_satisfied")),
+           grouped(t3, counter("neg.vm_asks_fs")), grouped(t4, counter("neg.vm_asks_fs_satisfied")));
+    printf(" kernel refilled %s\n", grouped(t1, counter("neg.refills")));
     return 0;
   }
   printf("seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames "

@@ -29,7 +29,8 @@
  * (In a script or -c there are no groups: N is then the first process's pid, for kill N.)
  *
  * Reading from the console, the shell edits the line itself: arrows, ^A ^E, backspace, ^U,
- * history (up/down, the last 32 lines); see "the line editor" below.
+ * history (up/down, the last 32 lines), Tab to complete a file name; see "the line editor"
+ * below.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@
 #define CTRL_D   4
 #define CTRL_E   5
 #define CTRL_F   6
+#define TAB      9
 #define CTRL_K   11
 #define CTRL_U   21
 #define CTRL_W   23
@@ -414,7 +416,8 @@ static void help(void)
   printf("syntax: CMD ARGS < in > out >> append 2> err 2>&1 | ; & 'quotes' \"quotes\" \\\n");
   printf("jobs: CMD & prints [N], N the job's process group: jobs lists them, kill %%N ends one\n");
   printf("keys: <- -> ^B ^F move, ^A ^E (Home End) start/end, backspace, Delete, ^U ^K ^W cut,\n"
-         "      up/down: the last %d lines, ^C drops the line (or kills the command), ^D ends\n", NHIST);
+         "      up/down: the last %d lines, Tab completes a file name, ^C drops the line (or\n"
+         "      kills the command), ^D ends\n", NHIST);
   printf("programs in /bin:");
   int fd = open("/bin", O_RDONLY);
   if (fd >= 0) {
@@ -690,7 +693,8 @@ static void run_line(const char *line)
  * them. Keys: printable (and other) bytes are inserted at the cursor; left/right arrows and
  * ^B/^F move, ^A/Home and ^E/End go to the start/end, backspace (^H, DEL) and Delete erase,
  * ^U cuts to the start, ^K to the end, ^W the word before the cursor; up/down walk the last
- * NHIST lines; ^C drops the line and prompts again; ^D on an empty line ends the input (on
+ * NHIST lines; Tab completes the file name before the cursor (complete()); ^C drops the line
+ * and prompts again; ^D on an empty line ends the input (on
  * others it ends the line and then the input, as the console's own ^D). The keys a terminal
  * sends as escape sequences (arrows, Home, End, Delete, F1-F4, PageUp...) never become part
  * of the line: those not named above are dropped. Any other escape sequence (colours, say)
@@ -837,6 +841,86 @@ static void history(int step)
   set_line(hpos == nhist ? draft : hist(hpos));
 }
 
+/* Tab: the word before the cursor is the start of a file name (DIR/PREFIX, or PREFIX in the
+ * current directory). The names of DIR starting with PREFIX are read: one, and it is put in
+ * whole, then "/" after a directory (the next Tab goes on inside it) or " " after a file;
+ * several, and the line grows by what they have in common; if that is nothing more, they are
+ * listed under the line, which is shown again after a new prompt. None: nothing changes.
+ * Names starting with a dot only when PREFIX does, as ls shows them. A Tab is never put in
+ * the line itself: the terminal would move its cursor to a tab stop, and the redraws (^U, say),
+ * which count one column a byte, would then no longer land where the line is. */
+static void complete(const char *prompt)
+{
+  int from = edcur;
+  while (from > 0 && ed[from - 1] != ' ' && !is_operator_char(ed[from - 1]))
+    from--;
+  char dir[256], common[DIRNAME_MAX + 1];
+  int slash = -1;
+  for (int i = from; i < edcur; i++)
+    if (ed[i] == '/')
+      slash = i;
+  if (slash >= 0) {
+    int n = slash + 1 - from;
+    if (n >= (int)sizeof(dir) - DIRNAME_MAX - 1)
+      return;
+    memcpy(dir, ed + from, n);
+    dir[n] = 0;
+  } else
+    strcpy(dir, ".");
+  const char *prefix = ed + (slash >= 0 ? slash + 1 : from);
+  int plen = ed + edcur - prefix, matches = 0, clen = 0;
+  int fd = open(dir, O_RDONLY);
+  if (fd < 0)
+    return;
+  struct dirent de;
+  for (int pass = 0; pass < 2; pass++) {
+    /* Pass 0 finds what the matches share; pass 1, only if that adds nothing, lists them. */
+    while (readdir(fd, &de) > 0) {
+      if (de.name[0] == 0 || (de.name[0] == '.' && prefix[0] != '.') || strncmp(de.name, prefix, plen) != 0)
+        continue;
+      if (pass == 1) {
+        if (matches++ > 0)
+          out(" ", 1);
+        out(de.name, strlen(de.name));
+      } else if (matches++ == 0) {
+        strcpy(common, de.name);
+        clen = strlen(common);
+      } else
+        for (int i = 0; i < clen; i++)
+          if (common[i] != de.name[i])
+            clen = i;
+    }
+    if (pass == 1 || matches == 0)
+      break;
+    if (matches == 1 || clen > plen) {
+      for (int i = plen; i < clen && !overflow; i++)
+        insert(common[i]);
+      if (matches == 1 && !overflow) {
+        struct stat st;
+        char path[sizeof(dir)];
+        snprintf(path, sizeof(path), "%s%s", slash >= 0 ? dir : "", common);
+        insert(stat(path, &st) == 0 && st.type == T_DIR ? '/' : ' ');
+      }
+      break;
+    }
+    close(fd);
+    if ((fd = open(dir, O_RDONLY)) < 0)
+      return;
+    int cur = edcur;
+    edcur = edlen;
+    redraw();                   /* the cursor at the line's end: the list goes under it */
+    edcur = cur;
+    out("\n", 1);
+    matches = 0;
+  }
+  if (matches > 1 && clen <= plen) {
+    out("\n", 1);
+    out(prompt, strlen(prompt));
+    nshown = shcur = same = 0;  /* the whole line again, after the new prompt */
+  }
+  close(fd);
+}
+
 enum { KEY_UP = 256, KEY_DOWN, KEY_RIGHT, KEY_LEFT, KEY_HOME, KEY_END, KEY_DELETE, KEY_OTHER };
 
 /* The key an escape sequence stands for (seq: ESC, '[' or 'O', parameters, final byte), or
@@ -959,6 +1043,9 @@ static int edit_key(int c, const char *prompt)
   }
   case KEY_UP: case KEY_DOWN:
     history(c == KEY_UP ? -1 : 1);
+    break;
+  case TAB:
+    complete(prompt);
     break;
   case KEY_OTHER:
     break;

@@ -28,6 +28,9 @@
  *   toucher [-m MB] [-d PERCENT] [-f] [-s SECONDS] [-n ROUNDS] [-t] [-q]  every SECONDS, ROUNDS times
  *   toucher -i [-m MB] [-d PERCENT] [-f] [-q]                              one round per line of input
  *
+ * -n 0 runs until killed (the README's experiment: it must still be touching when the user
+ * types kill %N), so the summary lines of a run ended that way never come.
+ *
  * MB and SECONDS may have decimals (-m 4.4: the IFS benchmark's "all but 1 MB" in an 8 MB
  * machine is not a whole number of MB). Prints "touch ROUND MS ms, PAGEINS page-ins" per
  * round (unless -q; -t adds ", at UPTIME ms", when the round began, so that a benchmark can
@@ -48,7 +51,7 @@ static void usage(FILE *f)
   if (f == stdout)
     fprintf(f, "Holds MB (4; fractions allowed, 4.4) of memory and touches all of it every SECONDS\n"
                "(1, fractions allowed),\n"
-               "ROUNDS (10) times, dirtying PERCENT (0-100; 50) of the pages, spread evenly, and\n"
+               "ROUNDS (10; 0: until killed) times, dirtying PERCENT (0-100; 50) of the pages, spread evenly, and\n"
                "only reading the others; prints each round's time and page-ins.\n"
                "-f: fill first: write every page once before the rounds (else a page only\n"
                "read was never written: Linux maps it to its shared zero page).\n"
@@ -114,8 +117,15 @@ int main(int argc, char **argv)
       stamp = 1;
     else if (strcmp(argv[i], "-f") == 0)
       fill = 1;
-    else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
-      rounds = atoi(argv[++i]);
+    else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc) {
+      char *end;
+      long n = strtol(argv[++i], &end, 10);
+      if (*argv[i] == 0 || *end != 0 || n < 0) {
+        fprintf(stderr, "toucher: -n takes a number of rounds, 0 for until killed\n");
+        return 1;
+      }
+      rounds = n;
+    }
     else if (strcmp(argv[i], "-q") == 0)
       quiet = 1;
     else if (strcmp(argv[i], "-i") == 0)
@@ -148,7 +158,7 @@ int main(int argc, char **argv)
         if (getline_fd(0, line, sizeof line) <= 0)
           break;
       } else {
-        if (r > rounds)
+        if (rounds > 0 && r > rounds)
           break;
         sleep_ms(interval_ms);
       }

@@ -137,8 +137,23 @@ def test_negtrace_shows_who_asked_and_who_gave(disk):
         assert vm == "refuse" or re.fullmatch(r"(<=)?\d+", vm), r     # <=N: not asked (its bound)
         assert early.isdigit() and saved.isdigit() and (ev == "-" or ev.isdigit()), r
     # memhog's faults took the cache's frames: the VM asked, the cache gave.
-    m = re.search(r"negtrace: vm asked (\d+): fs gave (\d+)", r.printed("negtrace -s"))
+    summary = r.printed("negtrace -s")
+    m = re.search(r"negtrace: vm asked (\d+): fs gave (\d+)", summary)
     assert m and int(m.group(2)) > 0, r
+    # It says how much of the run it sums: the kernel keeps the last 256 records, and memhog's
+    # 12 MB made thousands since neg.reset (each asker's lines add up to the records read)...
+    num = lambda text: int(text.replace(",", ""))
+    m = re.search(r"^negtrace: the last ([\d,]+) of ([\d,]+) negotiations since boot or neg\.reset$", summary, re.M)
+    assert m and num(m.group(1)) == 256 and num(m.group(2)) > 1000, r
+    asked = [int(x) for x in re.findall(r"^negtrace: \w+ asked (\d+):", summary, re.M)]
+    assert len(asked) == 3 and sum(asked) == 256, r
+    # ...and the whole run's from vmstat neg's counters, thousands too (the asks of the fs and
+    # the vm, the reserve's refills that got a frame: not every record, the failed refills not).
+    m2 = re.search(r"^negtrace: since boot or neg\.reset \(vmstat neg\): fs asked ([\d,]+), vm gave ([\d,]+); "
+                   r"vm asked ([\d,]+), fs gave ([\d,]+); kernel refilled ([\d,]+)$", summary, re.M)
+    assert m2, r
+    fs_asked, vm_gave, vm_asked, fs_gave, refills = (num(x) for x in m2.groups())
+    assert fs_asked + vm_asked + refills > 1000 and vm_gave <= fs_asked and 0 < fs_gave <= vm_asked, r
     assert "vm.penalty_mode = stepped" in r.printed("sysctl vm.penalty_mode"), r
 
 

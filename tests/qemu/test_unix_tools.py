@@ -91,18 +91,38 @@ def test_head_and_tail_on_files_and_pipes(make_disk, tmp_path):
 
 # --- pwd, clear, ls -l ----------------------------------------------------------------------------
 def test_pwd_clear_and_ls_long_header(sh):
-    cmds = ["pwd", "mkdir /tmp/d", "cd /tmp/d", "pwd", "echo x > f", "cd ..", "pwd", "clear",
-            "ls -l /tmp/d", "ls -l /tmp/d/f", "ls -l /tmp/nosuch"]
+    cmds = ["pwd", "mkdir /tmp/d", "cd /tmp/d", "pwd", "echo x > f", "mkdir sub", "cd ..", "pwd", "clear",
+            "ls -l /tmp/d", "ls -l /tmp/d/f", "ls -l /tmp", "ls -ld /tmp/d", "ls -l /", "ls -ld /swap", "ls -l /swap",
+            "ls -h", "ls -l /tmp/nosuch"]
     r = sh("\n".join(cmds) + "\n", status=True)
     assert [r.printed("pwd", i) for i in range(3)] == ["/\n", "/tmp/d\n", "/tmp\n"], r
     assert r.printed("clear") == "\x1b[2J\x1b[H", r                       # erase, cursor home
+    # The usual columns: type, links, size, time (seconds after boot), name, under a total line
+    # of the KB the entries hold (f and sub: a 4 KB block each).
+    row = r"([-dc]) +(\d+) +(\d+) +(\d+)s (\S+)"
     head, *rows = lines(r.printed("ls -l /tmp/d"))
-    assert head.split() == ["T", "SIZE", "DESC", "NAME"], r
-    assert [row.split()[0::3] for row in rows] == [["-", "f"]] and rows[0].split()[1] == "2", r
+    assert head == "total 8" and len(rows) == 2, r
+    got = {m.group(5): m.groups()[:3] for m in (re.fullmatch(row, l) for l in rows) if m}
+    assert got == {"f": ("-", "1", "2"), "sub": ("d", "2", got["sub"][2])}, r
     # One file: its line alone, so that a script reads its fields at once.
-    assert re.fullmatch(r"- +2 +\d+ /tmp/d/f\n", r.printed("ls -l /tmp/d/f")), r
+    m = re.fullmatch(row + r"\n", r.printed("ls -l /tmp/d/f"))
+    assert m and m.group(1, 2, 3, 5) == ("-", "1", "2", "/tmp/d/f"), r
+    # A directory's links: its entry, its ".", each child's "..": /tmp/d has sub, so 3; and
+    # -d shows the directory itself, the row its parent's listing shows for it.
+    (d_row,) = [l for l in lines(r.printed("ls -l /tmp")) if l.endswith(" d")]
+    assert re.fullmatch(row, d_row).group(1, 2) == ("d", "3"), r
+    assert lines(r.printed("ls -ld /tmp/d")) == [d_row[:-1] + "/tmp/d"], r
+    # /swap, the kernel's: its row the same both ways; its entries refused, and the error says
+    # what shows it.
+    (swap_row,) = [l for l in lines(r.printed("ls -l /")) if l.endswith(" swap")]
+    assert re.fullmatch(row, swap_row).group(1) == "d", r
+    assert lines(r.printed("ls -ld /swap")) == [swap_row[:-4] + "/swap"], r
+    assert r.printed("ls -l /swap") == "ls: /swap: Permission denied (ls -ld /swap shows the directory itself)\n", r
+    # The help says why there is no mode column.
+    assert "no permission bits" in r.printed("ls -h") and r.cmd("ls -h").status == 0, r
     assert r.printed("ls -l /tmp/nosuch") == "ls: /tmp/nosuch: No such file or directory\n", r
-    assert [c.status for c in r.cmds] == [0] * 10 + [1], r.cmds
+    statuses = [c.status for c in r.cmds]
+    assert statuses == [0] * 15 + [1, 0, 1], r.cmds
 
 
 # --- vmstat -----------------------------------------------------------------------------------------
@@ -147,7 +167,7 @@ def test_background_job_number_is_what_kill_and_jobs_take(tmp_path):
 
     def kill(out):
         n = re.search(r"^\[(\d+)\]$", out, re.M).group(1)
-        return "kill %%%s\nsleep 1\njobs\njobs\nps\nkill %%x\n" % n
+        return "kill %%%s\nsleep 1\njobs\njobs\nps\nkill %%x\nkill %%9999\n" % n
 
     log = ROOT / "build" / "test-logs" / "test_unix_tools.jobs.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -167,6 +187,25 @@ def test_background_job_number_is_what_kill_and_jobs_take(tmp_path):
     assert lines(by("jobs", 2)) == ["[%d] Running sleep 60" % other], out
     assert [x["name"] for x in ps_rows(by("ps", 1)) if x["pgid"] == job] == [], out
     assert by("kill %x") == "kill: %x: not a process id\n", out
+    # A number that is no job (mistyped, or ended) says so, and where the jobs are listed.
+    assert by("kill %9999") == "kill: %9999: no such job (jobs lists the shell's jobs)\n", out
+
+
+def test_toucher_until_killed_and_memhog_usage(sh):
+    # -n 0: the toucher runs until killed, past its default 10 rounds (guest time: 0.1 s a
+    # round, 3 s of sleep), so jobs still lists it running (test_readme_steps kills it); memhog
+    # -h prints its usage like the others, a bad argument prints it on stderr with a failure.
+    r = sh("toucher -m 1 -s 0.1 -n 0 &\nsleep 3\njobs\nmemhog -h\nmemhog\nmemhog x\ntoucher -n -1\n",
+           status=True)
+    (n,) = re.findall(r"^\[(\d+)\]$", r.out, re.M)
+    assert re.search(r"^touch 11 \d+ ms", r.out, re.M), r
+    assert lines(r.printed("jobs")) == ["[%s] Running toucher -m 1 -s 0.1 -n 0" % n], r
+    assert "toucher: " not in r.out.replace("toucher: -n takes", ""), r       # no summary: never ended
+    text = r.printed("memhog -h")
+    assert r.cmd("memhog -h").status == 0 and text.startswith("usage: memhog MB [SEED]") and "-k KB MB" in text, r
+    for bad in ("memhog", "memhog x"):
+        assert r.cmd(bad).status == 2 and r.printed(bad).startswith("usage: memhog MB [SEED]"), r
+    assert r.printed("toucher -n -1") == "toucher: -n takes a number of rounds, 0 for until killed\n", r
 
 
 # --- line editing -----------------------------------------------------------------------------------
