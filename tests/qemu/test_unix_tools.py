@@ -277,3 +277,60 @@ def test_help_names_the_new_programs_and_builtins(sh):
     for prog in ("grep", "head", "tail", "pwd", "clear"):
         assert re.search(r"\b%s\b" % prog, text[text.index("programs in /bin"):]), (prog, r)
     assert "kill %N" in text and "up/down" in text, r
+
+
+def screen(out):
+    """The lines a terminal shows for out: backspace steps back a column, a tab goes to the next
+    stop of eight, a byte written over another replaces it (what the shell's redraws count on)."""
+    rows, row, col = [], [], 0
+    for ch in out.replace("\r\n", "\n"):
+        if ch == "\n":
+            rows.append("".join(row).rstrip())
+            row, col = [], 0
+        elif ch == "\r":
+            col = 0
+        elif ch == "\b":
+            col = max(col - 1, 0)
+        elif ch == "\t":
+            col = (col // 8 + 1) * 8
+        else:
+            row += [" "] * (col + 1 - len(row))
+            row[col] = ch
+            col += 1
+    return rows + ["".join(row).rstrip()]
+
+
+def test_tab_completes_file_names_and_ctrl_u_redraws(disk):
+    # Each step sent once the shell waits at its prompt (or has shown what the last keys did),
+    # so the editor has each at its line's start. Readdir gives names in their slots' order, the order made.
+    made = ["mkdir /tmp/c", "mkdir /tmp/c/dir", "echo > /tmp/c/alphabet", "echo > /tmp/c/alpine",
+            "echo > /tmp/c/beta", "echo > /tmp/c/dir/inner"]
+    prompt = r"\n\$ $"
+    steps = [(r"console: ready\n(?:.*\n)*\$ ", made[0].encode() + b"\r")] + [(prompt, m.encode() + b"\r") for m in made[1:]]
+    keys = [
+        (b"echo /tmp/c/b\t\r", "/tmp/c/beta"),            # one match: the name, then a blank
+        (b"echo /tmp/c/a\t\r", "/tmp/c/alp"),             # two: what they share
+        (b"echo /tmp/c/d\ti\t\r", "/tmp/c/dir/inner"),    # a directory gets "/", the next Tab goes on in it
+        (b"echo /tmp/c/nosuch\t\r", "/tmp/c/nosuch"),     # none: nothing changes
+    ]
+    for k, printed in keys:
+        steps.append((prompt, k))
+    # Nothing more shared: the names are listed under the line, shown again after a prompt...
+    steps.append((prompt, b"echo /tmp/c/alp\t"))
+    steps.append((r"\nalphabet alpine\n\$ echo /tmp/c/alp$", b"h\t\r"))
+    # ...and ^U then redraws over the whole line, the prompt's own row after a listing too.
+    steps.append((prompt, b"echo /tmp/c/\t"))
+    steps.append((r"\ndir alphabet alpine beta\n\$ echo /tmp/c/$", b"\x15echo U\r"))
+    steps.append((prompt, b"echo end\r"))
+    r = boot(b"", disk=disk, wait_for=steps, timeout=90)
+    assert r.rc == 0, r
+    out = r.out[r.out.index("console: ready"):]
+    assert "not found" not in out and "\t" not in out, r
+    rows = screen(out)
+    # Each line ran as completed: its row on the screen, then what it printed.
+    for line, printed in [("echo /tmp/c/beta", "/tmp/c/beta"), ("echo /tmp/c/alp", "/tmp/c/alp"),
+                          ("echo /tmp/c/dir/inner", "/tmp/c/dir/inner"), ("echo /tmp/c/nosuch", "/tmp/c/nosuch"),
+                          ("echo /tmp/c/alphabet", "/tmp/c/alphabet")]:
+        i = rows.index("$ " + line)
+        assert rows[i + 1] == printed, (line, rows[i:i + 2])
+    assert rows[rows.index("dir alphabet alpine beta") + 1:][:2] == ["$ echo U", "U"], rows
