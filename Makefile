@@ -507,7 +507,7 @@ help:
 	@echo '                     in the ECD figures and table (LINUX_ECD_ARGS='"'"'--preset short'"'"'; matched: 25 minutes)'
 	@echo 'make linux-programs  the programs of user/ built for Linux (build/linux/bin)'
 	@echo 'make paper           every table and figure of the seed papers reproduced here, run again, then'
-	@echo '                     make results (PAPER_ARGS='"'"'--preset full -j 2'"'"'; short: minutes, full: hours)'
+	@echo '                     make results (PAPER_ARGS='"'"'--preset full -j 2'"'"'):' "$$($(PYTHON) tools/bench/paper.py --estimate)"
 	@echo 'make results         docs/results.md'"'"'s tables made again from build/bench'"'"'s CSVs; refuses a'
 	@echo '                     short run (RESULTS_ARGS=--partial takes it and says so in the table)'
 	@echo 'make compile_commands.json   the compiler flags for editors (clangd)'

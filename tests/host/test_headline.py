@@ -1,4 +1,5 @@
-"""The README's headline (tools/bench/headline.py through results.py): each comparison with
+"""The results chapter's headline (tools/bench/headline.py through results.py; first in
+docs/results.md, the README links to it): each comparison with
 Linux and Sprite made like for like from the four CSVs, its verdict the figures' own, and a
 headline made of runs far apart saying so. The CSVs are test_bench_tables' small ones."""
 import os
@@ -13,7 +14,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 
 from test_bench_tables import CSVS, TOOL, part
 
-README = """# Title
+CHAPTER = """# Results
+
+## Ahead and behind
 
 <!-- bench:headline (generated) -->
 old headline
@@ -31,18 +34,16 @@ def bench(tmp_path):
 
 
 def headline(tmp_path, bench, partial=True):
-    """The regenerated headline, from a README holding only its part (the other parts' markers
-    are in a second file, left untouched because their CSVs are not in this bench folder)."""
-    readme = tmp_path / "README.md"
-    readme.write_text(README)
+    """The regenerated headline, from a chapter holding it first, then every other part's markers
+    (left untouched: their CSVs are not in this bench folder)."""
     chapter = tmp_path / "results.md"
-    chapter.write_text("".join("<!-- bench:%s -->\nx\n<!-- /bench:%s -->\n" % (n, n) for n in (
+    chapter.write_text(CHAPTER + "".join("<!-- bench:%s -->\nx\n<!-- /bench:%s -->\n" % (n, n) for n in (
         "boot", "vm-faults", "vm-irlam", "fs-cached", "fs-summary", "fs-disk", "fs-policy", "fork-7-1", "fork-7-3",
         "ifs-paper", "ifs-matched", "ecd-points", "ecd-table2", "linux-ifs", "hagmann")))
-    r = subprocess.run([sys.executable, TOOL, "--docs", str(readme), str(chapter), "--bench", str(bench)]
+    r = subprocess.run([sys.executable, TOOL, "--docs", str(chapter), "--bench", str(bench)]
                        + (["--partial"] if partial else []), capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    return part(readme.read_text(), "headline")
+    return part(chapter.read_text(), "headline")
 
 
 def test_each_comparison_is_like_for_like_with_its_verdict(tmp_path, bench):

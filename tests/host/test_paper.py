@@ -87,3 +87,14 @@ def test_a_failed_benchmark_is_named_and_the_docs_are_left_alone(stand_ins, monk
 def test_unknown_names_and_bad_jobs_are_refused(stand_ins, monkeypatch):
     assert run(monkeypatch, "--only", "ok,nosuch") == "paper: no benchmark nosuch (there are: ok, bad)"
     assert run(monkeypatch, "-j", "0") == "paper: -j must be at least 1"
+
+
+def test_rough_durations_and_the_estimate_line(capsys, monkeypatch):
+    assert [paper.rough(s) for s in (60, 1500, 3600, 6300, 6400, 36000, 73200)] == [
+        "5 minutes", "25 minutes", "1 h", "1 h 45 min", "1 h 45 min", "10 hours", "20 hours"]
+    # The presets' first estimates, the lanes of -j 2: the longest lane is what the whole waits for.
+    monkeypatch.setattr(paper, "BENCHES", [bench("a", True, 600), bench("b", False, 3000), bench("c", False, 3300)])
+    assert paper.estimate("short") == 6300
+    monkeypatch.setattr(sys, "argv", ["paper.py", "--estimate"])
+    paper.main()
+    assert capsys.readouterr().out == "short preset about 1 h 45 min on 2 cores, full about 18 hours\n"

@@ -1,16 +1,19 @@
-"""The README is one screenful a newcomer can trust: at most 200 lines, every link resolves (in
-it and in the docs/ book, as a code-hosting site's viewer would follow them), every `make`
-target it names exists, and every row of its "where is" table names a file that exists and a
-function or variable defined in that file. A moved function fails here, not in a student's
-first minute."""
+"""The README is one screen a newcomer can trust: at most 60 lines, every link resolves (in it
+and in the docs/ book, as a code-hosting site's viewer would follow them), every `make` target
+it names exists, the time it gives `make paper` is the one `make help` prints (paper.py's own
+estimate), and every row of the book's "where is" table (docs/README.md) names a file that
+exists and a function or variable defined in that file. A moved function fails here, not in a
+student's first minute."""
 import re
 import subprocess
+import sys
 
 import pytest
 
 from conftest import ROOT
 
 README = ROOT / "README.md"
+BOOK = ROOT / "docs" / "README.md"        # the book's front page: the "where is" table
 DOCS = sorted((ROOT / "docs").glob("*.md"))
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
@@ -46,9 +49,9 @@ def test_every_link_resolves(md):
     assert lost == [], "%s: links to headings that are not there: %s" % (md.relative_to(ROOT), lost)
 
 
-def test_the_readme_is_one_screenful_and_no_heading_names_an_issue():
+def test_the_readme_is_one_screen_and_no_heading_names_an_issue():
     text = README.read_text()
-    assert len(text.splitlines()) <= 200
+    assert len(text.splitlines()) <= 60, "the README is %d lines, not one screen" % len(text.splitlines())
     for md in [README] + DOCS:
         heads = [l for l in md.read_text().splitlines() if l.startswith("#") and re.search(r"\(issue \d+\)", l)]
         assert heads == [], (md.name, heads)
@@ -68,8 +71,8 @@ def test_every_make_target_the_readme_names_exists():
 
 
 def where_is_rows():
-    """(what, file, name) of each row of the README's "where is" table: | what | `file` | `name` |."""
-    text = README.read_text()
+    """(what, file, name) of each row of the book's "where is" table: | what | `file` | `name` |."""
+    text = BOOK.read_text()
     part = text.split("## Where is", 1)[1].split("\n## ", 1)[0]
     rows = []
     for line in part.splitlines():
@@ -94,3 +97,17 @@ def test_where_is_names_real_files_and_definitions():
         if not defined.search(f.read_text()):
             wrong.append("%s: %s defines no %s" % (what, path, name))
     assert wrong == [], wrong
+
+
+def test_make_paper_takes_as_long_in_the_readme_as_in_make_help():
+    """One figure, paper.py's first estimates (not a run's times): make help prints it, the
+    README quotes it."""
+    sys.path.insert(0, str(ROOT / "tools" / "bench"))
+    import paper
+    short = paper.rough(paper.estimate("short"))
+    m = re.search(r"`make paper`[^`]*?\(its short preset:\s+about\s+([^)]+?)\s+on\s+2\s+cores\)", README.read_text())
+    assert m, "the README gives make paper no time"
+    assert " ".join(m.group(1).split()) == short, (m.group(1), short)
+    p = subprocess.run(["make", "-s", "--no-print-directory", "-C", str(ROOT), "help"], stdout=subprocess.PIPE,
+                       text=True, timeout=60)
+    assert paper.estimates_text() in p.stdout and ("about %s on 2 cores" % short) in p.stdout, p.stdout

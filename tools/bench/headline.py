@@ -1,5 +1,6 @@
-"""The README's headline: where this kernel is ahead of Linux and of Sprite, and where it is
-behind, on WRL 90/4's two benchmarks, with the figures of one `make paper` run.
+"""The results chapter's headline (first in docs/results.md; the README links to it): where
+this kernel is ahead of Linux and of Sprite, and where it is behind, on WRL 90/4's two
+benchmarks, with the figures of one `make paper` run.
 
 Four CSVs feed it, each written by its own benchmark under build/bench: ifs.csv (our IFS runs,
 both presets), linux-ifs.csv (Linux on the matched IFS preset), ecd.csv (our ECD points) and

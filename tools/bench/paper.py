@@ -7,10 +7,10 @@ Each benchmark is its own script (tools/bench/bench_*.py) and knows its paper; t
 runs them, in one of two presets, and then `results.py`, which writes the generated parts of
 docs/ from the CSVs they left under build/bench:
 
-  short  each benchmark's smallest run that still gives every table a row: minutes, not
-         hours. The documents are written with --partial, so every table it fills begins by
+  short  each benchmark's smallest run that still gives every table a row: under two hours,
+         not a day (--estimate). The documents are written with --partial, so every table it fills begins by
          saying what the run lacked (fewer runs, fewer points).
-  full   every benchmark's full grid, as `make bench-NAME` runs it: hours.
+  full   every benchmark's full grid, as `make bench-NAME` runs it: most of a day.
 
 Parallel runs. A benchmark measured in guest time (-icount shift=0: its figures count
 instructions, whatever else the host runs) may run beside another; one measured in wall clock
@@ -23,6 +23,11 @@ name, and an estimate of the time left from how long each benchmark took the las
 in this preset (build/bench/paper-times.csv), or from the estimates below the first time.
 
     paper.py [--preset short|full] [-j N] [--only NAME,...] [--no-docs]
+    paper.py --estimate
+
+--estimate prints how long each preset takes on 2 cores by the first estimates below (not by
+the last run's times, which differ from machine to machine): the one figure `make help` and
+the README give (tests/host/test_paper.py holds them to it).
 
 Exits non-zero, writing no documents, if any benchmark failed; its console log is under
 build/bench/paper-logs."""
@@ -134,13 +139,38 @@ def minutes(s):
     return "%d min %02d s" % (s // 60, s % 60) if s >= 60 else "%d s" % s
 
 
+def rough(s):
+    """A duration as a person says it: 6300 s -> "1 h 45 min" (quarter hours), 73200 s ->
+    "20 hours", 1500 s -> "25 minutes" (five minutes)."""
+    if s >= 10 * 3600:
+        return "%d hours" % round(s / 3600)
+    if s >= 3600:
+        q = int(round(s / 900))
+        return "%d h %02d min" % (q // 4, q % 4 * 15) if q % 4 else "%d h" % (q // 4)
+    return "%d minutes" % max(5, int(round(s / 300)) * 5)
+
+
+def estimate(preset, jobs=2):
+    """The preset's first estimate with -j jobs: its lanes' longest, each benchmark as BENCHES
+    says."""
+    return left(schedule(BENCHES, jobs), set(), {b.name: b.estimate[preset] for b in BENCHES}, {}, 0)
+
+
+def estimates_text():
+    return "short preset about %s on 2 cores, full about %s" % (rough(estimate("short")), rough(estimate("full")))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--preset", choices=["short", "full"], default="short")
     ap.add_argument("-j", type=int, default=2, help="guests at once (default 2)")
     ap.add_argument("--only", default="", help="comma-separated benchmarks to run (default: all)")
     ap.add_argument("--no-docs", action="store_true", help="run the benchmarks, leave docs/ alone")
+    ap.add_argument("--estimate", action="store_true", help="print how long each preset takes, run nothing")
     a = ap.parse_args()
+    if a.estimate:
+        print(estimates_text())
+        return
     if a.j < 1:
         sys.exit("paper: -j must be at least 1")
     names = [b.name for b in BENCHES]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""make results: the documented figures (docs/results.md, the book's results chapter, and the
-README's headline) made again from the CSVs the benchmarks wrote under build/bench, so that
+"""make results: the documented figures (docs/results.md, the book's results chapter, its
+headline first) made again from the CSVs the benchmarks wrote under build/bench, so that
 every figure there is one the current code measured. Benchmarks never run it: they write under
 build/ only, and the tracked documents change only when someone asks for it with this target.
 
@@ -24,8 +24,9 @@ what it lacks.
 
     results.py [--docs FILE_OR_DIR ...] [--bench build/bench] [--check] [--partial] [--only NAME,...]
 
---docs defaults to docs/results.md and README.md (whose headline, tools/bench/headline.py, is the
-one part outside the chapter); a folder means every .md in it, each part in exactly one.
+--docs defaults to docs/results.md, which holds every part, the headline (tools/bench/headline.py)
+first; the README keeps one sentence and a link to it, so that it stays one screen. A folder
+means every .md in it, each part in exactly one.
 
 --check changes nothing and exits 1 if the documents differ from what the CSVs give.
 
@@ -754,7 +755,7 @@ def hagmann(bench):
 
 
 def headline_part(bench):
-    """The README's headline (tools/bench/headline.py): one bullet a comparison."""
+    """The results chapter's headline (tools/bench/headline.py): one bullet a comparison."""
     import headline
     try:
         items, head = headline.headline(bench, load)
@@ -773,7 +774,7 @@ def headline_short(bench):
             lacks += fn(bench)
         except (Missing, ValueError):
             lacks.append("?")
-    return ["figures of make paper's short preset (each table in docs/results.md says what its run lacked)"] \
+    return ["figures of make paper's short preset (each table of this chapter says what its run lacked)"] \
         if lacks else []
 
 
@@ -846,7 +847,7 @@ def doc_files(paths):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--docs", nargs="+", default=[os.path.join(ROOT, "docs", "results.md"), os.path.join(ROOT, "README.md")])
+    ap.add_argument("--docs", nargs="+", default=[os.path.join(ROOT, "docs", "results.md")])
     ap.add_argument("--bench", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--partial", action="store_true", help="take a run shorter than a table's full one, and say so")
