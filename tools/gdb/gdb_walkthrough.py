@@ -10,6 +10,12 @@ run, so they change from one regeneration to the next; the prose speaks of what 
 shows.
 
   python3 tools/gdb/gdb_walkthrough.py [--only SCENARIO] [--keep DIR]
+  python3 tools/gdb/gdb_walkthrough.py --files DIR
+
+--files writes the host files a scenario puts on its disk (big, the IFS scenario's 12 MB file)
+into DIR and prints the command that boots each scenario by hand (then `make gdb`), as
+docs/gdb.md says
+(tests/host/test_gdb_doc.py holds the document to this file's scenarios).
 """
 import argparse, os, re, shutil, subprocess, sys, tempfile, threading, time
 
@@ -96,14 +102,29 @@ SCENARIOS = {
 }
 
 
-def make_disk(tmp, big):
-    disk = os.path.join(tmp, "fs.img")
+def make_files(tmp, big):
+    """The scenario's host files in tmp: big, BIG bytes of 0..255 over and over (its contents
+    matter to nobody: only that the cache cannot hold it)."""
     files = []
     if big:
         path = os.path.join(tmp, "big")
         with open(path, "wb") as f:
             f.write(bytes(range(256)) * (big // 256))
         files.append(path)
+    return files
+
+
+def by_hand(name, where):
+    """The make command that boots a scenario as the document starts it by hand, its files
+    written into where (a path from the project's root)."""
+    sc = SCENARIOS[name]
+    return "make qemu-gdb MEM=%d%s%s" % (sc["mem"], " FILES=%s/big" % where.rstrip("/") if sc["big"] else "",
+                                         " CMDLINE=%s" % sc["cmdline"] if sc["cmdline"] else "")
+
+
+def make_disk(tmp, big):
+    disk = os.path.join(tmp, "fs.img")
+    files = make_files(tmp, big)
     subprocess.run([os.path.join(BUILD, "mkfs"), "-o", disk, "-s", "128", "-b", os.path.join(BUILD, "user", "bin")]
                    + files, check=True, stdout=subprocess.DEVNULL)
     return disk
@@ -188,7 +209,15 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", choices=sorted(SCENARIOS) + ["panic"])
     p.add_argument("--keep", help="keep the consoles and disks here")
+    p.add_argument("--files", metavar="DIR", help="write the scenarios' host files into DIR, print how to boot them")
     a = p.parse_args()
+    if a.files:
+        os.makedirs(a.files, exist_ok=True)
+        for name, sc in SCENARIOS.items():
+            for f in make_files(a.files, sc["big"]):
+                print("gdb_walkthrough: %s written (%d MB)" % (os.path.relpath(f), sc["big"] >> 20))
+            print("%s: %s    # then make gdb" % (name, by_hand(name, a.files)))
+        return
     tmp = a.keep or tempfile.mkdtemp(prefix="gdbwalk-")
     os.makedirs(tmp, exist_ok=True)
     doc = open(DOC).read()
