@@ -1,4 +1,4 @@
-/* ls [-l] [-a] [-d] [PATH...]: lists directories (a file argument lists itself).
+/* ls [-l] [-a] [-d] [-i] [PATH...]: lists directories (a file argument lists itself).
  *
  * -l shows what a UNIX user reads there, in the usual order, under a "total" line (the KB of
  * disk blocks the entries listed hold, data and indirect, as GNU ls counts them):
@@ -17,7 +17,8 @@
  * A file argument's line comes alone, with no total, so `ls -l FILE` is one line to read; -d
  * lists a directory argument the same way, itself and not its entries: `ls -ld /swap` shows
  * the kernel's directory, whose entries no user may see, with the row `ls -l /` shows for it.
- * -a also shows names starting with a dot. */
+ * -a also shows names starting with a dot; -i puts each entry's descriptor number (its inode
+ * number) first, as UNIX's ls -i does, with or without -l. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
-static int longfmt, all, dirself;
+static int longfmt, all, dirself, inum;
 
 static char typechar(int type)
 {
@@ -35,6 +36,8 @@ static char typechar(int type)
 
 static void show(const char *name, struct stat *st)
 {
+  if (inum)
+    printf("%5u ", st->ino);
   if (longfmt)
     printf("%c %2u %9u %6us %s\n", typechar(st->type), (unsigned)st->nlink, st->size, st->mtime, name);
   else
@@ -43,13 +46,14 @@ static void show(const char *name, struct stat *st)
 
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: ls [-lad] [PATH...]\n");
+  fprintf(f, "usage: ls [-ladi] [PATH...]\n");
   if (f == stdout)
     fprintf(f, "Lists each directory's names (a file's own name); -a with those starting with a dot.\n"
                "-l: a total line (KB of disk blocks), then type (d, - file, c console), links,\n"
                "size in bytes, seconds after the boot that last changed it, name. No mode, owner\n"
                "or group column: the file system has no permission bits and no users.\n"
-               "-d: a directory argument itself, not its entries (ls -ld /swap).\n");
+               "-d: a directory argument itself, not its entries (ls -ld /swap).\n"
+               "-i: each entry's descriptor (inode) number first.\n");
 }
 
 /* One entry's full path in full (dir/name). */
@@ -99,7 +103,7 @@ static int list_dir(const char *path)
   while ((r = readdir(fd, &de)) > 0) {
     if (!shown(&de))
       continue;
-    if (!longfmt) {
+    if (!longfmt && !inum) {
       printf("%s\n", de.name);
       continue;
     }
@@ -132,6 +136,8 @@ int main(int argc, char **argv)
         all = 1;
       else if (*o == 'd')
         dirself = 1;
+      else if (*o == 'i')
+        inum = 1;
       else if (*o == 'h') {
         usage(stdout);
         return 0;

@@ -103,8 +103,8 @@ def test_a_tiny_run_prints_its_plan_moves_its_bytes_and_leaves_its_files(disk):
     assert d["disk.busy_ms"] > 0 and d["vm.faults"] > sum(plan[p][0] for p in PHASES) // 4 // 2, d
 
     # The files on disk: their sizes, and their bytes by checksum against the host's.
-    ls = {f[-1]: int(f[1]) for f in (l.split() for l in r.printed("ls -l /ecd").splitlines())
-          if len(f) == 4 and f[1].isdigit()}
+    ls = {f[-1]: int(f[2]) for f in (l.split() for l in r.printed("ls -l /ecd").splitlines())
+          if len(f) == 5 and f[2].isdigit()}                 # type, links, size, time, name
     assert ls == {f: 1024 * scaled_kb(kb) for f, kb in FILES.items()}, r
     sums = {f[2].rsplit("/", 1)[1]: (int(f[0]), int(f[1])) for f in
             (l.split() for l in r.printed("cksum " + " ".join("/ecd/" + f for f in FILES)).splitlines())

@@ -27,8 +27,8 @@ def test_removed_files_space_waits_until_the_removal_is_durable_then_comes_back_
     # Default delays (data 30 s) at first: the directory block that loses the name stays dirty,
     # so nothing can be released while the counters are read. Then short delays: the daemon's
     # own scans must write the removal, flush it and release the space.
-    lines = ["echo old > /tmp/d", "mkdata /tmp/f %d 1" % MB, "sync", "ls -l /tmp/d", COUNTS, "rm /tmp/f /tmp/d",
-             COUNTS, "echo new > /tmp/e", "ls -l /tmp/e",
+    lines = ["echo old > /tmp/d", "mkdata /tmp/f %d 1" % MB, "sync", "ls -li /tmp/d", COUNTS, "rm /tmp/f /tmp/d",
+             COUNTS, "echo new > /tmp/e", "ls -li /tmp/e",
              "sysctl fs.writeback_delay=1", "sysctl fs.desc_delay=1", "sysctl fs.scan_interval=1",
              "vmstat -w fs.disk.blocks.pending 0 60", "vmstat -w fs.disk.descriptors.pending 0 60", COUNTS]
     r = sh("\n".join(lines) + "\n", status=True)
@@ -46,8 +46,8 @@ def test_removed_files_space_waits_until_the_removal_is_durable_then_comes_back_
     # on disk, naming the new file after a power cut). /tmp/d was made by the shell, before any
     # program of this run had a backing file: its descriptor is the lowest free one again once
     # removed, and the first a new file would get were it not pending.
-    old_ino, new_ino = (int(r.printed("ls -l /tmp/%s" % n).split()[2]) for n in "de")
-    assert new_ino != old_ino, ("the pending descriptor was handed out again", r.printed("ls -l /tmp/e"))
+    old_ino, new_ino = (int(r.printed("ls -li /tmp/%s" % n).split()[0]) for n in "de")
+    assert new_ino != old_ino, ("the pending descriptor was handed out again", r.printed("ls -li /tmp/e"))
 
     assert re.fullmatch(r"fs\.disk\.blocks\.pending 0\n", r.printed("vmstat -w fs.disk.blocks.pending 0 60"))
     assert released["blocks"] == 0 and released["descs"] == 0, released

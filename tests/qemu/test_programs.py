@@ -51,7 +51,8 @@ def test_ls_long(sh):
     ls = lines(r.printed("ls -l /bin"))
     assert r.cmd("ls -l /bin").status == 0, r.cmds
     assert any(l.split()[-1:] == ["sh"] for l in ls) and any(l.split()[-1:] == ["cksum"] for l in ls), r
-    assert all(len(l.split()) > 2 for l in ls), r                # long: more than a name per line
+    # long: a total line, then type, links, size, time, name
+    assert ls[0].startswith("total ") and all(len(l.split()) == 5 for l in ls[1:]), r
 
 
 def test_ps_lists_a_background_sleeper_and_kill_rejects_bad_pids(sh):

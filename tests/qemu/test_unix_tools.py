@@ -93,7 +93,7 @@ def test_head_and_tail_on_files_and_pipes(make_disk, tmp_path):
 def test_pwd_clear_and_ls_long_header(sh):
     cmds = ["pwd", "mkdir /tmp/d", "cd /tmp/d", "pwd", "echo x > f", "mkdir sub", "cd ..", "pwd", "clear",
             "ls -l /tmp/d", "ls -l /tmp/d/f", "ls -l /tmp", "ls -ld /tmp/d", "ls -l /", "ls -ld /swap", "ls -l /swap",
-            "ls -h", "ls -l /tmp/nosuch"]
+            "ls -h", "ls -l /tmp/nosuch", "sleep 2", "echo y > /tmp/late", "ls -l /tmp/late"]
     r = sh("\n".join(cmds) + "\n", status=True)
     assert [r.printed("pwd", i) for i in range(3)] == ["/\n", "/tmp/d\n", "/tmp\n"], r
     assert r.printed("clear") == "\x1b[2J\x1b[H", r                       # erase, cursor home
@@ -121,8 +121,13 @@ def test_pwd_clear_and_ls_long_header(sh):
     # The help says why there is no mode column.
     assert "no permission bits" in r.printed("ls -h") and r.cmd("ls -h").status == 0, r
     assert r.printed("ls -l /tmp/nosuch") == "ls: /tmp/nosuch: No such file or directory\n", r
+    # The time is the last change's, in seconds after boot: a file written 2 s (of guest time)
+    # after the others is at least that much later.
+    (f_row,) = [l for l in rows if l.endswith(" f")]
+    late = int(re.fullmatch(row + r"\n", r.printed("ls -l /tmp/late")).group(4))
+    assert late >= int(re.fullmatch(row, f_row).group(4)) + 2, r
     statuses = [c.status for c in r.cmds]
-    assert statuses == [0] * 15 + [1, 0, 1], r.cmds
+    assert statuses == [0] * 15 + [1, 0, 1, 0, 0, 0], r.cmds
 
 
 # --- vmstat -----------------------------------------------------------------------------------------
