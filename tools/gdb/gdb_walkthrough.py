@@ -56,8 +56,8 @@ IFS_STEPS = [
     ("ifs-penalty", "finish", 0),
     ("ifs-clock", "negbreak off", 0),
     ("ifs-clock", "set var 'kernel/negotiate.c'::penalty_s = 0", 0),
-    ("ifs-clock", "print 'vm/policy_clock.c'::hand", 0),
-    ("ifs-clock", "watch 'vm/policy_clock.c'::hand", 0),
+    ("ifs-clock", "print 'vm/policy_clock.c'::clock_hand", 0),
+    ("ifs-clock", "watch 'vm/policy_clock.c'::clock_hand", 0),
     ("ifs-clock", "continue", 0),
     ("ifs-clock", "bt 6", 0),
     ("ifs-clock", "continue", 0),
@@ -96,7 +96,7 @@ COW_STEPS = [
 SCENARIOS = {
     "ifs": dict(mem=16, cmdline="vm.penalty=0", big=12 * 1024 * 1024,
                 guest=[(None, "toucher -m 10 -s 5 -n 100 &\n"),
-                       (r"touch 1 \d+", "wc -c /big\nwc -c /big\nwc -c /big\nwc -c /big\n")],
+                       (r"touch 1 \d+", "wc -c /big\nwc -c /big\nwc -c /big\nwc -c /big\nmemhog 14\n")],
                 steps=IFS_STEPS),
     "cow": dict(mem=16, cmdline="", big=0, guest=[(None, "forktree -k 16 -d 1 -w 2\n")], steps=COW_STEPS),
 }
