@@ -47,7 +47,7 @@ def test_no_transcript_is_a_session_gone_wrong():
 def test_the_doc_says_how_to_make_its_files_and_boot_them(tmp_path):
     # The document's own command, run: it writes the file the walkthrough puts on its disk and
     # prints the very make command the document gives for each scenario.
-    m = re.search(r"^python3 tools/gdb/gdb_walkthrough\.py --files (\S+)", DOC, re.M)
+    m = re.search(r"^python3 %s --files (\S+)" % re.escape("tools/gdb/gdb_walkthrough.py"), DOC, re.M)
     assert m, "docs/gdb.md does not say how to make big"
     where = m.group(1)
     for name in walk.SCENARIOS:
