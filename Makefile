@@ -283,7 +283,7 @@ ARBITER ?=
 grade: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(B)/arbitersim $(PY_OK)
 	@test -n "$(POLICY)$(DIR)$(ARBITER)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=lru), ARBITER=NAME or DIR=SUBMISSIONS'; exit 2; }
 	$(PY) $(if $(DIR),tools/lab/grade.py --dir $(DIR) --lab $(LAB),$(if $(ARBITER),tools/lab/arbiter_grade.py $(ARBITER),tools/lab/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE)))) $(GRADE_ARGS)
-# The students' tree, without the labs' solutions or a word naming them, built and the lab's tests run (tools/lab/release.py; docs/lab-instructor.md).
+# The students' tree, without the labs' solutions or a word naming them, built and the lab's tests run (tools/lab/release.py).
 lab-release: $(PY_OK)
 	$(PY) tools/lab/release.py --lab $(LAB)
 # What the sampled and the ordered trace cost the traced programs (guest time; build/bench/trace-cost.*).
