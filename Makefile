@@ -281,9 +281,9 @@ LAB ?= replacement
 GRADE_ARGS ?=
 ARBITER ?=
 grade: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(B)/arbitersim $(PY_OK)
-	@test -n "$(POLICY)$(DIR)$(ARBITER)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=aging), ARBITER=NAME or DIR=SUBMISSIONS'; exit 2; }
+	@test -n "$(POLICY)$(DIR)$(ARBITER)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=lru), ARBITER=NAME or DIR=SUBMISSIONS'; exit 2; }
 	$(PY) $(if $(DIR),tools/lab/grade.py --dir $(DIR) --lab $(LAB),$(if $(ARBITER),tools/lab/arbiter_grade.py $(ARBITER),tools/lab/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE)))) $(GRADE_ARGS)
-# The students' tree of a lab, without its reference solutions, built and tested (tools/lab/release.py).
+# The students' tree, without the labs' solutions or a word naming them, built and the lab's tests run (tools/lab/release.py).
 lab-release: $(PY_OK)
 	$(PY) tools/lab/release.py --lab $(LAB)
 # What the sampled and the ordered trace cost the traced programs (guest time; build/bench/trace-cost.*).
@@ -481,7 +481,7 @@ help:
 	@echo 'make grade ARBITER=N the arbiter lab'"'"'s grader: kernel/arbiter_N.c replayed on traces/negotiation and in the kernel'
 	@echo 'make arbitersim      replay traces/negotiation through the reference, global LRU and the 120 s penalty (the proxy, scores)'
 	@echo 'make negtraces       record traces/negotiation again in the kernel (IFS and ECD runs with neg.arbiter_trace=1)'
-	@echo 'make lab-release     the students'"'"' tree of a lab (LAB=replacement or arbiter) without its solutions, built and tested'
+	@echo 'make lab-release     the students'"'"' tree (LAB=replacement or arbiter: whose tests) without any solution or word naming one, built and tested'
 	@echo 'make trace-cost      what the sampled and the ordered trace cost the traced programs (guest time)'
 	@echo 'make tracesim        replay traces/*.trace through every policy and MIN (table, build/traces CSV, PNG)'
 	@echo 'make crashtest       power cuts: thousands of crash states from recorded workloads, checked'

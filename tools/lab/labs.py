@@ -1,11 +1,13 @@
 """The labs, as the instructor's tools see them: what a student hands in, how one submission is
-graded, and what the student's tree leaves out (the reference solutions).
+graded, and what the students' tree runs to show it works.
 
 tools/lab/grade.py --dir grades a directory of submissions for one lab (make grade DIR=...);
 tools/lab/release.py writes the student tree (make lab-release). Both know a lab only through
 its entry here, so a second lab (the negotiation's arbiter, issue 26's lab 2) is one more
 entry: its name, the glob of its student files, the command that grades one submission, its
-solutions and the lines of shared files that name them, and the tests its student tree runs.
+skeleton, and the tests its student tree runs. What the students' tree leaves out, the labs'
+solutions and every word naming them, is not here: this file ships to students. The
+instructor's withheld.py beside it lists it, and release.py reads it.
 
 A submission is a directory (one per student, named for the student) holding the lab's student
 files; a file the lab does not ask for is ignored."""
@@ -15,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 class Lab:
-    def __init__(self, name, handout, student_glob, grade_command, solutions, solution_lines, tests,
+    def __init__(self, name, handout, student_glob, grade_command, skeleton, tests, quick_tests,
                  allowed_symbols, allowed_include, build, copies=None, noun="a policy", lock="the VM lock",
                  call_rule="every hook runs with the VM lock held (no sleeping, no allocating, no printing), "
                            "and a policy asks the VM only the pol_* questions of vm/policy.h"):
@@ -23,9 +25,9 @@ class Lab:
         self.handout = handout                  # the handout (docs/...)
         self.student_glob = student_glob        # what a student hands in, in their directory
         self.grade_command = grade_command      # (python, submission file, host_only) -> argv
-        self.solutions = solutions              # files left out of the student tree
-        self.solution_lines = solution_lines    # {file: [(text naming a solution, what replaces it)]}
-        self.tests = tests                      # what the student tree must pass
+        self.skeleton = skeleton                # the students' starting file
+        self.tests = tests                      # what the student tree must pass (make lab-release)
+        self.quick_tests = quick_tests          # the fast part of them (make test's check of the release)
         self.allowed_symbols = allowed_symbols  # a predicate: may the file call or use this symbol?
         self.allowed_include = allowed_include  # the one header a student file may include
         self.build = build                      # the make targets its tests need
@@ -57,13 +59,10 @@ LABS = {
         handout="docs/lab-replacement.md",
         student_glob="policy_*.c",
         grade_command=_replacement_command,
-        solutions=["vm/policy_aging.c"],
-        solution_lines={
-            "vm/policy.c": [("  &policy_aging,          /* the lab's model solution (docs/lab-replacement.md) */\n", "")],
-            "vm/policy.h": [("policy_spt, policy_aging;", "policy_spt;")],
-        },
+        skeleton="docs/lab/policy_skeleton.c",
         tests=["tests/host/test_policy.py", "tests/host/test_tracesim.py", "tests/host/test_grade.py",
                "tests/host/test_grade_dir.py"],
+        quick_tests=["tests/host/test_policy.py", "tests/host/test_tracesim.py"],
         allowed_symbols=lambda s: s in _POLICY_SYMBOLS,
         allowed_include="vm/policy.h",
         build=["all", "build/tests/test_policy"],
@@ -86,14 +85,10 @@ LABS["arbiter"] = Lab(
     handout="docs/lab-arbiter.md",
     student_glob="arbiter_*.c",
     grade_command=_arbiter_command,
-    solutions=["kernel/arbiter_reference.c"],
-    solution_lines={
-        "kernel/arbiters.c": [("  &arbiter_reference,         /* the lab's model solution (docs/lab-arbiter.md) */\n",
-                               "  &arbiter_mine,              /* the skeleton (docs/lab/arbiter_skeleton.c): yours */\n")],
-        "kernel/arbiter.h": [("extern const struct arbiter arbiter_reference;", "extern const struct arbiter arbiter_mine;")],
-    },
     copies={"kernel/arbiter_mine.c": "docs/lab/arbiter_skeleton.c"},
+    skeleton="docs/lab/arbiter_skeleton.c",
     tests=["tests/host/test_arbitersim.py", "tests/host/test_arbiter_grade.py", "tests/host/test_architecture.py"],
+    quick_tests=["tests/host/test_arbitersim.py", "tests/host/test_architecture.py"],
     allowed_symbols=lambda s: s in _ARBITER_SYMBOLS,
     allowed_include="kernel/arbiter.h",
     build=["all"],
