@@ -96,9 +96,11 @@ def test_ls_reads_directories_and_sizes(ia32, tmp_path):
     (tmp_path / "sub").mkdir()
     p = run([prog("ls"), "-l", str(tmp_path)])
     assert p.returncode == 0, p.stderr
-    rows = {l.split()[-1]: l.split() for l in p.stdout.decode().splitlines()[1:]}
+    lines = p.stdout.decode().splitlines()
+    assert lines[0].startswith("total ")
+    rows = {l.split()[-1]: l.split() for l in lines[1:]}      # type, links, size, time, name
     assert sorted(rows) == sorted(names + ["sub"])
-    assert rows["sub"][0] == "d" and rows["f149"][0] == "-" and rows["f149"][1] == "149"
+    assert rows["sub"][0] == "d" and rows["f149"][0] == "-" and rows["f149"][2] == "149"
 
 
 def test_ps_and_the_toucher_read_proc(ia32):
