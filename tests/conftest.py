@@ -144,10 +144,17 @@ def pytest_runtest_makereport(item, call):
 
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
-         wait_for=None, kill_after=None, keep_input=False, drive=None, status=False, kernel=None):
+         sleep_off=False, wait_for=None, kill_after=None, keep_input=False, drive=None, status=False, kernel=None):
     """Boots once; commands go to the shell after the kernel says it is ready, then end of input
     makes the shell exit and the machine power off. kernel: another ELF than build/kernel.elf
     (build/debug/kernel.elf, the one make qemu-gdb boots).
+
+    icount=True runs the guest under -icount shift=0 (its clock counts its instructions);
+    icount=N under shift=N (2**N ns an instruction). sleep_off=True (with icount) skips the
+    guest's idle time: while every process sleeps, its clock jumps to the next timer at once
+    instead of waiting for it in real time. A test whose guest mostly sleeps then takes a
+    fraction of its guest time, and a loaded host changes nothing the guest's clock measures
+    (but how long the disk takes to answer).
 
     wait_for="REGEX": the commands are sent only once the guest's output matches it.
     wait_for=[(REGEX, TEXT), ...]: the commands are sent at once, then each TEXT once the
@@ -170,7 +177,8 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     args = runqemu.command(mem=mem, timeout=timeout, disk=disk or None, drive=drive or None,
                            iso=BUILD / "os.iso" if iso else None,
                            kernel=None if iso else kernel or BUILD / "kernel.elf", append=None if iso else cmdline,
-                           icount=True if icount else None, kill_on=kill_after or None)
+                           icount=icount if icount else None,
+                           icount_sleep_off=sleep_off, kill_on=kill_after or None)
     log = _new_log()
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # wait_for: one regex before the commands, or a list of (regex, text) steps after them.

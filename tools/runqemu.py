@@ -55,7 +55,8 @@ def qemu_command(a):
     else:
         cmd += ["-accel", "tcg"]
     if a.icount is not None:
-        cmd += ["-icount", "shift=%s%s" % (a.icount, ",align=on" if a.icount_align else "")]
+        cmd += ["-icount", "shift=%s%s%s" % (a.icount, ",align=on" if a.icount_align else "",
+                                             ",sleep=off" if a.icount_sleep_off else "")]
     if a.disk:
         cmd += ["-drive", "file=%s,if=virtio,format=raw%s" % (a.disk, throttling(a))]
     if a.drive:
@@ -72,7 +73,7 @@ def qemu_command(a):
 
 
 def command(kernel=None, iso=None, append=None, disk=None, drive=None, mem=None, timeout=None,
-            icount=None, icount_align=False, throttle_bps=None, throttle_iops=None, gdb=None,
+            icount=None, icount_align=False, icount_sleep_off=False, throttle_bps=None, throttle_iops=None, gdb=None,
             gdb_file=None, kill_on=None, accel=None, no_mem_check=False, extra=()):
     """The argument list that runs this launcher, for subprocess: [python, runqemu.py, OPTIONS].
     Each keyword is the option of the same name (kill_on is --kill-on, and so on); None (or
@@ -96,6 +97,8 @@ def command(kernel=None, iso=None, append=None, disk=None, drive=None, mem=None,
         args += ["--icount", str(icount)]
     if icount_align:
         args += ["--icount-align"]
+    if icount_sleep_off:
+        args += ["--icount-sleep-off"]
     if no_mem_check:
         args += ["--no-mem-check"]
     if extra:
@@ -139,6 +142,10 @@ def main():
                    "the guest's clock near the host's, and no timer tick is lost on a busy host)")
     p.add_argument("--icount-align", action="store_true", help="with --icount: QEMU holds the guest's clock "
                    "to the host's (align=on), so that its CPU runs no faster than SHIFT says, in real time too")
+    p.add_argument("--icount-sleep-off", action="store_true", help="with --icount: an idle guest's clock "
+                   "jumps to its next timer at once (sleep=off) instead of waiting for it in real time, so "
+                   "that a guest that mostly sleeps runs faster than its clock says, and a busy host changes "
+                   "nothing the guest's clock measures but a disk request's length (not with --icount-align)")
     p.add_argument("--throttle-bps", type=int, help="the --disk at most this many bytes a second "
                    "(QEMU's throttling.bps-total), reads and writes together")
     p.add_argument("--throttle-iops", type=int, help="the --disk at most this many requests a second "
