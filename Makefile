@@ -244,8 +244,8 @@ $(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/pol
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_policy.c $(wildcard vm/policy*.c)
 
 # The trace simulator (tools/lab/tracesim/) runs the same policy files on recorded traces.
-TRACESIM_SRC := $(wildcard tools/lab/tracesim/*.c) tools/lab/tracefile.c $(wildcard vm/policy*.c)
-$(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/lab/tracesim/*.h) tools/lab/tracefile.h vm/policy.h | $(TOOLS_OK)
+TRACESIM_SRC := $(wildcard tools/lab/tracesim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard vm/policy*.c)
+$(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/lab/tracesim/*.h) tools/lab/tracefile.h tools/lab/callwatch.h vm/policy.h | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(TRACESIM_SRC)
@@ -253,8 +253,8 @@ tracesim: $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/tracesim.py
 # The arbiter lab's simulator (tools/lab/arbitersim/) replays recorded negotiations through the
 # very arbiter files the kernel compiles (kernel/arbiter_*.c).
-ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) tools/lab/tracefile.c $(wildcard kernel/arbiter_*.c)
-$(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) tools/lab/tracefile.h kernel/arbiter.h kernel/negotiate_rule.h | $(TOOLS_OK)
+ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard kernel/arbiter_*.c)
+$(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) tools/lab/tracefile.h tools/lab/callwatch.h kernel/arbiter.h kernel/negotiate_rule.h | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(ARBITERSIM_SRC)
@@ -270,7 +270,7 @@ traces: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/tracesim.py
 
 # The replacement lab (docs/lab-replacement.md): make grade POLICY=NAME [POLICYFILE=vm/policy_NAME.c],
-# or a class: make grade DIR=submissions [LAB=replacement] [GRADE_ARGS='--timeout 300 --kernel']
+# or a class: make grade DIR=submissions [LAB=replacement] [GRADE_ARGS='--call-limit 1000 --kernel']
 # (one directory per student; build/grade/DIR/scores.csv and a report each).
 # The arbiter lab (docs/lab-arbiter.md): make grade ARBITER=NAME (kernel/arbiter_NAME.c; the replay
 # and the kernel pass), or a class: make grade DIR=submissions LAB=arbiter.

@@ -51,7 +51,7 @@ def fail(msg):
 def simulator(name, path):
     """build/arbitersim compiled with the arbiter's file (its struct arbiter_NAME)."""
     src = sorted(set(glob.glob(os.path.join(ROOT, "tools/lab/arbitersim/*.c")) +
-                     [os.path.join(ROOT, "tools/lab/tracefile.c")] +
+                     [os.path.join(ROOT, "tools/lab/tracefile.c"), os.path.join(ROOT, "tools/lab/callwatch.c")] +
                      glob.glob(os.path.join(ROOT, "kernel/arbiter_reference.c"))))
     tag = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:8]
     out = os.path.join(BUILD, "grade", "arbitersim-%s-%s" % (name, tag))
@@ -65,15 +65,16 @@ def simulator(name, path):
     return out
 
 
-def host_part(sim, name, traces):
-    """(correct, problems, {trace: score}, the simulator's table)."""
+def host_part(sim, name, traces, call_limit_ms=1000):
+    """(correct, problems, {trace: score}, the simulator's table). A hook that loops is stopped
+    by the simulator after call_limit_ms of CPU time in one call (tools/lab/callwatch.c)."""
     scores, problems, text = {}, [], ""
     for t in traces:
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "sim.csv")
             ref = name != "reference" and os.path.exists(os.path.join(ROOT, "kernel", "arbiter_reference.c"))
             r = subprocess.run([sim, "-a", name + ",lru,p120" + (",reference" if ref else ""),
-                                "-c", path, t], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                "-t", str(call_limit_ms), "-c", path, t], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             rows = list(csv.DictReader(open(path, newline=""))) if os.path.exists(path) else []
         text += r.stdout
         if r.returncode < 0:
@@ -82,6 +83,9 @@ def host_part(sim, name, traces):
                  % (name, os.path.basename(t), -r.returncode))
         if r.returncode == 2:
             fail("the simulator could not run:\n" + r.stdout[-2000:])
+        if r.returncode == 3:       # the simulator's line says which hook looped, and where
+            problems += [l for l in r.stdout.splitlines() if "did not return within" in l]
+            break
         problems += [l[len("error: "):] for l in r.stdout.splitlines() if l.startswith("error:")]
         for row in rows:
             if row["arbiter"] == name:
@@ -195,6 +199,8 @@ def main():
     ap.add_argument("--host-only", action="store_true", help="only the replay (no QEMU)")
     ap.add_argument("--traces", nargs="*", help="default: traces/negotiation/*.negtrace.gz")
     ap.add_argument("--record-anchors", action="store_true", help="measure the anchors, write the reference's")
+    ap.add_argument("--call-limit", type=int, default=1000,
+                    help="CPU ms a hook's call may take in the simulator (a hook that loops is stopped there)")
     a = ap.parse_args()
     if a.record_anchors:
         record_anchors()
@@ -212,7 +218,7 @@ def main():
     same_as_table = os.path.exists(in_tree) and open(in_tree, "rb").read() == open(path, "rb").read()
     sim = simulator(name, path) if name != "reference" else os.path.join(BUILD, "arbitersim")
     print("grade: %s on %d recorded traces (simulator)" % (name, len(traces)), flush=True)
-    ok, problems, scores, table = host_part(sim, name, traces)
+    ok, problems, scores, table = host_part(sim, name, traces, a.call_limit)
     print(table, end="")
     for t, s in scores.items():
         print("grade: replay score on %s: %.0f" % (t, s))

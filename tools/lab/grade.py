@@ -36,15 +36,19 @@ the single-program traces (loops, first touches) are scored and shown beside it,
 not set by the rule: the handout gives their scores, and what the literature says of them.
 
     python3 tools/lab/grade.py NAME [--file vm/policy_NAME.c] [--host-only] [--traces T...]
-    python3 tools/lab/grade.py --dir DIR [--lab replacement] [--timeout S] [--out D] [--kernel] [--traces T...]
+    python3 tools/lab/grade.py --dir DIR [--lab replacement] [--call-limit MS] [--timeout S] [--out D] [--kernel] [--traces T...]
 
 --dir grades a class in one command (make grade DIR=...): DIR holds one directory per student
 with the lab's student files (tools/lab/labs.py: for this lab one policy_NAME.c). Each is first
 checked for what breaks the rules without running it (an #include of anything but vm/policy.h,
 a call to anything a policy may not call: sleep, malloc, printf... every hook runs under the VM
-lock), then graded as above, host part only unless --kernel, in a process of its own with a
-time limit (--timeout, 300 s: a policy that sleeps or loops forever), and a simulator that
-crashes under it is reported as such. Writes OUT/scores.csv (student, file, policy, status,
+lock), then graded as above, host part only unless --kernel, in a process group of its own,
+and a simulator that crashes under it is reported as such. Its time limit is per hook call, in
+CPU time (--call-limit, 1000 ms; tools/lab/callwatch.c): a hook that loops is stopped by the
+simulator within a second or two of CPU, whatever the machine's load, and the report names the
+hook and the trace's reference it looped at ("time limit"); --timeout (3,600 s of wall-clock
+time) is only the backstop for a hook that sleeps. When the submission is done, or given up
+on, its whole process group is killed: no simulator of it is left running. Writes OUT/scores.csv (student, file, policy, status,
 score, seconds, reason), one line a student, and OUT/STUDENT.txt, the student's report
 (OUT: build/grade/DIR's name).
 
@@ -76,7 +80,7 @@ def simulator(name, policy_file):
     if not policy_file:
         return os.path.join(BUILD, "tracesim")
     src = sorted(set(glob.glob(os.path.join(ROOT, "tools/lab/tracesim/*.c")) +
-                     [os.path.join(ROOT, "tools/lab/tracefile.c")] +
+                     [os.path.join(ROOT, "tools/lab/tracefile.c"), os.path.join(ROOT, "tools/lab/callwatch.c")] +
                      glob.glob(os.path.join(ROOT, "vm/policy*.c"))) - {os.path.abspath(policy_file)})
     tag = hashlib.sha1(os.path.abspath(policy_file).encode()).hexdigest()[:8]
     out = os.path.join(BUILD, "grade", "tracesim-%s-%s" % (name, tag))
@@ -90,17 +94,26 @@ def simulator(name, policy_file):
     return out
 
 
-def host_part(sim, name, traces):
+# What a hook's call may take, in CPU time (the simulators' -t; tools/lab/callwatch.c): a call
+# takes microseconds, so one that used a second has looped, however loaded the machine.
+CALL_LIMIT_MS = 1000
+# The simulators' exit status when a hook did not return within it (its line says where).
+LOOPED = 3
+
+
+def host_part(sim, name, traces, call_limit_ms=CALL_LIMIT_MS):
     """(correct, problems, {trace: {policy: faults summed over sizes}}, table text)."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "sim.csv")
         pols = [name] + [p for p in ("clock", "lru", "fifo", "random") if p != name]
-        r = subprocess.run([sim, "-p", ",".join(pols), "-c", path] + traces,
+        r = subprocess.run([sim, "-p", ",".join(pols), "-t", str(call_limit_ms), "-c", path] + traces,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode == 2:
             fail("the simulator could not run:\n" + r.stdout[-2000:])
         rows = list(csv.DictReader(open(path, newline=""))) if os.path.exists(path) else []
     problems = [l for l in r.stdout.splitlines() if l.startswith("error:")]
+    if r.returncode == LOOPED:      # first: the run stopped there
+        problems = [l for l in r.stdout.splitlines() if "did not return within" in l] + problems
     sums = {}
     for row in rows:
         if row["faults"] == "error":
@@ -408,21 +421,30 @@ def rule_breaks(lab, path):
     return out
 
 
-def grade_one(lab, path, timeout, host_only, traces):
+def grade_one(lab, path, timeout, host_only, traces, call_limit_ms=CALL_LIMIT_MS):
     """(status, score, seconds, reason, report text) of one submission, graded in a process group of
-    its own that is killed at the time limit."""
+    its own. A hook that loops is stopped by the simulator, per call in CPU time (call_limit_ms);
+    timeout, in wall-clock seconds, is only the backstop for one that sleeps or waits, and the
+    whole group is killed then, so that no simulator of it is left running."""
     t0 = time.monotonic()
-    argv = lab.grade_command(sys.executable, path, host_only) + (["--traces"] + traces if traces else [])
+    argv = lab.grade_command(sys.executable, path, host_only, call_limit_ms) + (["--traces"] + traces if traces else [])
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    RUNNING.add(p.pid)
     try:
         out, _ = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
+        kill_group(p.pid)
         out, _ = p.communicate()
         return ("time limit", 0, time.monotonic() - t0,
-                "not done in %d s: a policy that sleeps, waits or loops forever (its hooks run under the VM lock "
+                "not done in %d s of wall-clock time: a policy that sleeps or waits (its hooks run under the VM lock "
                 "and must return at once)" % timeout, out)
+    finally:
+        kill_group(p.pid)           # whatever it left behind (a simulator's run in its group)
+        RUNNING.discard(p.pid)
     secs = time.monotonic() - t0
+    looped = re.search(r"^(?:tracesim|arbitersim): .* did not return within .*$", out, re.M)
+    if looped:
+        return "time limit", 0, secs, looped.group(0), out
     final = re.search(r"^grade: \S+: (correct|incorrect), score (\d+)/100$", out, re.M)
     if p.returncode == 0 and final:
         return "correct", int(final.group(2)), secs, "", out
@@ -436,7 +458,25 @@ def grade_one(lab, path, timeout, host_only, traces):
     return "could not grade", 0, secs, last[-1] if last else "exit %d" % p.returncode, out
 
 
-def grade_dir(lab, folder, out_dir, timeout, host_only, traces):
+# The process groups of the submissions being graded: killed if the grader itself is stopped
+# (^C, a kill, a test's time limit), so that none of them outlives it.
+RUNNING = set()
+
+
+def kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop_all(signum, frame):
+    for pgid in list(RUNNING):
+        kill_group(pgid)
+    sys.exit(128 + signum)
+
+
+def grade_dir(lab, folder, out_dir, timeout, host_only, traces, call_limit_ms=CALL_LIMIT_MS):
     """Grades every student of folder; writes out_dir/scores.csv and a report each; returns the rows."""
     students = sorted(d for d in os.listdir(folder) if os.path.isdir(os.path.join(folder, d)))
     if not students:
@@ -463,7 +503,7 @@ def grade_dir(lab, folder, out_dir, timeout, host_only, traces):
                 report.append("grade: %s: %s, score 0/100" % (name, breaks[0][0]))
                 report += ["grade: %s" % w for _, w in breaks]
             else:
-                status, score, secs, reason, out = grade_one(lab, path, timeout, host_only, traces)
+                status, score, secs, reason, out = grade_one(lab, path, timeout, host_only, traces, call_limit_ms)
                 row.update(status=status, score=score, seconds="%.1f" % secs, reason=reason)
                 report.append(out)
                 if status not in ("correct", "incorrect"):
@@ -471,7 +511,7 @@ def grade_dir(lab, folder, out_dir, timeout, host_only, traces):
         with open(os.path.join(out_dir, st + ".txt"), "w") as f:
             f.write("\n".join(report).rstrip("\n") + "\n")
         rows.append(row)
-        print("grade: %-16s %-20s %-22s %3s  %s" % (st, row["policy"], row["status"], row["score"], row["reason"][:120]),
+        print("grade: %-16s %-20s %-22s %3s  %s" % (st, row["policy"], row["status"], row["score"], row["reason"]),
               flush=True)
     with open(os.path.join(out_dir, "scores.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -486,7 +526,10 @@ def main():
     ap.add_argument("policy", nargs="?")
     ap.add_argument("--dir", help="grade every student directory in DIR")
     ap.add_argument("--lab", default="replacement", help="with --dir: the lab (tools/lab/labs.py)")
-    ap.add_argument("--timeout", type=int, default=300, help="with --dir: seconds per student")
+    ap.add_argument("--timeout", type=int, default=3600,
+                    help="with --dir: wall-clock seconds per student, the backstop for a hook that sleeps")
+    ap.add_argument("--call-limit", type=int, default=CALL_LIMIT_MS,
+                    help="CPU ms a hook's call may take in the simulator (a hook that loops is stopped there)")
     ap.add_argument("--out", help="with --dir: where scores.csv and the reports go")
     ap.add_argument("--kernel", action="store_true", help="with --dir: the kernel part too, for policies in the table")
     ap.add_argument("--file", help="the policy's file, when vm/policy.c's table does not have it yet")
@@ -506,7 +549,9 @@ def main():
         if not os.path.isdir(a.dir):
             fail("%s is not a directory" % a.dir)
         out = a.out or os.path.join(BUILD, "grade", os.path.basename(os.path.normpath(a.dir)))
-        grade_dir(labs.LABS[a.lab], a.dir, out, a.timeout, not a.kernel, a.traces)
+        signal.signal(signal.SIGTERM, stop_all)
+        signal.signal(signal.SIGINT, stop_all)
+        grade_dir(labs.LABS[a.lab], a.dir, out, a.timeout, not a.kernel, a.traces, a.call_limit)
         sys.exit(0)
     if not a.policy:
         fail("give a policy NAME, or --dir DIR")
@@ -529,7 +574,7 @@ def main():
     sim = simulator(name, a.file if a.file and not listed else None)
 
     print("grade: %s on %d traces (simulator)" % (name, len(traces)))
-    ok, problems, sums, table = host_part(sim, name, traces)
+    ok, problems, sums, table = host_part(sim, name, traces, a.call_limit)
     print(table, end="")
     scores, total = [], []
     anchors = [p for p in ("random", "fifo", "clock", "lru") if p != name]

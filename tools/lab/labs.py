@@ -22,7 +22,7 @@ class Lab:
         self.name = name
         self.handout = handout                  # the handout (docs/...)
         self.student_glob = student_glob        # what a student hands in, in their directory
-        self.grade_command = grade_command      # (python, submission file, host_only) -> argv
+        self.grade_command = grade_command      # (python, submission file, host_only, call limit ms) -> argv
         self.solutions = solutions              # files left out of the student tree
         self.solution_lines = solution_lines    # {file: [(text naming a solution, what replaces it)]}
         self.tests = tests                      # what the student tree must pass
@@ -41,8 +41,9 @@ def policy_name(path):
     return base[len("policy_"):-len(".c")]
 
 
-def _replacement_command(python, path, host_only):
-    argv = [python, os.path.join(ROOT, "tools", "lab", "grade.py"), policy_name(path), "--file", path]
+def _replacement_command(python, path, host_only, call_limit_ms):
+    argv = [python, os.path.join(ROOT, "tools", "lab", "grade.py"), policy_name(path), "--file", path,
+            "--call-limit", str(call_limit_ms)]
     return argv + (["--host-only"] if host_only else [])
 
 
@@ -71,9 +72,10 @@ LABS = {
 }
 
 
-def _arbiter_command(python, path, host_only):
+def _arbiter_command(python, path, host_only, call_limit_ms):
     name = os.path.basename(path)[len("arbiter_"):-len(".c")]
-    argv = [python, os.path.join(ROOT, "tools", "lab", "arbiter_grade.py"), name, "--file", path]
+    argv = [python, os.path.join(ROOT, "tools", "lab", "arbiter_grade.py"), name, "--file", path,
+            "--call-limit", str(call_limit_ms)]
     return argv + (["--host-only"] if host_only else [])
 
 
