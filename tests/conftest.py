@@ -144,10 +144,11 @@ def pytest_runtest_makereport(item, call):
 
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
-         wait_for=None, kill_after=None, keep_input=False, drive=None, status=False, kernel=None):
+         wait_for=None, kill_after=None, keep_input=False, drive=None, status=False, kernel=None, cpu_limit=None):
     """Boots once; commands go to the shell after the kernel says it is ready, then end of input
     makes the shell exit and the machine power off. kernel: another ELF than build/kernel.elf
-    (build/debug/kernel.elf, the one make qemu-gdb boots).
+    (build/debug/kernel.elf, the one make qemu-gdb boots). cpu_limit: runqemu's --cpu-limit (seconds
+    of QEMU's CPU time; rc 125 when spent).
 
     wait_for="REGEX": the commands are sent only once the guest's output matches it.
     wait_for=[(REGEX, TEXT), ...]: the commands are sent at once, then each TEXT once the
@@ -170,7 +171,7 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     args = runqemu.command(mem=mem, timeout=timeout, disk=disk or None, drive=drive or None,
                            iso=BUILD / "os.iso" if iso else None,
                            kernel=None if iso else kernel or BUILD / "kernel.elf", append=None if iso else cmdline,
-                           icount=True if icount else None, kill_on=kill_after or None)
+                           icount=True if icount else None, kill_on=kill_after or None, cpu_limit=cpu_limit)
     log = _new_log()
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # wait_for: one regex before the commands, or a list of (regex, text) steps after them.

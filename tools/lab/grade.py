@@ -46,8 +46,9 @@ lock), then graded as above, host part only unless --kernel, in a process group 
 and a simulator that crashes under it is reported as such. Its time limit is per hook call, in
 CPU time (--call-limit, 1000 ms; tools/lab/callwatch.c): a hook that loops is stopped by the
 simulator within a second or two of CPU, whatever the machine's load, and the report names the
-hook and the trace's reference it looped at ("time limit"); --timeout (3,600 s of wall-clock
-time) is only the backstop for a hook that sleeps. When the submission is done, or given up
+hook and the trace's reference it looped at ("time limit"); a kernel pass is limited in QEMU's
+CPU time (KERNEL_CPU_LIMIT), so a hung kernel is one too, with its ^P dump; --timeout (3,600 s
+of wall-clock time, 21,600 with --kernel) is only the backstop for a hook that sleeps. When the submission is done, or given up
 on, its whole process group is killed: no simulator of it is left running. Writes OUT/scores.csv (student, file, policy, status,
 score, seconds, reason), one line a student, and OUT/STUDENT.txt, the student's report
 (OUT: build/grade/DIR's name).
@@ -67,6 +68,13 @@ KERNEL_LINES = ["vmstat vm.frames", "mklines /in 3M 5", "sort -m 256 -o /out /in
                 "memhog 24", "forktree -e", "vmtest 20 2", "audit",
                 "vmstat vm.frames vm.pageins vm.pageouts vm.policy_errors"]
 LEAK_SLACK = 8            # frames: the shell's own pages may differ a little
+# A kernel pass is limited in the guest's work, QEMU's CPU time (runqemu --cpu-limit, status
+# HUNG), not in the wall clock: a loaded host makes a pass slow, never a hung one. A policy's
+# hook that never returns hangs the kernel under the VM lock; the ^P dump then says where. The
+# wall clock is the backstop for a guest that hangs idle.
+KERNEL_CPU_LIMIT = 900
+KERNEL_TIMEOUT = 3600
+HUNG = 125
 
 
 def fail(msg):
@@ -146,8 +154,8 @@ def boot(policy):
     with tempfile.TemporaryDirectory() as d:
         img = os.path.join(d, "fs.img")
         subprocess.run(["cp", "--sparse=always", os.path.join(BUILD, "fs-pristine.img"), img], check=True)
-        args = runqemu.command(kernel=os.path.join(BUILD, "kernel.elf"), disk=img, mem=MEM, timeout=900,
-                               append="vm.policy=" + policy)
+        args = runqemu.command(kernel=os.path.join(BUILD, "kernel.elf"), disk=img, mem=MEM, timeout=KERNEL_TIMEOUT,
+                               append="vm.policy=" + policy, cpu_limit=KERNEL_CPU_LIMIT)
         text = "".join('%s\necho "?=$?"\n' % l for l in KERNEL_LINES)
         p = subprocess.run(args, input=text.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         out = p.stdout.decode("utf-8", "replace")
@@ -214,7 +222,8 @@ def session_run(policy, mem=COMPARE_MEM, scale=100, setup_extra=()):
     steps = [(None, "sysctl vm.policy=%s\n" % policy + "\n".join(setup + background) + "\n"),
              (rt.ENV_READY, "\n".join([sampler, stamp] + work + [stamp, "echo session-done"]) + "\n"),
              (r"\nsession-done\n", finish)]
-    rc, out, _, _ = boot_steps(steps, mem=mem, timeout=3600, icount=rt.SESSION_CPU["icount"], align=False)
+    rc, out, _, _ = boot_steps(steps, mem=mem, timeout=4 * 3600, icount=rt.SESSION_CPU["icount"], align=False,
+                               cpu_limit=3600)
     got = []
     for m in re.finditer(re.escape(stamp) + r"\n", out):     # its echo: after "$ ", or a job's line
         # its numbers are the next bare numeric lines: a background job may print between them
@@ -371,6 +380,13 @@ def kernel_part(name):
             n = numbers(outs[-1])
             pageins[pol] = n[1] if len(n) >= 2 else None
             continue
+        if rc == HUNG:
+            dump = console.find("--- ^P dump")
+            problems.append("kernel: the machine hung under the policy: %d s of QEMU's CPU time and the workloads "
+                            "not done (a hook that never returns, under the VM lock); where the kernel was (its "
+                            "^P dump, or the console's end):\n%s" % (KERNEL_CPU_LIMIT,
+                                                                     console[dump:] if dump >= 0 else console[-3000:]))
+            continue
         if rc != 0 or statuses != [0] * len(KERNEL_LINES):
             problems.append("kernel: a workload failed (exit %d, statuses %s); console tail:\n%s"
                             % (rc, statuses, console[-1500:]))
@@ -445,6 +461,9 @@ def grade_one(lab, path, timeout, host_only, traces, call_limit_ms=CALL_LIMIT_MS
     looped = re.search(r"^(?:tracesim|arbitersim): .* did not return within .*$", out, re.M)
     if looped:
         return "time limit", 0, secs, looped.group(0), out
+    hung = re.search(r"^grade: INCORRECT: (kernel: the (?:machine|guest) hung.*)$", out, re.M)
+    if hung:
+        return "time limit", 0, secs, hung.group(1), out
     final = re.search(r"^grade: \S+: (correct|incorrect), score (\d+)/100$", out, re.M)
     if p.returncode == 0 and final:
         return "correct", int(final.group(2)), secs, "", out
@@ -526,8 +545,9 @@ def main():
     ap.add_argument("policy", nargs="?")
     ap.add_argument("--dir", help="grade every student directory in DIR")
     ap.add_argument("--lab", default="replacement", help="with --dir: the lab (tools/lab/labs.py)")
-    ap.add_argument("--timeout", type=int, default=3600,
-                    help="with --dir: wall-clock seconds per student, the backstop for a hook that sleeps")
+    ap.add_argument("--timeout", type=int,
+                    help="with --dir: wall-clock seconds per student, the backstop for a hook that sleeps "
+                    "(3600; with --kernel 21600: the kernel passes are limited in CPU time themselves)")
     ap.add_argument("--call-limit", type=int, default=CALL_LIMIT_MS,
                     help="CPU ms a hook's call may take in the simulator (a hook that loops is stopped there)")
     ap.add_argument("--out", help="with --dir: where scores.csv and the reports go")
@@ -551,7 +571,8 @@ def main():
         out = a.out or os.path.join(BUILD, "grade", os.path.basename(os.path.normpath(a.dir)))
         signal.signal(signal.SIGTERM, stop_all)
         signal.signal(signal.SIGINT, stop_all)
-        grade_dir(labs.LABS[a.lab], a.dir, out, a.timeout, not a.kernel, a.traces, a.call_limit)
+        timeout = a.timeout or (21600 if a.kernel else 3600)
+        grade_dir(labs.LABS[a.lab], a.dir, out, timeout, not a.kernel, a.traces, a.call_limit)
         sys.exit(0)
     if not a.policy:
         fail("give a policy NAME, or --dir DIR")
