@@ -106,3 +106,30 @@ def test_a_broken_arbiter_scores_0_and_says_why(graded, student, status, why):
 
 def test_no_process_of_the_grade_is_left_running(graded):
     assert graded[3] == [], graded[3]
+
+
+def which_grade(*args):
+    sys.path.insert(0, os.path.join(ROOT, "tools", "lab"))
+    import arbiter_grade
+    return arbiter_grade.which_grade(*args)
+
+
+def test_when_the_replay_and_the_kernel_rank_alike_the_report_says_so():
+    lines = which_grade("amy", {"amy": 80, "lru": 10, "p120": 40, "reference": 90},
+                        {"amy": 70, "penalty 0 s": 20, "penalty 120 s": 50, "reference": 90})
+    assert lines == ["grade: ranking by the replay's score: reference > amy > penalty 120 s > penalty 0 s; by the "
+                     "kernel pass's "
+                     "points: reference > amy > penalty 120 s > penalty 0 s",
+                     "grade: they agree; the grade is the kernel pass's points"], lines
+
+
+def test_when_they_disagree_the_report_says_which_is_the_grade_and_why():
+    """amy beats the 120 s penalty on the replay's proxy and loses to it in the kernel; the
+    students' tree replays no reference, so it is ranked on neither side."""
+    lines = which_grade("amy", {"amy": 60, "lru": 10, "p120": 40},
+                        {"amy": 30, "penalty 0 s": 20, "penalty 120 s": 50, "reference": 90})
+    assert lines[0] == ("grade: ranking by the replay's score: amy > penalty 120 s > penalty 0 s; by the kernel "
+                        "pass's points: "
+                        "penalty 120 s > amy > penalty 0 s"), lines
+    assert lines[1].startswith("grade: they disagree; the grade is the kernel pass's points, not the replay's "
+                               "score: the kernel pass measures what the arbiter did to the programs"), lines

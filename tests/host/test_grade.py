@@ -101,3 +101,13 @@ def test_on_the_session_clock_lands_between_random_and_lru():
         got[pol] = int(final.group(2))
         assert rows["session.trace.gz"] == got[pol], (rows, final.group(0))
     assert 0 <= got["fifo"] < got["clock"] <= got["lru"] < got["spt"] < 100, got
+
+
+def test_the_report_says_the_score_is_the_grade_whether_or_not_the_kernel_agrees():
+    sys.path.insert(0, os.path.join(ROOT, "tools", "lab"))
+    import grade as g
+    assert g.which_grade(True).startswith("grade: compare: the grade is the simulator's score; the kernel's ranking "
+                                          "agrees with it"), g.which_grade(True)
+    assert g.which_grade(False).startswith("grade: compare: the rankings disagree; the grade is the simulator's "
+                                           "score, not the kernel's ranking: the simulator replays the same "
+                                           "references for every policy"), g.which_grade(False)

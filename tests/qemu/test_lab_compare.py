@@ -64,6 +64,13 @@ def test_kernel_ranking_beside_the_simulators():
     # the simulator's order
     apart = [(a, b) for a in kern for b in kern if faults[b][0] > faults[a][-1]]
     assert (verdict.group(4) == "agree") == all(sim[a] < sim[b] for a, b in apart), (verdict.group(0), faults, sim)
+    # and the line after it says which one is the grade
+    after = out[verdict.end():].split("\n", 2)[1]
+    if verdict.group(4) == "agree":
+        assert after.startswith("grade: compare: the grade is the simulator's score; the kernel's ranking agrees"), after
+    else:
+        assert after.startswith("grade: compare: the rankings disagree; the grade is the simulator's score, not the "
+                                "kernel's ranking"), after
     # the simulator size by size, the same sizes as its own table, each ranked
     table = subprocess.run([SIM, "-p", "clock,lru,fifo", SESSION], stdout=subprocess.PIPE, text=True).stdout
     sizes = [int(m.group(1)) for m in re.finditer(r"^\s*(\d+)\s+\d+\s+\d+ \(", table, re.M)][:-1]

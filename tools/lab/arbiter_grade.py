@@ -90,7 +90,12 @@ def host_part(sim, name, traces, call_limit_ms=1000):
         for row in rows:
             if row["arbiter"] == name:
                 scores[row["trace"]] = float(row["score"])
+            ALL_SCORES.setdefault(row["arbiter"], []).append(float(row["score"]))
     return not problems, problems, scores, text
+
+
+# Every arbiter's replay scores, trace by trace, as host_part read them (the anchors' for the ranking).
+ALL_SCORES = {}
 
 
 # --- the kernel pass ------------------------------------------------------------------------
@@ -180,6 +185,32 @@ def kernel_points(fig, anch):
     return out, lines
 
 
+# The replay's own arbiters that stand for the kernel pass's anchors (tools/lab/arbitersim/main.c).
+REPLAY_OF = {"penalty 0 s": "lru", "penalty 120 s": "p120", "reference": "reference"}
+
+
+def which_grade(name, replay, kernel):
+    """The lines that rank the arbiter among the anchors by the replay ({arbiter: mean replay
+    score}, the replay's names: lru, p120) and by the kernel pass ({label: points}), both named by
+    the kernel pass's labels (penalty 0 s...), and say
+    which one is the grade, and why, when the two orders differ. Only the anchors both have are
+    ranked (the students' tree replays no reference)."""
+    common = [k for k, r in REPLAY_OF.items() if k in kernel and r in replay]
+    order = lambda d: " > ".join(sorted(d, key=lambda k: -d[k]))
+    by_replay = {name: replay[name], **{k: replay[REPLAY_OF[k]] for k in common}}
+    by_kernel = {name: kernel[name], **{k: kernel[k] for k in common}}
+    lines = ["grade: ranking by the replay's score: %s; by the kernel pass's points: %s" % (
+        order(by_replay), order(by_kernel))]
+    if order(by_replay) == order(by_kernel):
+        lines.append("grade: they agree; the grade is the kernel pass's points")
+    else:
+        lines.append("grade: they disagree; the grade is the kernel pass's points, not the replay's score: the kernel "
+                     "pass measures what the arbiter did to the programs (page-ins, touch times, sort's and ECD's "
+                     "times), where the replay's proxy only estimates each decision's disk reads from the recorded "
+                     "run's refaults and cannot see how a different decision changes the offers after it")
+    return lines
+
+
 def record_anchors():
     """The instructor's: the reference's figures and sort alone's into the tracked file."""
     tag = kernel_tag()
@@ -256,6 +287,12 @@ def main():
                 print("grade: " + l)
             kernel = sum(pts.values())
             print("grade: kernel pass: %.0f points (%d decisions)" % (kernel, fig["decisions"]))
+            anchor_points = {ar.label(h): sum(kernel_points(anch[ar.label(h)], anch)[0].values()) for h in ANCHORS}
+            replay_means = {a: sum(v) / len(v) for a, v in ALL_SCORES.items() if v}
+            for l in which_grade(name, replay_means, dict(anchor_points, **{name: kernel})):
+                print(l)
+    if kernel is None and ok and not kproblems:
+        print("grade: the grade is the replay's score: no kernel pass ran")
     correct = ok and not kproblems
     for p in problems[:3] + kproblems:
         print("grade: INCORRECT: " + p)

@@ -354,6 +354,7 @@ def compare_part(sums, policies, mem=COMPARE_MEM, scale=100, sim=None, traces=()
         lines.append("grade: compare: kernel (median faults; level where its runs overlap): %s; simulator at %d "
                      "frames: %s; they %s" % (korder, vm, sorder, "agree" if same else
                                               "disagree (docs/lab-replacement.md says where and why)"))
+        lines.append(which_grade(same))
     sizes, _ = sim_sizes(sim, trace, policies) if trace and sim else ({}, 0)
     sizes = {f: s for f, s in sizes.items() if all(p in s for p in policies)}
     if sizes:
@@ -369,6 +370,17 @@ def compare_part(sums, policies, mem=COMPARE_MEM, scale=100, sim=None, traces=()
         lines.append("grade: compare: the kernel's order (%s) is the simulator's at %d of %d sizes%s" % (
             " < ".join(order), len(same), len(sizes), " (%s frames)" % ", ".join(map(str, same)) if same else ""))
     return lines
+
+
+def which_grade(agree):
+    """The line that says, beside the kernel's ranking and the simulator's, which one is the grade."""
+    if agree:
+        return ("grade: compare: the grade is the simulator's score; the kernel's ranking agrees with it and is "
+                "reported, not scored")
+    return ("grade: compare: the rankings disagree; the grade is the simulator's score, not the kernel's ranking: the "
+            "simulator replays the same references for every policy, so its counts repeat exactly and differ only "
+            "by the policy's choices, where the kernel's runs differ from run to run with the background's timing "
+            "and its VM's memory moves with the file cache; the kernel's ranking is reported, not scored")
 
 
 def kernel_part(name):
