@@ -82,7 +82,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: linux-programs all tracesim traces arbitersim negtraces grade lab-release trace-cost qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: linux-programs all tracesim traces arbitersim negtraces grade compare-record lab-release trace-cost qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(PRISTINE) $(B)/mkfs $(B)/fsck $(B)/tracesim $(B)/arbitersim compile_commands.json
 
 # --- host tools: installed if missing (see tools/setup/check-tools.sh) -------------------
@@ -283,6 +283,10 @@ ARBITER ?=
 grade: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(B)/arbitersim $(PY_OK)
 	@test -n "$(POLICY)$(DIR)$(ARBITER)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=aging), ARBITER=NAME or DIR=SUBMISSIONS'; exit 2; }
 	$(PY) $(if $(DIR),tools/lab/grade.py --dir $(DIR) --lab $(LAB),$(if $(ARBITER),tools/lab/arbiter_grade.py $(ARBITER),tools/lab/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE)))) $(GRADE_ARGS)
+# The replacement lab's kernel passes beside the simulator, recorded for test_lab_compare to replay
+# (traces/compare/: the session at a tenth of its length, two runs a policy; a few minutes).
+compare-record: $(B)/kernel.elf $(PRISTINE) $(B)/tracesim $(PY_OK)
+	$(PY) tools/lab/grade.py clock --compare --compare-scale 10 --compare-runs 2 --traces traces/session.trace.gz --compare-record traces/compare
 # The students' tree of a lab, without its reference solutions, built and tested (tools/lab/release.py).
 lab-release: $(PY_OK)
 	$(PY) tools/lab/release.py --lab $(LAB)
@@ -479,6 +483,7 @@ help:
 	@echo 'make grade POLICY=N  the replacement lab'"'"'s grader: policy N on the traces and in the kernel, a score'
 	@echo 'make grade DIR=D     grade a class: one directory per student in D (build/grade/D/scores.csv, reports)'
 	@echo 'make grade ARBITER=N the arbiter lab'"'"'s grader: kernel/arbiter_N.c replayed on traces/negotiation and in the kernel'
+	@echo 'make compare-record  record the kernel passes test_lab_compare replays (traces/compare/; a few minutes)'
 	@echo 'make arbitersim      replay traces/negotiation through the reference, global LRU and the 120 s penalty (the proxy, scores)'
 	@echo 'make negtraces       record traces/negotiation again in the kernel (IFS and ECD runs with neg.arbiter_trace=1)'
 	@echo 'make lab-release     the students'"'"' tree of a lab (LAB=replacement or arbiter) without its solutions, built and tested'

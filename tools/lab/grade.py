@@ -57,7 +57,7 @@ score, seconds, reason), one line a student, and OUT/STUDENT.txt, the student's 
 --file: a policy file not (yet) in vm/policy.c's table; the simulator is compiled with it
 (build/grade/tracesim), and the kernel part is skipped unless the table has NAME. Exit status
 0 for a correct policy, 1 for an incorrect one, 2 when grading could not run."""
-import argparse, csv, glob, hashlib, os, re, signal, subprocess, sys, tempfile, time
+import argparse, csv, glob, gzip, hashlib, json, os, re, signal, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
@@ -268,8 +268,9 @@ def session_run(policy, mem=COMPARE_MEM, scale=100, setup_extra=()):
     steps = [(None, "sysctl vm.policy=%s\n" % policy + "\n".join(setup + background) + "\n"),
              (rt.ENV_READY, "\n".join([sampler, stamp] + work + [stamp, "echo session-done"]) + "\n"),
              (r"\nsession-done\n", finish)]
-    rc, out, _, _ = boot_steps(steps, mem=mem, timeout=4 * 3600, icount=rt.SESSION_CPU["icount"], align=False,
-                               cpu_limit=3600)
+    rc, out = pass_console("%s-%dmb-x%d" % (policy, mem, scale), steps,
+                           lambda: boot_steps(steps, mem=mem, timeout=4 * 3600, icount=rt.SESSION_CPU["icount"],
+                                              align=False, cpu_limit=3600))
     got = []
     for m in re.finditer(re.escape(stamp) + r"\n", out):     # its echo: after "$ ", or a job's line
         # its numbers are the next bare numeric lines: a background job may print between them
@@ -286,6 +287,76 @@ def session_run(policy, mem=COMPARE_MEM, scale=100, setup_extra=()):
     r["frames"] = [v for _, v in samples] or [got[0][2], got[1][2]]
     r["ms"] = samples[-1][0] - samples[0][0] if len(samples) > 1 else 0
     return r, out
+
+
+# Kernel passes recorded and replayed (--compare-record DIR, --compare-replay DIR; make
+# compare-record records traces/compare/, which test_lab_compare replays): a pass's console is
+# all the comparison reads of it, so its parsing, the medians, the side by side and the verdict
+# can be checked in seconds on consoles the kernel printed, instead of seven boots each time.
+# DIR/passes.json says what each pass typed and when, at which commit and with which kernel it
+# was recorded; a replay refuses a recording whose passes typed other commands than today's
+# (the workload changed: record again), and says what it replays.
+PASSES = {"mode": None, "dir": None, "count": {}, "manifest": None}
+
+
+def pass_console(key, steps, boot):
+    """(exit status, console) of the key'th pass: boot() run (and recorded), or the recording's."""
+    n = PASSES["count"][key] = PASSES["count"].get(key, 0) + 1
+    name = "%s-%d" % (key, n)
+    d = PASSES["dir"]
+    static = [l for _, text in steps if not callable(text) for l in text.splitlines()]
+    if PASSES["mode"] == "replay":
+        m = PASSES["manifest"]
+        if name not in m["passes"]:
+            fail("%s holds no pass %s (it has %s): make compare-record records them" % (
+                d, name, ", ".join(sorted(m["passes"])) or "none"))
+        got = m["passes"][name]
+        if got["typed"][:len(static)] != static:
+            fail("%s is stale: its pass %s typed other commands than the session types today (the workload "
+                 "changed since it was recorded): make compare-record records it again" % (d, name))
+        with gzip.open(os.path.join(d, name + ".console.gz"), "rt", encoding="utf-8", errors="replace") as f:
+            return got["rc"], f.read()
+    rc, out, typed, _ = boot()
+    if PASSES["mode"] == "record":
+        with gzip.open(os.path.join(d, name + ".console.gz"), "wt", encoding="utf-8") as f:
+            f.write(out)
+        PASSES["manifest"]["passes"][name] = {"rc": rc, "typed": typed}
+        with open(os.path.join(d, "passes.json"), "w") as f:
+            json.dump(PASSES["manifest"], f, indent=1, sort_keys=True)
+            f.write("\n")
+    return rc, out
+
+
+def kernel_id():
+    with open(os.path.join(BUILD, "kernel.elf"), "rb") as f:
+        return hashlib.sha1(f.read()).hexdigest()[:12]
+
+
+def passes_from(mode, d):
+    """Sets the passes to be recorded in d or replayed from it; the line that says which."""
+    PASSES.update(mode=mode, dir=d)
+    if mode == "record":
+        os.makedirs(d, exist_ok=True)
+        for f in glob.glob(os.path.join(d, "*.console.gz")):
+            os.unlink(f)
+        git = lambda *args: subprocess.run(["git", "-C", ROOT] + list(args), stdout=subprocess.PIPE,
+                                           stderr=subprocess.DEVNULL, text=True).stdout.strip()
+        commit = git("rev-parse", "--short=12", "HEAD")
+        if commit and git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!" + os.path.relpath(d, ROOT)):
+            commit += "+changes"        # the tree it ran was not that commit's
+        PASSES["manifest"] = {"commit": commit or "unknown", "kernel": kernel_id(),
+                              "recorded": time.strftime("%Y-%m-%d", time.gmtime()), "passes": {}}
+        return "grade: compare: the kernel passes recorded in %s" % os.path.relpath(d, ROOT)
+    try:
+        with open(os.path.join(d, "passes.json")) as f:
+            PASSES["manifest"] = m = json.load(f)
+    except (OSError, ValueError) as e:
+        fail("%s has no readable passes.json (%s): make compare-record records the kernel passes" % (d, e))
+    today = kernel_id() if os.path.exists(os.path.join(BUILD, "kernel.elf")) else None
+    return ("grade: compare: the kernel passes replayed from %s, recorded %s at commit %s with kernel %s (%s); "
+            "make compare-record records them again" % (
+                os.path.relpath(d, ROOT), m["recorded"], m["commit"], m["kernel"],
+                "today's build" if today == m["kernel"] else "today's build is %s" % today))
 
 
 # Kernel runs of the session under one policy differ in refaults: in nine runs at 16 MB clock
@@ -617,8 +688,12 @@ def main():
     ap.add_argument("--compare-mem", type=int, default=COMPARE_MEM, help="MB of the kernel's machine for --compare")
     ap.add_argument("--compare-scale", type=int, default=100, help="the session's phases scaled (phase -x): tests")
     ap.add_argument("--compare-runs", type=int, default=COMPARE_RUNS, help="kernel runs of each policy for --compare")
+    ap.add_argument("--compare-record", metavar="DIR", help="with --compare: record the kernel passes' consoles in DIR")
+    ap.add_argument("--compare-replay", metavar="DIR", help="with --compare: replay the kernel passes recorded in DIR")
     ap.add_argument("--traces", nargs="*", help="default: traces/*.trace")
     a = ap.parse_args()
+    if (a.compare_record or a.compare_replay) and not (a.compare and not (a.compare_record and a.compare_replay)):
+        fail("--compare-record DIR or --compare-replay DIR (one of them) goes with --compare")
     if a.dir:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import labs
@@ -678,6 +753,8 @@ def main():
     if a.compare:
         pols = COMPARE + ([name] if listed and name not in COMPARE else [])
         print("grade: the kernel's ranking beside the simulator's: %s" % ", ".join(pols), flush=True)
+        if a.compare_record or a.compare_replay:
+            print(passes_from("record" if a.compare_record else "replay", a.compare_record or a.compare_replay))
         for line in compare_part(sums, pols, a.compare_mem, a.compare_scale, sim, traces, max(1, a.compare_runs)):
             print(line)
         sys.exit(0 if ok else 1)
