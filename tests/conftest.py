@@ -308,6 +308,7 @@ LONG_FIRST = (
     "tests/qemu/test_gdb.py",
     "tests/qemu/test_arbiter.py",
     "tests/host/test_arbiter_grade.py",
+    "tests/qemu/test_console.py::test_a_guest_that_keeps_computing_is_stopped_by_its_cpu_budget",
 )
 
 
