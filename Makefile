@@ -82,7 +82,7 @@ BOOTDIR ?= $(B)
 ISO := $(BOOTDIR)/os.iso
 export CMDLINE
 
-.PHONY: linux-programs all tracesim traces arbitersim negtraces grade lab-release trace-cost qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
+.PHONY: linux-programs all tracesim traces arbitersim negtraces grade compare-record lab-release trace-cost qemu qemu-gdb gdb gdb-walkthrough debug-kernel test crashtest clean tools iso fsimg programs help compile_commands.json FORCE
 all: $(B)/kernel.elf $(ISO) $(B)/fs.img $(PRISTINE) $(B)/mkfs $(B)/fsck $(B)/tracesim $(B)/arbitersim compile_commands.json
 
 # --- host tools: installed if missing (see tools/setup/check-tools.sh) -------------------
@@ -244,8 +244,8 @@ $(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/pol
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_policy.c $(wildcard vm/policy*.c)
 
 # The trace simulator (tools/lab/tracesim/) runs the same policy files on recorded traces.
-TRACESIM_SRC := $(wildcard tools/lab/tracesim/*.c) tools/lab/tracefile.c $(wildcard vm/policy*.c)
-$(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/lab/tracesim/*.h) tools/lab/tracefile.h vm/policy.h | $(TOOLS_OK)
+TRACESIM_SRC := $(wildcard tools/lab/tracesim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard vm/policy*.c)
+$(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/lab/tracesim/*.h) tools/lab/tracefile.h tools/lab/callwatch.h vm/policy.h | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(TRACESIM_SRC)
@@ -253,8 +253,8 @@ tracesim: $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/tracesim.py
 # The arbiter lab's simulator (tools/lab/arbitersim/) replays recorded negotiations through the
 # very arbiter files the kernel compiles (kernel/arbiter_*.c).
-ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) tools/lab/tracefile.c $(wildcard kernel/arbiter_*.c)
-$(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) tools/lab/tracefile.h kernel/arbiter.h kernel/negotiate_rule.h | $(TOOLS_OK)
+ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard kernel/arbiter_*.c)
+$(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) tools/lab/tracefile.h tools/lab/callwatch.h kernel/arbiter.h kernel/negotiate_rule.h | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(ARBITERSIM_SRC)
@@ -270,7 +270,7 @@ traces: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/tracesim.py
 
 # The replacement lab (docs/lab-replacement.md): make grade POLICY=NAME [POLICYFILE=vm/policy_NAME.c],
-# or a class: make grade DIR=submissions [LAB=replacement] [GRADE_ARGS='--timeout 300 --kernel']
+# or a class: make grade DIR=submissions [LAB=replacement] [GRADE_ARGS='--call-limit 1000 --kernel']
 # (one directory per student; build/grade/DIR/scores.csv and a report each).
 # The arbiter lab (docs/lab-arbiter.md): make grade ARBITER=NAME (kernel/arbiter_NAME.c; the replay
 # and the kernel pass), or a class: make grade DIR=submissions LAB=arbiter.
@@ -283,6 +283,10 @@ ARBITER ?=
 grade: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(B)/arbitersim $(PY_OK)
 	@test -n "$(POLICY)$(DIR)$(ARBITER)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=lru), ARBITER=NAME or DIR=SUBMISSIONS'; exit 2; }
 	$(PY) $(if $(DIR),tools/lab/grade.py --dir $(DIR) --lab $(LAB),$(if $(ARBITER),tools/lab/arbiter_grade.py $(ARBITER),tools/lab/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE)))) $(GRADE_ARGS)
+# The replacement lab's kernel passes beside the simulator, recorded for test_lab_compare to replay
+# (traces/compare/: the session at a tenth of its length, two runs a policy; a few minutes).
+compare-record: $(B)/kernel.elf $(PRISTINE) $(B)/tracesim $(PY_OK)
+	$(PY) tools/lab/grade.py clock --compare --compare-scale 10 --compare-runs 2 --traces traces/session.trace.gz --compare-record traces/compare
 # The students' tree, without the labs' solutions or a word naming them, built and the lab's tests run (tools/lab/release.py).
 lab-release: $(PY_OK)
 	$(PY) tools/lab/release.py --lab $(LAB)
@@ -479,6 +483,7 @@ help:
 	@echo 'make grade POLICY=N  the replacement lab'"'"'s grader: policy N on the traces and in the kernel, a score'
 	@echo 'make grade DIR=D     grade a class: one directory per student in D (build/grade/D/scores.csv, reports)'
 	@echo 'make grade ARBITER=N the arbiter lab'"'"'s grader: kernel/arbiter_N.c replayed on traces/negotiation and in the kernel'
+	@echo 'make compare-record  record the kernel passes test_lab_compare replays (traces/compare/; a few minutes)'
 	@echo 'make arbitersim      replay traces/negotiation through the reference, global LRU and the 120 s penalty (the proxy, scores)'
 	@echo 'make negtraces       record traces/negotiation again in the kernel (IFS and ECD runs with neg.arbiter_trace=1)'
 	@echo 'make lab-release     the students'"'"' tree (LAB=replacement or arbiter: whose tests) without any solution or word naming one, built and tested'

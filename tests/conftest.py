@@ -144,10 +144,12 @@ def pytest_runtest_makereport(item, call):
 
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
-         sleep_off=False, wait_for=None, kill_after=None, keep_input=False, drive=None, status=False, kernel=None):
+         sleep_off=False, wait_for=None, kill_after=None, keep_input=False, drive=None, status=False, kernel=None,
+         cpu_limit=None):
     """Boots once; commands go to the shell after the kernel says it is ready, then end of input
     makes the shell exit and the machine power off. kernel: another ELF than build/kernel.elf
-    (build/debug/kernel.elf, the one make qemu-gdb boots).
+    (build/debug/kernel.elf, the one make qemu-gdb boots). cpu_limit: runqemu's --cpu-limit (seconds
+    of QEMU's CPU time; rc 125 when spent).
 
     icount=True runs the guest under -icount shift=0 (its clock counts its instructions);
     icount=N under shift=N (2**N ns an instruction). sleep_off=True (with icount) skips the
@@ -178,7 +180,7 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
                            iso=BUILD / "os.iso" if iso else None,
                            kernel=None if iso else kernel or BUILD / "kernel.elf", append=None if iso else cmdline,
                            icount=icount if icount else None,
-                           icount_sleep_off=sleep_off, kill_on=kill_after or None)
+                           icount_sleep_off=sleep_off, kill_on=kill_after or None, cpu_limit=cpu_limit)
     log = _new_log()
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # wait_for: one regex before the commands, or a list of (regex, text) steps after them.
@@ -315,6 +317,7 @@ LONG_FIRST = (
     "tests/qemu/test_gdb.py",
     "tests/qemu/test_arbiter.py",
     "tests/host/test_arbiter_grade.py",
+    "tests/qemu/test_console.py::test_a_guest_that_keeps_computing_is_stopped_by_its_cpu_budget",
 )
 
 

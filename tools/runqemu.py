@@ -16,12 +16,20 @@ Exit status:
        one line on standard error says what happened and what to do
   124  --timeout expired (the guest is sent ^P first, and its state dump, kernel/dump.c, is
        given a few seconds to arrive; its call chains are then shown as function names)
+  125  --cpu-limit spent: QEMU used that much CPU time and the guest had not powered off (a
+       guest that loops, or a workload far longer than it should be; ^P first, as for 124)
   137  --kill-on saw its text (a hard stop: a power cut, no sync)
   130  quit with Ctrl-A X (no sync either)
 The kernel powers off through QEMU's isa-debug-exit device, which makes QEMU exit with
 (value << 1) | 1: 33 for a clean power-off and 35 for a failure (kernel/power.h). QEMU's own
 statuses (0, 1) never mean either, so a QEMU that fails to start is never taken for a clean
 power-off.
+
+--cpu-limit is the hang watch that a loaded machine does not trip: under TCG every guest
+instruction is QEMU's work, so QEMU's CPU time (user and system, all its threads, from /proc)
+counts what the guest did, however slowly the host let it run, where --timeout counts the
+host's wall clock. A guest that waits (idle, a timer) costs QEMU little CPU: --timeout remains
+the backstop for that.
 
 From Python (the tests, the benchmarks, the tools that boot the kernel): command(...) gives the
 command line that runs this launcher with the options named, so that every boot goes through
@@ -74,7 +82,7 @@ def qemu_command(a):
 
 def command(kernel=None, iso=None, append=None, disk=None, drive=None, mem=None, timeout=None,
             icount=None, icount_align=False, icount_sleep_off=False, throttle_bps=None, throttle_iops=None, gdb=None,
-            gdb_file=None, kill_on=None, accel=None, no_mem_check=False, extra=()):
+            gdb_file=None, kill_on=None, accel=None, no_mem_check=False, cpu_limit=None, extra=()):
     """The argument list that runs this launcher, for subprocess: [python, runqemu.py, OPTIONS].
     Each keyword is the option of the same name (kill_on is --kill-on, and so on); None (or
     False) leaves the option out, so runqemu's own default holds. Without iso, kernel defaults
@@ -88,7 +96,7 @@ def command(kernel=None, iso=None, append=None, disk=None, drive=None, mem=None,
     for opt, val in (("--append", append), ("--disk", disk), ("--drive", drive), ("--mem", mem),
                      ("--accel", accel), ("--timeout", timeout), ("--throttle-bps", throttle_bps),
                      ("--throttle-iops", throttle_iops), ("--gdb", gdb), ("--gdb-file", gdb_file),
-                     ("--kill-on", kill_on)):
+                     ("--kill-on", kill_on), ("--cpu-limit", cpu_limit)):
         if val is not None:
             args += [opt, str(val)]
     if icount is True:
@@ -154,6 +162,8 @@ def main():
                    "26000 + uid %% 5000 (printed), so that two users of one machine do not clash")
     p.add_argument("--gdb-file", help="with --gdb: write 'PORT PID KERNEL' here while QEMU runs (make gdb reads it)")
     p.add_argument("--timeout", type=float, help="kill QEMU after this many seconds")
+    p.add_argument("--cpu-limit", type=float, help="stop QEMU (status 125) once it has used this many "
+                   "seconds of CPU time: the guest's work, which a loaded host does not shrink")
     p.add_argument("--kill-on", help="kill QEMU (SIGKILL: a power cut) as soon as the guest prints this text")
     p.add_argument("extra", nargs="*", help="more QEMU arguments (after --)")
     a = p.parse_args()
@@ -283,14 +293,14 @@ def main():
     out_t.start()
     in_t.start()
     err_t.start()
-    timed_out = False
+    timed_out = spent = False
     try:
-        q.wait(timeout=a.timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        ask_for_dump(q, dumping, dumped)
-        q.kill()
-        q.wait()
+        spent = not wait_within(q, a.timeout, a.cpu_limit)
+        if spent or q.poll() is None:
+            timed_out = not spent
+            ask_for_dump(q, dumping, dumped)
+            q.kill()
+            q.wait()
     except KeyboardInterrupt:
         q.kill()
         q.wait()
@@ -310,6 +320,13 @@ def main():
     if killed.is_set():
         sys.stderr.write("\nrunqemu: killed QEMU on %r\n" % a.kill_on)
         return 137
+    if spent:
+        sys.stderr.write("\nrunqemu: the guest used its %g s of CPU time (--cpu-limit) without powering off: "
+                         "it loops, or its work is far longer than it should be (the ^P dump above says where "
+                         "it was)\n" % a.cpu_limit)
+        if not dumped.is_set():
+            sys.stderr.write("runqemu: no ^P dump from the guest (interrupts off, or its input buffer full)\n")
+        return 125
     if timed_out:
         sys.stderr.write("\nrunqemu: timed out after %g s\n" % a.timeout)
         if not dumped.is_set():     # the dump itself is above, its call chains named by the kernel
@@ -321,6 +338,35 @@ def main():
         sys.stderr.write("\nrunqemu: the kernel powered off reporting a failure (its message is above)\n")
         return 1
     return refuse(qemu_failure(q.returncode, errors, a))
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of process pid and all its threads (/proc/PID/stat's utime and
+    stime, in clock ticks), or None when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()     # the name, in parentheses, may hold spaces
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_within(q, timeout, cpu_limit, poll=0.5):
+    """Waits for QEMU to exit: True when it did, or when timeout (wall-clock seconds) expired;
+    False when it used cpu_limit seconds of CPU time first."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while True:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            return True
+        try:
+            q.wait(timeout=(poll if left is None else min(poll, left)) if cpu_limit else left)
+            return True
+        except subprocess.TimeoutExpired:
+            pass
+        used = cpu_seconds(q.pid) if cpu_limit else None
+        if used is not None and used >= cpu_limit:
+            return False
 
 
 def start_qemu(a):

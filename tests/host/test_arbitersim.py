@@ -92,7 +92,7 @@ def test_an_answer_out_of_range_stops_the_replay_with_one_line(tmp_path):
     sim = tmp_path / "sim"
     c = subprocess.run(["cc", "-O2", "-I", ROOT, "-DARBITER_EXTRA=arbiter_bad", "-o", str(sim), str(src)] +
                        [os.path.join(ROOT, "tools/lab/arbitersim", f) for f in ("main.c", "negtrace.c")] +
-                       [os.path.join(ROOT, "tools/lab/tracefile.c")],
+                       [os.path.join(ROOT, "tools/lab", f) for f in ("tracefile.c", "callwatch.c")],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert c.returncode == 0, c.stdout
     p, _ = run(HEAD + "\n".join(history() + negotiations(3)) + "\n", tmp_path, arbiters="bad", sim=str(sim))
@@ -156,3 +156,27 @@ def test_on_the_ifs_trace_the_reference_costs_fewer_reads_than_global_lru(tmp_pa
     assert float(rows["reference"]["reads"]) < float(rows["lru"]["reads"]), rows
     # The recorded run was global LRU's: replaying lru changes nothing.
     assert int(rows["lru"]["changed"]) <= 0.01 * int(rows["lru"]["decisions"]), rows["lru"]
+
+
+def test_a_hook_that_loops_is_stopped_per_call_with_the_hook_and_the_event(tmp_path):
+    """decide never returns at its second question: the replay stops within the limit (CPU time
+    per call) with one line naming the hook and the trace's event, and exit status 3."""
+    src = tmp_path / "arbiter_loop.c"
+    src.write_text('#include "kernel/arbiter.h"\nstatic volatile unsigned n, spin;\n'
+                   'static enum neg_pool d(const struct arb_view *v) { if (++n == 2) for (;;) spin++; return v->asker; }\n'
+                   'const struct arbiter arbiter_loop = { .name = "loop", .decide = d };\n')
+    sim = tmp_path / "sim"
+    c = subprocess.run(["cc", "-O2", "-I", ROOT, "-DARBITER_EXTRA=arbiter_loop", "-o", str(sim), str(src)] +
+                       [os.path.join(ROOT, "tools/lab/arbitersim", f) for f in ("main.c", "negtrace.c")] +
+                       [os.path.join(ROOT, "tools/lab", f) for f in ("tracefile.c", "callwatch.c")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert c.returncode == 0, c.stdout
+    lines = history() + negotiations(3)
+    path = tmp_path / "t.negtrace"
+    path.write_text(HEAD + "\n".join(lines) + "\n")
+    p = subprocess.run([str(sim), "-a", "loop", "-t", "50", str(path)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=600)
+    second = len(lines) - 1         # the events are numbered from 1, in the trace's order
+    assert p.returncode == 3, p.stdout
+    assert re.search(r"^arbitersim: arbiter loop on t\.negtrace: its decide hook did not return within 50 ms of CPU "
+                     r"time, at event %d of %d: a hook that loops" % (second, len(lines)), p.stdout, re.M), p.stdout

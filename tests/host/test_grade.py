@@ -101,3 +101,46 @@ def test_on_the_session_clock_lands_between_random_and_lru():
         got[pol] = int(final.group(2))
         assert rows["session.trace.gz"] == got[pol], (rows, final.group(0))
     assert 0 <= got["fifo"] < got["clock"] <= got["lru"] < got["spt"] < 100, got
+
+
+def test_the_report_says_the_score_is_the_grade_whether_or_not_the_kernel_agrees():
+    sys.path.insert(0, os.path.join(ROOT, "tools", "lab"))
+    import grade as g
+    assert g.which_grade(True).startswith("grade: compare: the grade is the simulator's score; the kernel's ranking "
+                                          "agrees with it"), g.which_grade(True)
+    assert g.which_grade(False).startswith("grade: compare: the rankings disagree; the grade is the simulator's "
+                                           "score, not the kernel's ranking: the simulator replays the same "
+                                           "references for every policy"), g.which_grade(False)
+
+
+def test_the_anchors_are_measured_once_and_kept_as_measured(tmp_path):
+    """The anchors' runs (clock, LRU, FIFO, random) are kept per simulator and trace: a grade
+    with them kept prints what one that measured them printed, and what is kept is what is read
+    (a kept count changed by hand shows in the next grade). On a trace of the test's own, so that
+    no other test reads the changed count."""
+    sys.path.insert(0, os.path.join(ROOT, "tools", "lab"))
+    import grade as g
+    t = tmp_path / "own.trace"
+    t.write_text("# trace epoch_ms=100\n" + "".join("%d 1 %d 1 0\n" % (e, (e * 7) % 90 + (e // 50)) for e in range(900)))
+    base = g.anchor_cache(str(t))
+    for ext in (".csv", ".txt"):
+        if os.path.exists(base + ext):
+            os.unlink(base + ext)
+    table = lambda p: [l for l in p.stdout.splitlines() if l.startswith("own.trace ")]
+    first = grade("random", "--traces", str(t))
+    assert first.returncode == 0 and os.path.exists(base + ".csv"), first.stdout[-2000:]
+    again = grade("random", "--traces", str(t))
+    assert table(first) == table(again) and len(table(first)) == 1, (table(first), table(again))
+    with open(base + ".csv") as f:
+        text = f.read()
+    rows = text.splitlines()
+    i = next(k for k, r in enumerate(rows) if ",clock," in r)
+    cols = rows[i].split(",")
+    cols[6] = str(int(cols[6]) + 1000)          # faults
+    rows[i] = ",".join(cols)
+    with open(base + ".csv", "w") as f:
+        f.write("\n".join(rows) + "\n")
+    changed = grade("random", "--traces", str(t))
+    os.unlink(base + ".csv")
+    clock = lambda p: int(table(p)[0].split()[3])     # trace, MIN, fifo, clock: the column of clock
+    assert clock(changed) == clock(first) + 1000, (table(first), table(changed))

@@ -1,7 +1,7 @@
 """The trace simulator (build/tracesim, tools/lab/tracesim/): the kernel's policy files and MIN on
 reference traces. MIN is a lower bound, so any policy beating it means the simulator (or MIN)
 is wrong; two runs must print the same counts; a bad trace is one line and status 2."""
-import csv, glob, os, random, subprocess
+import csv, glob, os, random, re, subprocess
 
 import pytest
 
@@ -251,3 +251,51 @@ def test_ended_processes_free_their_frames_as_in_the_kernel(tmp_path):
     got = {r["policy"]: int(r["faults"]) for r in rows(kept)}
     assert got["MIN"] == first, got
     assert got["lru"] >= first + 20 * 6 and got["clock"] >= first + 20 * 6, got
+
+
+def watched_sim(tmp_path, body):
+    """build/tracesim's sources compiled with a policy "w" whose page_in is body (tools/lab/grade.py's
+    way with a student's file)."""
+    src = tmp_path / "policy_w.c"
+    src.write_text('#include <time.h>\n#include <unistd.h>\n#include "vm/policy.h"\nstatic volatile uint32_t n, spin;\n'
+                   'static void w_in(uint32_t f) { %s }\n'
+                   'static int32_t w_choose(void) { for (uint32_t f = 0; f < pol_nframes(); f++) '
+                   'if (pol_candidate(f)) return (int32_t)f; return -1; }\n'
+                   'const struct vm_policy policy_w = { .name = "w", .page_in = w_in, .choose = w_choose };\n' % body)
+    sim = tmp_path / "sim"
+    c = subprocess.run(["cc", "-O2", "-I", ROOT, "-DTRACESIM_EXTRA=policy_w", "-o", str(sim), str(src)] +
+                       glob.glob(os.path.join(ROOT, "tools/lab/tracesim/*.c")) + glob.glob(os.path.join(ROOT, "vm/policy*.c")) +
+                       [os.path.join(ROOT, "tools/lab", f) for f in ("tracefile.c", "callwatch.c")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert c.returncode == 0, c.stdout
+    t = tmp_path / "touch.trace"
+    t.write_text("# trace epoch_ms=100\n" + "".join("%d 1 %d 1 0\n" % (e, e) for e in range(200)))
+    return sim, t
+
+
+def test_a_hook_that_loops_is_stopped_per_call_with_the_hook_and_the_reference(tmp_path):
+    """200 first touches: the policy's 100th page_in, at the 100th reference, never returns."""
+    sim, t = watched_sim(tmp_path, "if (++n == 100) for (;;) spin++;")
+    p = subprocess.run([str(sim), "-p", "w", "-m", "300", "-t", "50", str(t)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=600)
+    assert p.returncode == 3, p.stdout
+    assert re.search(r"^tracesim: policy w on touch\.trace at 300 frames: its page_in hook did not return within "
+                     r"50 ms of CPU time, at reference 100 of 200: a hook that loops", p.stdout, re.M), p.stdout
+
+
+def test_the_limit_is_cpu_time_a_hook_waiting_is_not_stopped_by_it(tmp_path):
+    """A hook that waits 300 ms of wall-clock time (as a descheduled one seems to) uses no CPU:
+    a 50 ms limit in CPU time lets it finish, where one in wall-clock time would not."""
+    sim, t = watched_sim(tmp_path, "struct timespec a, b; clock_gettime(CLOCK_MONOTONIC, &a); if (++n == 100) do { "
+                         "usleep(10000); clock_gettime(CLOCK_MONOTONIC, &b); } while ((b.tv_sec - a.tv_sec) * 1000 + "
+                         "(b.tv_nsec - a.tv_nsec) / 1000000 < 300);")
+    p = subprocess.run([str(sim), "-p", "w", "-m", "300", "-t", "50", str(t)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=600)
+    assert p.returncode == 0 and "did not return" not in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("value", ["0", "5", "x", "3600001"])
+def test_a_bad_call_limit_is_one_line(value):
+    p = run("-t", value, os.path.join(ROOT, "traces", "sort.trace"))
+    assert p.returncode == 2 and p.stdout.strip() == \
+        "tracesim: -t wants 10..3600000 ms of CPU time per hook call", p.stdout

@@ -58,6 +58,20 @@ def test_a_timed_out_run_ends_with_the_guests_state(disk):
     assert re.search(r"\bsleep_ms\+0x[0-9a-f]+ sys_sleep\+0x[0-9a-f]+ ", m.group(3)), r
 
 
+def test_a_guest_that_keeps_computing_is_stopped_by_its_cpu_budget(disk):
+    """runqemu --cpu-limit, the hang watch a loaded host does not trip: QEMU's CPU time is the
+    guest's work. A guest that only sleeps uses little of it and finishes; one that computes far
+    longer than its budget is stopped with status 125, its ^P dump and a line saying why. The
+    wall-clock limits are ten times over anything here."""
+    r = boot("sleep 10\necho slept\n", disk=disk, cpu_limit=60, timeout=1200)
+    assert r.rc == 0 and r.printed("echo slept") == "slept\n", r
+    r = boot("forkbench -n 100000000 4\n", disk=disk, cpu_limit=20, timeout=1200)
+    assert r.rc == 125, r
+    assert "--- ^P dump" in r.out and "--- end of ^P dump" in r.out, r
+    assert re.search(r"^runqemu: the guest used its 20 s of CPU time \(--cpu-limit\) without powering off", r.out,
+                     re.M), r
+
+
 # --- floods (docs/reliability.md, "Console floods") -------------------------------------------------------
 # The console's own keys: \r (a newline), \b and 0x7f (erase), ^U (kill the line), ^C
 # (interrupt), ^D (end of file), ^P (dump). Every other byte is data, NUL and 0x80-0xff too.

@@ -55,7 +55,7 @@ def ready(cond, text):
 
 
 def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None, timeout=1800, log=None,
-               align=False, image=None, keep=None, extra=()):
+               align=False, image=None, keep=None, extra=(), cpu_limit=None):
     """Boots build/kernel.elf on a private copy of image (build/fs-pristine.img) and types each step's text once
     the console, since the step before was typed, matches the step's regex (None: at once; a function of
     that text: once it returns true, for a condition no regex can say, as "a line with a number above N").
@@ -65,12 +65,13 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
     arrivals), arrivals being (offset in the text, host's monotonic time) of each chunk read.
     log: a file that gets the console as it arrives. Steps run in the guest's order, never on
     host timers. keep: a path that gets the copy as the run left it (a prepared image). extra:
-    QEMU's own arguments (the arbiter lab's recording adds -debugcon file:PATH)."""
+    QEMU's own arguments (the arbiter lab's recording adds -debugcon file:PATH). cpu_limit: runqemu's
+    --cpu-limit (seconds of QEMU's CPU time, the guest's work; status 125 when spent)."""
     with tempfile.TemporaryDirectory() as d:
         img, args = private_boot(d, mem, timeout, image, icount=None if icount is None else str(icount),
                                  icount_align=align and icount is not None,
                                  throttle_bps=throttle_bps or None, throttle_iops=throttle_iops or None,
-                                 extra=extra)
+                                 extra=extra, cpu_limit=cpu_limit)
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         steps, typed, out, mark, arrivals = list(steps), [], bytearray(), 0, []
         f = open(log, "wb") if log else None

@@ -51,7 +51,7 @@ def fail(msg):
 def simulator(name, path):
     """build/arbitersim compiled with the arbiter's file (its struct arbiter_NAME)."""
     src = sorted(set(glob.glob(os.path.join(ROOT, "tools/lab/arbitersim/*.c")) +
-                     [os.path.join(ROOT, "tools/lab/tracefile.c")] +
+                     [os.path.join(ROOT, "tools/lab/tracefile.c"), os.path.join(ROOT, "tools/lab/callwatch.c")] +
                      glob.glob(os.path.join(ROOT, "kernel/arbiter_reference.c"))))
     tag = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:8]
     out = os.path.join(BUILD, "grade", "arbitersim-%s-%s" % (name, tag))
@@ -65,15 +65,16 @@ def simulator(name, path):
     return out
 
 
-def host_part(sim, name, traces):
-    """(correct, problems, {trace: score}, the simulator's table)."""
+def host_part(sim, name, traces, call_limit_ms=1000):
+    """(correct, problems, {trace: score}, the simulator's table). A hook that loops is stopped
+    by the simulator after call_limit_ms of CPU time in one call (tools/lab/callwatch.c)."""
     scores, problems, text = {}, [], ""
     for t in traces:
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "sim.csv")
             ref = name != "reference" and os.path.exists(os.path.join(ROOT, "kernel", "arbiter_reference.c"))
             r = subprocess.run([sim, "-a", name + ",lru,p120" + (",reference" if ref else ""),
-                                "-c", path, t], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                "-t", str(call_limit_ms), "-c", path, t], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             rows = list(csv.DictReader(open(path, newline=""))) if os.path.exists(path) else []
         text += r.stdout
         if r.returncode < 0:
@@ -82,11 +83,19 @@ def host_part(sim, name, traces):
                  % (name, os.path.basename(t), -r.returncode))
         if r.returncode == 2:
             fail("the simulator could not run:\n" + r.stdout[-2000:])
+        if r.returncode == 3:       # the simulator's line says which hook looped, and where
+            problems += [l for l in r.stdout.splitlines() if "did not return within" in l]
+            break
         problems += [l[len("error: "):] for l in r.stdout.splitlines() if l.startswith("error:")]
         for row in rows:
             if row["arbiter"] == name:
                 scores[row["trace"]] = float(row["score"])
+            ALL_SCORES.setdefault(row["arbiter"], []).append(float(row["score"]))
     return not problems, problems, scores, text
+
+
+# Every arbiter's replay scores, trace by trace, as host_part read them (the anchors' for the ranking).
+ALL_SCORES = {}
 
 
 # --- the kernel pass ------------------------------------------------------------------------
@@ -176,6 +185,32 @@ def kernel_points(fig, anch):
     return out, lines
 
 
+# The replay's own arbiters that stand for the kernel pass's anchors (tools/lab/arbitersim/main.c).
+REPLAY_OF = {"penalty 0 s": "lru", "penalty 120 s": "p120", "reference": "reference"}
+
+
+def which_grade(name, replay, kernel):
+    """The lines that rank the arbiter among the anchors by the replay ({arbiter: mean replay
+    score}, the replay's names: lru, p120) and by the kernel pass ({label: points}), both named by
+    the kernel pass's labels (penalty 0 s...), and say
+    which one is the grade, and why, when the two orders differ. Only the anchors both have are
+    ranked (the students' tree replays no reference)."""
+    common = [k for k, r in REPLAY_OF.items() if k in kernel and r in replay]
+    order = lambda d: " > ".join(sorted(d, key=lambda k: -d[k]))
+    by_replay = {name: replay[name], **{k: replay[REPLAY_OF[k]] for k in common}}
+    by_kernel = {name: kernel[name], **{k: kernel[k] for k in common}}
+    lines = ["grade: ranking by the replay's score: %s; by the kernel pass's points: %s" % (
+        order(by_replay), order(by_kernel))]
+    if order(by_replay) == order(by_kernel):
+        lines.append("grade: they agree; the grade is the kernel pass's points")
+    else:
+        lines.append("grade: they disagree; the grade is the kernel pass's points, not the replay's score: the kernel "
+                     "pass measures what the arbiter did to the programs (page-ins, touch times, sort's and ECD's "
+                     "times), where the replay's proxy only estimates each decision's disk reads from the recorded "
+                     "run's refaults and cannot see how a different decision changes the offers after it")
+    return lines
+
+
 def record_anchors():
     """The instructor's: the reference's figures and sort alone's into the tracked file."""
     tag = kernel_tag()
@@ -195,6 +230,8 @@ def main():
     ap.add_argument("--host-only", action="store_true", help="only the replay (no QEMU)")
     ap.add_argument("--traces", nargs="*", help="default: traces/negotiation/*.negtrace.gz")
     ap.add_argument("--record-anchors", action="store_true", help="measure the anchors, write the reference's")
+    ap.add_argument("--call-limit", type=int, default=1000,
+                    help="CPU ms a hook's call may take in the simulator (a hook that loops is stopped there)")
     a = ap.parse_args()
     if a.record_anchors:
         record_anchors()
@@ -212,7 +249,7 @@ def main():
     same_as_table = os.path.exists(in_tree) and open(in_tree, "rb").read() == open(path, "rb").read()
     sim = simulator(name, path) if name != "reference" else os.path.join(BUILD, "arbitersim")
     print("grade: %s on %d recorded traces (simulator)" % (name, len(traces)), flush=True)
-    ok, problems, scores, table = host_part(sim, name, traces)
+    ok, problems, scores, table = host_part(sim, name, traces, a.call_limit)
     print(table, end="")
     for t, s in scores.items():
         print("grade: replay score on %s: %.0f" % (t, s))
@@ -250,6 +287,12 @@ def main():
                 print("grade: " + l)
             kernel = sum(pts.values())
             print("grade: kernel pass: %.0f points (%d decisions)" % (kernel, fig["decisions"]))
+            anchor_points = {ar.label(h): sum(kernel_points(anch[ar.label(h)], anch)[0].values()) for h in ANCHORS}
+            replay_means = {a: sum(v) / len(v) for a, v in ALL_SCORES.items() if v}
+            for l in which_grade(name, replay_means, dict(anchor_points, **{name: kernel})):
+                print(l)
+    if kernel is None and ok and not kproblems:
+        print("grade: the grade is the replay's score: no kernel pass ran")
     correct = ok and not kproblems
     for p in problems[:3] + kproblems:
         print("grade: INCORRECT: " + p)

@@ -34,9 +34,13 @@ IFS_CFG = dict(bench_ifs.PRESETS["paper"])
 ECD_MB = 10
 ECD_CFG = dict(bench_ecd.COMMON, loops=1)
 CHECK = "vmstat neg.arbiter_decisions neg.arbiter_errors"
-# A run that has not finished in 15 minutes (each takes 3 to 5 on a loaded host) has hung: an
-# arbiter's hook that never returns stops the kernel with interrupts off.
-RUN_TIMEOUT = 900
+# A run that has used 15 minutes of QEMU's CPU time (each takes 3 to 5 minutes, at most one core)
+# has hung: an arbiter's hook that never returns stops the kernel with interrupts off. CPU time,
+# not the wall clock, so that a loaded host never takes a slow run for a hung one; the wall clock
+# (an hour) only for a guest that hangs idle.
+RUN_CPU_LIMIT = 900
+RUN_TIMEOUT = 3600
+HUNG = 125                  # runqemu's status when the CPU limit was spent
 
 
 def settings(how):
@@ -124,7 +128,10 @@ def ifs_run(how, log, trace=None, alone=False):
                  (bench_ifs.round_after_sort, finish)]
     rc, out, typed, _ = boot_steps(steps, image=cfg["image"], mem=cfg["mem"], icount=cfg["icount"],
                                    throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=RUN_TIMEOUT,
-                                   log=log, align=cfg["align"], extra=extra_for(trace))
+                                   log=log, align=cfg["align"], extra=extra_for(trace), cpu_limit=RUN_CPU_LIMIT)
+    if rc == HUNG:
+        raise ParseError("the guest hung: %d s of CPU time and the run not done (a hook that never returns; the "
+                         "console's ^P dump says where): see %s" % (RUN_CPU_LIMIT, log))
     if rc != 0:
         raise ParseError("the guest failed (exit %d): see %s" % (rc, log))
     check_chosen(out, how, log)
@@ -172,7 +179,10 @@ def ecd_run(how, log, trace=None):
              (bench_ecd.ENV_READY.pattern, measure), (r"(?s)(@\d+(?: \d+)+\n.*){2}\$ ", finish)]
     rc, out, typed, _ = boot_steps(steps, image=cfg["image"], mem=ECD_MB + 2, icount=cfg["icount"],
                                    throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=RUN_TIMEOUT,
-                                   log=log, align=cfg["align"], extra=extra_for(trace))
+                                   log=log, align=cfg["align"], extra=extra_for(trace), cpu_limit=RUN_CPU_LIMIT)
+    if rc == HUNG:
+        raise ParseError("the guest hung: %d s of CPU time and the run not done (a hook that never returns; the "
+                         "console's ^P dump says where): see %s" % (RUN_CPU_LIMIT, log))
     if rc != 0:
         raise ParseError("the guest failed (exit %d): see %s" % (rc, log))
     check_chosen(out, how, log)

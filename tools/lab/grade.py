@@ -4,7 +4,8 @@
    simulator (build/tracesim: the very policy file the kernel compiles): the policy must never
    choose a frame it may not (wired, busy, free, out of range, or "none" while there are
    candidates); its faults are compared with MIN's, random's, FIFO's, clock's and LRU's at
-   every memory size.
+   every memory size (the anchors' runs measured once per simulator and trace, and kept in
+   build/grade/anchors/).
 2. In the kernel (a 16 MB machine booted with vm.policy=NAME): sort of 3 MB (its output must
    equal the host's LC_ALL=C sort of the same input), memhog 24 (checks every word it wrote),
    forktree -e (every shared word checked), vmtest 20 2; then the audit must be clean and the
@@ -36,22 +37,27 @@ the single-program traces (loops, first touches) are scored and shown beside it,
 not set by the rule: the handout gives their scores, and what the literature says of them.
 
     python3 tools/lab/grade.py NAME [--file vm/policy_NAME.c] [--host-only] [--traces T...]
-    python3 tools/lab/grade.py --dir DIR [--lab replacement] [--timeout S] [--out D] [--kernel] [--traces T...]
+    python3 tools/lab/grade.py --dir DIR [--lab replacement] [--call-limit MS] [--timeout S] [--out D] [--kernel] [--traces T...]
 
 --dir grades a class in one command (make grade DIR=...): DIR holds one directory per student
 with the lab's student files (tools/lab/labs.py: for this lab one policy_NAME.c). Each is first
 checked for what breaks the rules without running it (an #include of anything but vm/policy.h,
 a call to anything a policy may not call: sleep, malloc, printf... every hook runs under the VM
-lock), then graded as above, host part only unless --kernel, in a process of its own with a
-time limit (--timeout, 300 s: a policy that sleeps or loops forever), and a simulator that
-crashes under it is reported as such. Writes OUT/scores.csv (student, file, policy, status,
+lock), then graded as above, host part only unless --kernel, in a process group of its own,
+and a simulator that crashes under it is reported as such. Its time limit is per hook call, in
+CPU time (--call-limit, 1000 ms; tools/lab/callwatch.c): a hook that loops is stopped by the
+simulator within a second or two of CPU, whatever the machine's load, and the report names the
+hook and the trace's reference it looped at ("time limit"); a kernel pass is limited in QEMU's
+CPU time (KERNEL_CPU_LIMIT), so a hung kernel is one too, with its ^P dump; --timeout (3,600 s
+of wall-clock time, 21,600 with --kernel) is only the backstop for a hook that sleeps. When the submission is done, or given up
+on, its whole process group is killed: no simulator of it is left running. Writes OUT/scores.csv (student, file, policy, status,
 score, seconds, reason), one line a student, and OUT/STUDENT.txt, the student's report
 (OUT: build/grade/DIR's name).
 
 --file: a policy file not (yet) in vm/policy.c's table; the simulator is compiled with it
 (build/grade/tracesim), and the kernel part is skipped unless the table has NAME. Exit status
 0 for a correct policy, 1 for an incorrect one, 2 when grading could not run."""
-import argparse, csv, glob, hashlib, os, re, signal, subprocess, sys, tempfile, time
+import argparse, csv, glob, gzip, hashlib, json, os, re, signal, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(ROOT, "build")
@@ -63,6 +69,13 @@ KERNEL_LINES = ["vmstat vm.frames", "mklines /in 3M 5", "sort -m 256 -o /out /in
                 "memhog 24", "forktree -e", "vmtest 20 2", "audit",
                 "vmstat vm.frames vm.pageins vm.pageouts vm.policy_errors"]
 LEAK_SLACK = 8            # frames: the shell's own pages may differ a little
+# A kernel pass is limited in the guest's work, QEMU's CPU time (runqemu --cpu-limit, status
+# HUNG), not in the wall clock: a loaded host makes a pass slow, never a hung one. A policy's
+# hook that never returns hangs the kernel under the VM lock; the ^P dump then says where. The
+# wall clock is the backstop for a guest that hangs idle.
+KERNEL_CPU_LIMIT = 900
+KERNEL_TIMEOUT = 3600
+HUNG = 125
 
 
 def fail(msg):
@@ -76,7 +89,7 @@ def simulator(name, policy_file):
     if not policy_file:
         return os.path.join(BUILD, "tracesim")
     src = sorted(set(glob.glob(os.path.join(ROOT, "tools/lab/tracesim/*.c")) +
-                     [os.path.join(ROOT, "tools/lab/tracefile.c")] +
+                     [os.path.join(ROOT, "tools/lab/tracefile.c"), os.path.join(ROOT, "tools/lab/callwatch.c")] +
                      glob.glob(os.path.join(ROOT, "vm/policy*.c"))) - {os.path.abspath(policy_file)})
     tag = hashlib.sha1(os.path.abspath(policy_file).encode()).hexdigest()[:8]
     out = os.path.join(BUILD, "grade", "tracesim-%s-%s" % (name, tag))
@@ -90,17 +103,71 @@ def simulator(name, policy_file):
     return out
 
 
-def host_part(sim, name, traces):
-    """(correct, problems, {trace: {policy: faults summed over sizes}}, table text)."""
+# What a hook's call may take, in CPU time (the simulators' -t; tools/lab/callwatch.c): a call
+# takes microseconds, so one that used a second has looped, however loaded the machine.
+CALL_LIMIT_MS = 1000
+# The simulators' exit status when a hook did not return within it (its line says where).
+LOOPED = 3
+
+
+# The policies every submission is measured against (MIN is the simulator's own, in every run).
+ANCHORS = ("clock", "lru", "fifo", "random")
+ANCHOR_CACHE = os.path.join(BUILD, "grade", "anchors")
+
+
+def anchor_cache(trace):
+    """Where the anchors' rows and table on trace are kept: named for build/tracesim's bytes and the
+    trace's, so a rebuilt simulator (a changed policy file, machine.c) or a trace recorded again is
+    measured afresh."""
+    h = hashlib.sha1()
+    for f in (os.path.join(BUILD, "tracesim"), trace):
+        with open(f, "rb") as fh:
+            h.update(hashlib.sha1(fh.read()).digest())
+    return os.path.join(ANCHOR_CACHE, h.hexdigest()[:16])
+
+
+def anchors(traces):
+    """(CSV rows, table text) of the anchors on traces, from build/tracesim. The anchors' counts
+    are the same for every submission (each run a fresh process, the same trace), so they are
+    measured once per simulator and trace and kept: a class of thirty is not thirty runs of LRU
+    over the session, and a grade costs its own policy's runs."""
+    rows, text = [], ""
+    for t in traces:
+        base = anchor_cache(t)
+        if not os.path.exists(base + ".csv"):
+            os.makedirs(ANCHOR_CACHE, exist_ok=True)
+            tmp = "%s.%d" % (base, os.getpid())
+            r = subprocess.run([os.path.join(BUILD, "tracesim"), "-p", ",".join(ANCHORS), "-c", tmp + ".csv", t],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if r.returncode != 0:
+                fail("the anchors could not run on %s:\n%s" % (t, r.stdout[-2000:]))
+            with open(tmp + ".txt", "w") as f:
+                f.write(r.stdout)
+            os.replace(tmp + ".txt", base + ".txt")     # the table first: the CSV says both are there
+            os.replace(tmp + ".csv", base + ".csv")
+        with open(base + ".csv", newline="") as f:
+            rows += list(csv.DictReader(f))
+        with open(base + ".txt") as f:
+            text += f.read()
+    return rows, text
+
+
+def host_part(sim, name, traces, call_limit_ms=CALL_LIMIT_MS):
+    """(correct, problems, {trace: {policy: faults summed over sizes}}, table text): the policy's
+    runs (and MIN's) in sim, the anchors' from anchors()."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "sim.csv")
-        pols = [name] + [p for p in ("clock", "lru", "fifo", "random") if p != name]
-        r = subprocess.run([sim, "-p", ",".join(pols), "-c", path] + traces,
+        r = subprocess.run([sim, "-p", name, "-t", str(call_limit_ms), "-c", path] + traces,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if r.returncode == 2:
             fail("the simulator could not run:\n" + r.stdout[-2000:])
         rows = list(csv.DictReader(open(path, newline=""))) if os.path.exists(path) else []
+    kept, table = anchors(traces)
+    rows += [row for row in kept if row["policy"] not in ("MIN", name)]
+    r.stdout = r.stdout + "the anchors (build/tracesim, measured once per simulator and trace):\n" + table
     problems = [l for l in r.stdout.splitlines() if l.startswith("error:")]
+    if r.returncode == LOOPED:      # first: the run stopped there
+        problems = [l for l in r.stdout.splitlines() if "did not return within" in l] + problems
     sums = {}
     for row in rows:
         if row["faults"] == "error":
@@ -133,8 +200,8 @@ def boot(policy):
     with tempfile.TemporaryDirectory() as d:
         img = os.path.join(d, "fs.img")
         subprocess.run(["cp", "--sparse=always", os.path.join(BUILD, "fs-pristine.img"), img], check=True)
-        args = runqemu.command(kernel=os.path.join(BUILD, "kernel.elf"), disk=img, mem=MEM, timeout=900,
-                               append="vm.policy=" + policy)
+        args = runqemu.command(kernel=os.path.join(BUILD, "kernel.elf"), disk=img, mem=MEM, timeout=KERNEL_TIMEOUT,
+                               append="vm.policy=" + policy, cpu_limit=KERNEL_CPU_LIMIT)
         text = "".join('%s\necho "?=$?"\n' % l for l in KERNEL_LINES)
         p = subprocess.run(args, input=text.encode(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         out = p.stdout.decode("utf-8", "replace")
@@ -201,7 +268,9 @@ def session_run(policy, mem=COMPARE_MEM, scale=100, setup_extra=()):
     steps = [(None, "sysctl vm.policy=%s\n" % policy + "\n".join(setup + background) + "\n"),
              (rt.ENV_READY, "\n".join([sampler, stamp] + work + [stamp, "echo session-done"]) + "\n"),
              (r"\nsession-done\n", finish)]
-    rc, out, _, _ = boot_steps(steps, mem=mem, timeout=3600, icount=rt.SESSION_CPU["icount"], align=False)
+    rc, out = pass_console("%s-%dmb-x%d" % (policy, mem, scale), steps,
+                           lambda: boot_steps(steps, mem=mem, timeout=4 * 3600, icount=rt.SESSION_CPU["icount"],
+                                              align=False, cpu_limit=3600))
     got = []
     for m in re.finditer(re.escape(stamp) + r"\n", out):     # its echo: after "$ ", or a job's line
         # its numbers are the next bare numeric lines: a background job may print between them
@@ -218,6 +287,76 @@ def session_run(policy, mem=COMPARE_MEM, scale=100, setup_extra=()):
     r["frames"] = [v for _, v in samples] or [got[0][2], got[1][2]]
     r["ms"] = samples[-1][0] - samples[0][0] if len(samples) > 1 else 0
     return r, out
+
+
+# Kernel passes recorded and replayed (--compare-record DIR, --compare-replay DIR; make
+# compare-record records traces/compare/, which test_lab_compare replays): a pass's console is
+# all the comparison reads of it, so its parsing, the medians, the side by side and the verdict
+# can be checked in seconds on consoles the kernel printed, instead of seven boots each time.
+# DIR/passes.json says what each pass typed and when, at which commit and with which kernel it
+# was recorded; a replay refuses a recording whose passes typed other commands than today's
+# (the workload changed: record again), and says what it replays.
+PASSES = {"mode": None, "dir": None, "count": {}, "manifest": None}
+
+
+def pass_console(key, steps, boot):
+    """(exit status, console) of the key'th pass: boot() run (and recorded), or the recording's."""
+    n = PASSES["count"][key] = PASSES["count"].get(key, 0) + 1
+    name = "%s-%d" % (key, n)
+    d = PASSES["dir"]
+    static = [l for _, text in steps if not callable(text) for l in text.splitlines()]
+    if PASSES["mode"] == "replay":
+        m = PASSES["manifest"]
+        if name not in m["passes"]:
+            fail("%s holds no pass %s (it has %s): make compare-record records them" % (
+                d, name, ", ".join(sorted(m["passes"])) or "none"))
+        got = m["passes"][name]
+        if got["typed"][:len(static)] != static:
+            fail("%s is stale: its pass %s typed other commands than the session types today (the workload "
+                 "changed since it was recorded): make compare-record records it again" % (d, name))
+        with gzip.open(os.path.join(d, name + ".console.gz"), "rt", encoding="utf-8", errors="replace") as f:
+            return got["rc"], f.read()
+    rc, out, typed, _ = boot()
+    if PASSES["mode"] == "record":
+        with gzip.open(os.path.join(d, name + ".console.gz"), "wt", encoding="utf-8") as f:
+            f.write(out)
+        PASSES["manifest"]["passes"][name] = {"rc": rc, "typed": typed}
+        with open(os.path.join(d, "passes.json"), "w") as f:
+            json.dump(PASSES["manifest"], f, indent=1, sort_keys=True)
+            f.write("\n")
+    return rc, out
+
+
+def kernel_id():
+    with open(os.path.join(BUILD, "kernel.elf"), "rb") as f:
+        return hashlib.sha1(f.read()).hexdigest()[:12]
+
+
+def passes_from(mode, d):
+    """Sets the passes to be recorded in d or replayed from it; the line that says which."""
+    PASSES.update(mode=mode, dir=d)
+    if mode == "record":
+        os.makedirs(d, exist_ok=True)
+        for f in glob.glob(os.path.join(d, "*.console.gz")):
+            os.unlink(f)
+        git = lambda *args: subprocess.run(["git", "-C", ROOT] + list(args), stdout=subprocess.PIPE,
+                                           stderr=subprocess.DEVNULL, text=True).stdout.strip()
+        commit = git("rev-parse", "--short=12", "HEAD")
+        if commit and git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!" + os.path.relpath(d, ROOT)):
+            commit += "+changes"        # the tree it ran was not that commit's
+        PASSES["manifest"] = {"commit": commit or "unknown", "kernel": kernel_id(),
+                              "recorded": time.strftime("%Y-%m-%d", time.gmtime()), "passes": {}}
+        return "grade: compare: the kernel passes recorded in %s" % os.path.relpath(d, ROOT)
+    try:
+        with open(os.path.join(d, "passes.json")) as f:
+            PASSES["manifest"] = m = json.load(f)
+    except (OSError, ValueError) as e:
+        fail("%s has no readable passes.json (%s): make compare-record records the kernel passes" % (d, e))
+    today = kernel_id() if os.path.exists(os.path.join(BUILD, "kernel.elf")) else None
+    return ("grade: compare: the kernel passes replayed from %s, recorded %s at commit %s with kernel %s (%s); "
+            "make compare-record records them again" % (
+                os.path.relpath(d, ROOT), m["recorded"], m["commit"], m["kernel"],
+                "today's build" if today == m["kernel"] else "today's build is %s" % today))
 
 
 # Kernel runs of the session under one policy differ in refaults: in nine runs at 16 MB clock
@@ -332,6 +471,7 @@ def compare_part(sums, policies, mem=COMPARE_MEM, scale=100, sim=None, traces=()
         lines.append("grade: compare: kernel (median faults; level where its runs overlap): %s; simulator at %d "
                      "frames: %s; they %s" % (korder, vm, sorder, "agree" if same else
                                               "disagree (docs/lab-replacement.md says where and why)"))
+        lines.append(which_grade(same))
     sizes, _ = sim_sizes(sim, trace, policies) if trace and sim else ({}, 0)
     sizes = {f: s for f, s in sizes.items() if all(p in s for p in policies)}
     if sizes:
@@ -349,6 +489,17 @@ def compare_part(sums, policies, mem=COMPARE_MEM, scale=100, sim=None, traces=()
     return lines
 
 
+def which_grade(agree):
+    """The line that says, beside the kernel's ranking and the simulator's, which one is the grade."""
+    if agree:
+        return ("grade: compare: the grade is the simulator's score; the kernel's ranking agrees with it and is "
+                "reported, not scored")
+    return ("grade: compare: the rankings disagree; the grade is the simulator's score, not the kernel's ranking: the "
+            "simulator replays the same references for every policy, so its counts repeat exactly and differ only "
+            "by the policy's choices, where the kernel's runs differ from run to run with the background's timing "
+            "and its VM's memory moves with the file cache; the kernel's ranking is reported, not scored")
+
+
 def kernel_part(name):
     """(correct, problems, page-ins under name, clock, lru)."""
     problems, pageins = [], {}
@@ -357,6 +508,13 @@ def kernel_part(name):
         if pol != name:
             n = numbers(outs[-1])
             pageins[pol] = n[1] if len(n) >= 2 else None
+            continue
+        if rc == HUNG:
+            dump = console.find("--- ^P dump")
+            problems.append("kernel: the machine hung under the policy: %d s of QEMU's CPU time and the workloads "
+                            "not done (a hook that never returns, under the VM lock); where the kernel was (its "
+                            "^P dump, or the console's end):\n%s" % (KERNEL_CPU_LIMIT,
+                                                                     console[dump:] if dump >= 0 else console[-3000:]))
             continue
         if rc != 0 or statuses != [0] * len(KERNEL_LINES):
             problems.append("kernel: a workload failed (exit %d, statuses %s); console tail:\n%s"
@@ -408,21 +566,33 @@ def rule_breaks(lab, path):
     return out
 
 
-def grade_one(lab, path, timeout, host_only, traces):
+def grade_one(lab, path, timeout, host_only, traces, call_limit_ms=CALL_LIMIT_MS):
     """(status, score, seconds, reason, report text) of one submission, graded in a process group of
-    its own that is killed at the time limit."""
+    its own. A hook that loops is stopped by the simulator, per call in CPU time (call_limit_ms);
+    timeout, in wall-clock seconds, is only the backstop for one that sleeps or waits, and the
+    whole group is killed then, so that no simulator of it is left running."""
     t0 = time.monotonic()
-    argv = lab.grade_command(sys.executable, path, host_only) + (["--traces"] + traces if traces else [])
+    argv = lab.grade_command(sys.executable, path, host_only, call_limit_ms) + (["--traces"] + traces if traces else [])
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    RUNNING.add(p.pid)
     try:
         out, _ = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
+        kill_group(p.pid)
         out, _ = p.communicate()
         return ("time limit", 0, time.monotonic() - t0,
-                "not done in %d s: a policy that sleeps, waits or loops forever (its hooks run under the VM lock "
+                "not done in %d s of wall-clock time: a policy that sleeps or waits (its hooks run under the VM lock "
                 "and must return at once)" % timeout, out)
+    finally:
+        kill_group(p.pid)           # whatever it left behind (a simulator's run in its group)
+        RUNNING.discard(p.pid)
     secs = time.monotonic() - t0
+    looped = re.search(r"^(?:tracesim|arbitersim): .* did not return within .*$", out, re.M)
+    if looped:
+        return "time limit", 0, secs, looped.group(0), out
+    hung = re.search(r"^grade: INCORRECT: (kernel: the (?:machine|guest) hung.*)$", out, re.M)
+    if hung:
+        return "time limit", 0, secs, hung.group(1), out
     final = re.search(r"^grade: \S+: (correct|incorrect), score (\d+)/100$", out, re.M)
     if p.returncode == 0 and final:
         return "correct", int(final.group(2)), secs, "", out
@@ -436,7 +606,25 @@ def grade_one(lab, path, timeout, host_only, traces):
     return "could not grade", 0, secs, last[-1] if last else "exit %d" % p.returncode, out
 
 
-def grade_dir(lab, folder, out_dir, timeout, host_only, traces):
+# The process groups of the submissions being graded: killed if the grader itself is stopped
+# (^C, a kill, a test's time limit), so that none of them outlives it.
+RUNNING = set()
+
+
+def kill_group(pgid):
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop_all(signum, frame):
+    for pgid in list(RUNNING):
+        kill_group(pgid)
+    sys.exit(128 + signum)
+
+
+def grade_dir(lab, folder, out_dir, timeout, host_only, traces, call_limit_ms=CALL_LIMIT_MS):
     """Grades every student of folder; writes out_dir/scores.csv and a report each; returns the rows."""
     students = sorted(d for d in os.listdir(folder) if os.path.isdir(os.path.join(folder, d)))
     if not students:
@@ -463,7 +651,7 @@ def grade_dir(lab, folder, out_dir, timeout, host_only, traces):
                 report.append("grade: %s: %s, score 0/100" % (name, breaks[0][0]))
                 report += ["grade: %s" % w for _, w in breaks]
             else:
-                status, score, secs, reason, out = grade_one(lab, path, timeout, host_only, traces)
+                status, score, secs, reason, out = grade_one(lab, path, timeout, host_only, traces, call_limit_ms)
                 row.update(status=status, score=score, seconds="%.1f" % secs, reason=reason)
                 report.append(out)
                 if status not in ("correct", "incorrect"):
@@ -471,7 +659,7 @@ def grade_dir(lab, folder, out_dir, timeout, host_only, traces):
         with open(os.path.join(out_dir, st + ".txt"), "w") as f:
             f.write("\n".join(report).rstrip("\n") + "\n")
         rows.append(row)
-        print("grade: %-16s %-20s %-22s %3s  %s" % (st, row["policy"], row["status"], row["score"], row["reason"][:120]),
+        print("grade: %-16s %-20s %-22s %3s  %s" % (st, row["policy"], row["status"], row["score"], row["reason"]),
               flush=True)
     with open(os.path.join(out_dir, "scores.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -486,7 +674,11 @@ def main():
     ap.add_argument("policy", nargs="?")
     ap.add_argument("--dir", help="grade every student directory in DIR")
     ap.add_argument("--lab", default="replacement", help="with --dir: the lab (tools/lab/labs.py)")
-    ap.add_argument("--timeout", type=int, default=300, help="with --dir: seconds per student")
+    ap.add_argument("--timeout", type=int,
+                    help="with --dir: wall-clock seconds per student, the backstop for a hook that sleeps "
+                    "(3600; with --kernel 21600: the kernel passes are limited in CPU time themselves)")
+    ap.add_argument("--call-limit", type=int, default=CALL_LIMIT_MS,
+                    help="CPU ms a hook's call may take in the simulator (a hook that loops is stopped there)")
     ap.add_argument("--out", help="with --dir: where scores.csv and the reports go")
     ap.add_argument("--kernel", action="store_true", help="with --dir: the kernel part too, for policies in the table")
     ap.add_argument("--file", help="the policy's file, when vm/policy.c's table does not have it yet")
@@ -496,8 +688,12 @@ def main():
     ap.add_argument("--compare-mem", type=int, default=COMPARE_MEM, help="MB of the kernel's machine for --compare")
     ap.add_argument("--compare-scale", type=int, default=100, help="the session's phases scaled (phase -x): tests")
     ap.add_argument("--compare-runs", type=int, default=COMPARE_RUNS, help="kernel runs of each policy for --compare")
+    ap.add_argument("--compare-record", metavar="DIR", help="with --compare: record the kernel passes' consoles in DIR")
+    ap.add_argument("--compare-replay", metavar="DIR", help="with --compare: replay the kernel passes recorded in DIR")
     ap.add_argument("--traces", nargs="*", help="default: traces/*.trace")
     a = ap.parse_args()
+    if (a.compare_record or a.compare_replay) and not (a.compare and not (a.compare_record and a.compare_replay)):
+        fail("--compare-record DIR or --compare-replay DIR (one of them) goes with --compare")
     if a.dir:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import labs
@@ -506,7 +702,10 @@ def main():
         if not os.path.isdir(a.dir):
             fail("%s is not a directory" % a.dir)
         out = a.out or os.path.join(BUILD, "grade", os.path.basename(os.path.normpath(a.dir)))
-        grade_dir(labs.LABS[a.lab], a.dir, out, a.timeout, not a.kernel, a.traces)
+        signal.signal(signal.SIGTERM, stop_all)
+        signal.signal(signal.SIGINT, stop_all)
+        timeout = a.timeout or (21600 if a.kernel else 3600)
+        grade_dir(labs.LABS[a.lab], a.dir, out, timeout, not a.kernel, a.traces, a.call_limit)
         sys.exit(0)
     if not a.policy:
         fail("give a policy NAME, or --dir DIR")
@@ -529,7 +728,7 @@ def main():
     sim = simulator(name, a.file if a.file and not listed else None)
 
     print("grade: %s on %d traces (simulator)" % (name, len(traces)))
-    ok, problems, sums, table = host_part(sim, name, traces)
+    ok, problems, sums, table = host_part(sim, name, traces, a.call_limit)
     print(table, end="")
     scores, total = [], []
     anchors = [p for p in ("random", "fifo", "clock", "lru") if p != name]
@@ -554,6 +753,8 @@ def main():
     if a.compare:
         pols = COMPARE + ([name] if listed and name not in COMPARE else [])
         print("grade: the kernel's ranking beside the simulator's: %s" % ", ".join(pols), flush=True)
+        if a.compare_record or a.compare_replay:
+            print(passes_from("record" if a.compare_record else "replay", a.compare_record or a.compare_replay))
         for line in compare_part(sums, pols, a.compare_mem, a.compare_scale, sim, traces, max(1, a.compare_runs)):
             print(line)
         sys.exit(0 if ok else 1)

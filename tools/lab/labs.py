@@ -24,7 +24,7 @@ class Lab:
         self.name = name
         self.handout = handout                  # the handout (docs/...)
         self.student_glob = student_glob        # what a student hands in, in their directory
-        self.grade_command = grade_command      # (python, submission file, host_only) -> argv
+        self.grade_command = grade_command      # (python, submission file, host_only, call limit ms) -> argv
         self.skeleton = skeleton                # the students' starting file
         self.tests = tests                      # what the student tree must pass (make lab-release)
         self.quick_tests = quick_tests          # the fast part of them (make test's check of the release)
@@ -43,8 +43,9 @@ def policy_name(path):
     return base[len("policy_"):-len(".c")]
 
 
-def _replacement_command(python, path, host_only):
-    argv = [python, os.path.join(ROOT, "tools", "lab", "grade.py"), policy_name(path), "--file", path]
+def _replacement_command(python, path, host_only, call_limit_ms):
+    argv = [python, os.path.join(ROOT, "tools", "lab", "grade.py"), policy_name(path), "--file", path,
+            "--call-limit", str(call_limit_ms)]
     return argv + (["--host-only"] if host_only else [])
 
 
@@ -70,9 +71,10 @@ LABS = {
 }
 
 
-def _arbiter_command(python, path, host_only):
+def _arbiter_command(python, path, host_only, call_limit_ms):
     name = os.path.basename(path)[len("arbiter_"):-len(".c")]
-    argv = [python, os.path.join(ROOT, "tools", "lab", "arbiter_grade.py"), name, "--file", path]
+    argv = [python, os.path.join(ROOT, "tools", "lab", "arbiter_grade.py"), name, "--file", path,
+            "--call-limit", str(call_limit_ms)]
     return argv + (["--host-only"] if host_only else [])
 
 

@@ -1,6 +1,6 @@
 /* arbitersim: replays recorded negotiations through arbiters (docs/lab-arbiter.md).
  *
- *   arbitersim [-a NAME,...] [-c CSV] TRACE...
+ *   arbitersim [-a NAME,...] [-t MS] [-c CSV] TRACE...
  *
  * For each trace (traces/negotiation/NAME.negtrace.gz; tools/lab/arbitersim/negtrace.c says what
  * it holds) and each arbiter, the events are replayed in their order: a refault goes to the
@@ -25,12 +25,15 @@
  * Its score on a trace: 100 * (W - C) / (W - B), within 0..100, where C is its proxy and B and W
  * the best and worst of lru, p120 and the reference (both fixed penalties when the tree has no
  * reference). Every decision must be NEG_FS or NEG_VM: anything else stops the replay with an
- * "error:" line and exit status 1. Exit status 2: a trace could not be read. */
+ * "error:" line and exit status 1. Exit status 2: a trace could not be read. Each call of an
+ * arbiter's hook may take at most -t MS of CPU time (1000 by default; tools/lab/callwatch.c): one
+ * that loops ends the replay with one line naming the hook and the event, and exit status 3. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernel/arbiter.h"
 #include "tools/lab/arbitersim/negtrace.h"
+#include "tools/lab/callwatch.h"
 
 #define NBUCKETS 22
 
@@ -130,8 +133,14 @@ static int replay(const struct negtrace *t, const struct model *m, const struct 
 {
   memset(r, 0, sizeof *r);
   uint32_t refaults[2] = { 0, 0 }, early[2] = { 0, 0 };
-  if (a->reset)
+  char who[300];
+  snprintf(who, sizeof who, "arbiter %s on %s", a->name, strrchr(t->path, '/') ? strrchr(t->path, '/') + 1 : t->path);
+  callwatch_context(who, "event", t->n);
+  if (a->reset) {
+    callwatch_enter("reset", 0);
     a->reset();
+    callwatch_leave();
+  }
   for (uint32_t i = 0; i < t->n; i++) {
     const struct event *e = &t->ev[i];
     switch (e->type) {
@@ -139,18 +148,27 @@ static int replay(const struct negtrace *t, const struct model *m, const struct 
       refaults[e->pool]++;
       early[e->pool] += e->early;
       struct arb_refault rf = { (enum neg_pool)e->pool, e->time_ms, e->a[0], e->a[1], e->a[2], e->early };
-      if (a->refault)
+      if (a->refault) {
+        callwatch_enter("refault", i);
         a->refault(&rf);
+        callwatch_leave();
+      }
       break;
     }
     case EV_USED:
-      if (a->used && e->a[0] > e->a[1])
+      if (a->used && e->a[0] > e->a[1]) {
+        callwatch_enter("used", i);
         a->used(e->time_ms, e->a[0], e->a[1]);
+        callwatch_leave();
+      }
       break;
     case EV_RESET:
       refaults[0] = refaults[1] = early[0] = early[1] = 0;
-      if (a->reset)
+      if (a->reset) {
+        callwatch_enter("reset", i);
         a->reset();
+        callwatch_leave();
+      }
       break;
     case EV_NEG: {
       if (e->flags & (NF_FS_REFUSED | NF_VM_REFUSED | NF_FS_FREE | NF_VM_FREE))
@@ -165,7 +183,12 @@ static int replay(const struct negtrace *t, const struct model *m, const struct 
           [NEG_VM] = { e->a[1], (e->flags & NF_VM_BUSY) != 0, e->a[3], refaults[NEG_VM], early[NEG_VM] },
         },
       };
-      int p = a->decide ? (int)a->decide(&v) : (int)was;
+      int p = (int)was;
+      if (a->decide) {
+        callwatch_enter("decide", i);
+        p = (int)a->decide(&v);
+        callwatch_leave();
+      }
       if (p != NEG_FS && p != NEG_VM) {
         printf("error: arbiter %s answered %d at %s's event %u (time %u ms): decide must answer NEG_FS (0) or "
                "NEG_VM (1)\n", a->name, p, t->path, i + 1, e->time_ms);
@@ -195,7 +218,7 @@ static double score(double c, double best, double worst)
 
 static void usage(void)
 {
-  fprintf(stderr, "usage: arbitersim [-a NAME,...] [-c CSV] TRACE...\n");
+  fprintf(stderr, "usage: arbitersim [-a NAME,...] [-t MS] [-c CSV] TRACE...\n");
   exit(2);
 }
 
@@ -205,17 +228,28 @@ int main(int argc, char **argv)
   const struct arbiter *run[8];
   int nrun = 0;
   const char *csvpath = 0, *names = 0;
+  uint32_t limit_ms = CALLWATCH_DEFAULT_MS;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     if (!strcmp(argv[i], "-a") && i + 1 < argc)
       names = argv[++i];
     else if (!strcmp(argv[i], "-c") && i + 1 < argc)
       csvpath = argv[++i];
+    else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
+      char *end;
+      unsigned long v = strtoul(argv[++i], &end, 10);
+      if (*end || v < 10 || v > 3600000) {
+        fprintf(stderr, "arbitersim: -t wants 10..3600000 ms of CPU time per hook call\n");
+        return 2;
+      }
+      limit_ms = (uint32_t)v;
+    }
     else
       usage();
   }
   if (i == argc)
     usage();
+  callwatch_init("arbitersim", limit_ms);
   if (names) {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", names);

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tools/lab/tracesim/machine.h"
+#include "tools/lab/callwatch.h"
 
 #define TICK_MS 100
 #define AGE_PASS_MS 2000
@@ -106,6 +107,36 @@ static void *zalloc(size_t n)
   return p;
 }
 
+/* The policy's hooks, each call watched (tools/lab/callwatch.c): step is the reference. */
+static void hook_page_in(const struct vm_policy *p, uint32_t f, uint32_t step)
+{
+  callwatch_enter("page_in", step);
+  p->page_in(f);
+  callwatch_leave();
+}
+
+static void hook_page_out(const struct vm_policy *p, uint32_t f, uint32_t step)
+{
+  callwatch_enter("page_out", step);
+  p->page_out(f);
+  callwatch_leave();
+}
+
+static int32_t hook_choose(const struct vm_policy *p, uint32_t step)
+{
+  callwatch_enter("choose", step);
+  int32_t f = p->choose();
+  callwatch_leave();
+  return f;
+}
+
+static void hook_tick(const struct vm_policy *p, uint32_t step)
+{
+  callwatch_enter("tick", step);
+  p->tick();
+  callwatch_leave();
+}
+
 static void age_tick(void)
 {
   uint32_t n = (nf * TICK_MS + AGE_PASS_MS - 1) / AGE_PASS_MS;
@@ -119,13 +150,13 @@ static void age_tick(void)
 /* The segments in dying ended this epoch: their pages leave, as the kernel frees the frames of
  * an exiting process (vm_drop_frame: the policy's page_out, then the free list). */
 static void free_dead(const struct vm_policy *p, const struct trace *t, const bool *dying,
-                      int32_t *frame_of, uint32_t *free_next)
+                      int32_t *frame_of, uint32_t *free_next, uint32_t step)
 {
   for (uint32_t g = 0; g < nf; g++) {
     if (page_of[g] < 0 || !dying[t->seg_of[page_of[g]]])
       continue;
     if (p->page_out)
-      p->page_out(g);
+      hook_page_out(p, g, step);
     frame_of[page_of[g]] = -1;
     page_of[g] = -1;
     acc[g] = dirty[g] = written[g] = false;
@@ -202,14 +233,14 @@ int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frame
           if (free_next < nf) {
             f = (int32_t)free_next;
           } else {
-            f = p->choose();
+            f = hook_choose(p, i);
             if (f < 0 || (uint32_t)f >= nf || !pol_candidate((uint32_t)f)) {
               snprintf(why, whylen, "policy %s chose frame %d, which is %s, at epoch %u of %s",
                        p->name, f, why_not(f), e, t->path);
               return -1;
             }
             if (p->page_out)
-              p->page_out((uint32_t)f);
+              hook_page_out(p, (uint32_t)f, i);
             if (dirty[f] || written[f])
               r->writes++;
             frame_of[page_of[f]] = -1;
@@ -220,7 +251,7 @@ int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frame
           last[f] = now;
           acc[f] = true;
           if (p->page_in)
-            p->page_in((uint32_t)f);
+            hook_page_in(p, (uint32_t)f, i);
           acc[f] = true;
           if (ref->modified)
             dirty[f] = true;
@@ -234,13 +265,13 @@ int machine_run(const struct vm_policy *p, const struct trace *t, uint32_t frame
       }
       now = t0 + TICK_MS;
       if (ndying && tk == ticks - 1) {
-        free_dead(p, t, dying, frame_of, &free_next);
+        free_dead(p, t, dying, frame_of, &free_next, i ? i - 1 : 0);
         memset(dying, 0, t->nsegs + 1);
         ndying = 0;
       }
       age_tick();
       if (p->tick)
-        p->tick();
+        hook_tick(p, i ? i - 1 : 0);
     }
   }
   r->worst5 = worst_five(per, intervals(t));

@@ -1,7 +1,7 @@
 /* tracesim: replays reference traces through the kernel's replacement policies and Belady's
  * MIN, for a range of memory sizes, as Hagmann did (1991, section 5, Figures 1-3).
  *
- *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-K] [-c CSV] TRACE...
+ *   tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-K] [-t MS] [-c CSV] TRACE...
  *
  * For each trace and each memory size (frames for pages; by default a tenth to nine tenths of
  * the most pages the trace ever has live at once, between their first and last use, in nine
@@ -22,9 +22,12 @@
  * in vm/policy.c's table), that policy is found by name too.
  *
  * Every run is a child process: a policy's static state (clock's hand, random's seed) starts
- * afresh each time, so two runs of tracesim print the same counts. Exit status: 0; 1 when a
- * policy chose a frame it may not (its cell reads "error", and a line "error: ..." after the
- * row says which frame and why); 2 for a bad command line or trace.
+ * afresh each time, so two runs of tracesim print the same counts. Each call of a policy's hook
+ * may take at most -t MS of CPU time (1000 by default; tools/lab/callwatch.c): a hook that loops
+ * ends the run and tracesim with one line naming the hook and the reference it was called at.
+ * Exit status: 0; 1 when a policy chose a frame it may not (its cell reads "error", and a line
+ * "error: ..." after the row says which frame and why); 2 for a bad command line or trace; 3
+ * when a hook did not return within the limit.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "tools/lab/tracesim/min.h"
+#include "tools/lab/callwatch.h"
 
 #define MAXPOL 32
 
@@ -54,7 +58,7 @@ static const struct vm_policy *find(const char *name)
 
 static void usage(void)
 {
-  fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-K] [-c CSV] TRACE...\npolicies:");
+  fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-K] [-t MS] [-c CSV] TRACE...\npolicies:");
   for (int i = 0; vm_policies[i]; i++)
     fprintf(stderr, " %s", vm_policies[i]->name);
   for (int i = 0; sim_policies[i]; i++)
@@ -72,6 +76,8 @@ struct outcome {
 
 /* One policy (0: MIN) at one size, in a child; -1 when the policy chose wrongly (why says
  * how). */
+static uint32_t call_limit_ms = CALLWATCH_DEFAULT_MS;
+
 static int run(const struct vm_policy *p, const struct trace *t, uint32_t frames,
                struct sim_result *r, char *why, int whylen)
 {
@@ -90,8 +96,14 @@ static int run(const struct vm_policy *p, const struct trace *t, uint32_t frames
   if (pid == 0) {
     close(fd[0]);
     memset(&o, 0, sizeof o);
-    if (p)
+    if (p) {
+      char who[300];
+      snprintf(who, sizeof who, "policy %s on %s at %u frames", p->name,
+               strrchr(t->path, '/') ? strrchr(t->path, '/') + 1 : t->path, frames);
+      callwatch_init("tracesim", call_limit_ms);
+      callwatch_context(who, "reference", t->nrefs);
       o.ok = machine_run(p, t, frames, &o.r, o.why, sizeof o.why) == 0;
+    }
     else {
       min_run(t, frames, &o.r);
       o.ok = 1;
@@ -105,6 +117,10 @@ static int run(const struct vm_policy *p, const struct trace *t, uint32_t frames
   close(fd[0]);
   int st;
   waitpid(pid, &st, 0);
+  if (WIFEXITED(st) && WEXITSTATUS(st) == CALLWATCH_EXIT) {
+    fflush(stdout);
+    exit(CALLWATCH_EXIT);       /* the run said where its hook looped */
+  }
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || got != sizeof o) {
     fflush(stdout);
     if (WIFSIGNALED(st))
@@ -141,7 +157,7 @@ int main(int argc, char **argv)
   uint32_t sizes[MAXSIZES], nsizes = 0;
   const char *csv = 0;
   int c;
-  while ((c = getopt(argc, argv, "p:m:e:k:Kc:h")) != -1) {
+  while ((c = getopt(argc, argv, "p:m:e:k:Kt:c:h")) != -1) {
     if (c == 'p') {
       for (char *tok = strtok(optarg, ","); tok; tok = strtok(0, ",")) {
         if (!strcmp(tok, "all")) {
@@ -175,6 +191,14 @@ int main(int argc, char **argv)
       }
     } else if (c == 'K') {
       machine_keep_dead = true;
+    } else if (c == 't') {
+      char *end;
+      unsigned long v = strtoul(optarg, &end, 10);
+      if (*end || v < 10 || v > 3600000) {
+        fprintf(stderr, "tracesim: -t wants 10..3600000 ms of CPU time per hook call\n");
+        exit(2);
+      }
+      call_limit_ms = (uint32_t)v;
     } else if (c == 'c') {
       csv = optarg;
     } else {
