@@ -306,7 +306,6 @@ def sh(disk):
 LONG_FIRST = (
     "tests/qemu/test_crash.py::test_crash_states",
     "tests/qemu/test_lab_compare.py",
-    "tests/qemu/test_adaptive.py",
     "tests/host/test_grade.py",
     "tests/host/test_grade_dir.py",
     "tests/host/test_setup.py",
@@ -315,6 +314,9 @@ LONG_FIRST = (
     "tests/qemu/test_gdb.py",
     "tests/qemu/test_arbiter.py",
     "tests/host/test_arbiter_grade.py",
+    "tests/qemu/test_console.py::test_a_megabyte_flood_arrives_whole_and_the_shell_answers",
+    "tests/qemu/test_soak.py",
+    "tests/qemu/test_views.py::test_spt_epoch_decides_what_is_periodic",
 )
 
 
