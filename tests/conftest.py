@@ -316,7 +316,6 @@ LONG_FIRST = (
     "tests/host/test_arbiter_grade.py",
     "tests/qemu/test_console.py::test_a_megabyte_flood_arrives_whole_and_the_shell_answers",
     "tests/qemu/test_soak.py",
-    "tests/qemu/test_views.py::test_spt_epoch_decides_what_is_periodic",
 )
 
 
