@@ -308,7 +308,6 @@ def sh(disk):
 LONG_FIRST = (
     "tests/qemu/test_crash.py::test_crash_states",
     "tests/qemu/test_lab_compare.py",
-    "tests/qemu/test_adaptive.py",
     "tests/host/test_grade.py",
     "tests/host/test_grade_dir.py",
     "tests/host/test_setup.py",
@@ -318,6 +317,8 @@ LONG_FIRST = (
     "tests/qemu/test_arbiter.py",
     "tests/host/test_arbiter_grade.py",
     "tests/qemu/test_console.py::test_a_guest_that_keeps_computing_is_stopped_by_its_cpu_budget",
+    "tests/qemu/test_console.py::test_a_megabyte_flood_arrives_whole_and_the_shell_answers",
+    "tests/qemu/test_soak.py",
 )
 
 
