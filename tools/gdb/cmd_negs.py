@@ -160,13 +160,23 @@ class NegBreakpoint(gdb.Breakpoint):
         super().__init__("neg_decide", internal=False)
         self.which = which
         self.seen = None
+        self.last_hit = None
 
     def stop(self):
         frame = gdb.selected_frame()
+        # The same call reported twice: when gdb steps over this breakpoint to go on, an
+        # interrupt taken before neg_decide's first instruction returns to that instruction,
+        # and the breakpoint is hit again by a call it has already judged. A call is the
+        # negotiation (trace_seq), the stack it runs on and where it returns to.
+        caller = frame.older()
+        hit = (var_u32("trace_seq", "kernel/negotiate.c"), int(frame.read_register("esp")),
+               caller.pc() if caller is not None else None)
+        if hit == self.last_hit:
+            return False
+        self.last_hit = hit
         asker_vm = int(frame.read_var("asker")) == enum_values("enum neg_pool")["NEG_VM"]
         own, other = offer(frame.read_var("own")), offer(frame.read_var("other"))
         pen = int(frame.read_var("penalty_ms"))
-        caller = frame.older()
         # neg_keeps_own asks about the oldest page the other pool could have, its bound: not
         # an offer (kernel/negotiate_rule.c); kernel/arbiters.c or negotiate.c's decide may
         # stand between the negotiation and the rule
