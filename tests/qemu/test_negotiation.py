@@ -132,7 +132,9 @@ def test_negtrace_shows_who_asked_and_who_gave(disk):
     assert len(rows) == 5, r
     for row in rows[1:]:
         seq, t, asker, fs, vm, pen, gave, cache, vmf, free, early, saved, ev = row.split()
-        assert asker in ("fs", "vm", "kernel") and gave in ("fs", "vm", "none"), r
+        # busy: the pool to give had only dirty pages, handed to the writer (NEG_BUSY); rare
+        # here, but memhog's faults may meet mklines' 20 MB not yet written back
+        assert asker in ("fs", "vm", "kernel") and gave in ("fs", "vm", "none", "busy"), r
         assert pen == "0" and (fs in ("refuse", "free") or fs.isdigit()), r
         assert vm == "refuse" or re.fullmatch(r"(<=)?\d+", vm), r     # <=N: not asked (its bound)
         assert early.isdigit() and saved.isdigit() and (ev == "-" or ev.isdigit()), r
