@@ -164,6 +164,24 @@ def test_unclean_mount_repairs(img):
     assert st2["mounts"] == st["mounts"] + 1
 
 
+def test_written_names_every_block_the_repair_changes(img, tmp_path):
+    """KFS_WRITTEN: the repair names each block it writes (the crash checker rewrites only those
+    and what differs between states, tools/crash/crashstates.py's StateImage): every block that
+    differs after the repair is named, and the repair did change some."""
+    kfs(img, "basic", "big", "nosync")
+    before = open(img, "rb").read()
+    log = tmp_path / "written"
+    out = kfs(img, "counts", env={"KFS_WRITTEN": str(log)})
+    assert "repaired" in out, out
+    after = open(img, "rb").read()
+    changed = {b for b in range(len(after) // BSIZE) if before[b * BSIZE:(b + 1) * BSIZE] != after[b * BSIZE:(b + 1) * BSIZE]}
+    named = set()
+    for line in log.read_text().splitlines():
+        off, n = map(int, line.split())
+        named.update(range(off // BSIZE, (off + n - 1) // BSIZE + 1))
+    assert changed and changed <= named, (sorted(changed - named)[:10], len(changed), len(named))
+
+
 @pytest.mark.parametrize("after", [0, 1, 3, 7, 12, 20, 35, 60, 100, 1000])
 def test_crash_in_the_middle_of_write_back_is_repaired(img, after):
     """The disk stops taking writes after `after` of them, in the middle of a sync: any such

@@ -332,8 +332,10 @@ class Checker:
             self.bin = {p: d for p, d in tree.items() if p.startswith("/bin/")}
         return self.bin
 
-    def repair_host(self, img):
+    def repair_host(self, img, written=None):
         e = dict(os.environ)
+        if written:
+            e["KFS_WRITTEN"] = written      # the blocks the repair writes, named there
         r = subprocess.run([str(KFS), str(img)], capture_output=True, timeout=120, env=e)
         out = r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace")
         return r.returncode == 0 and "kernel panic" not in out and "POWEROFF" not in out, out
@@ -345,11 +347,12 @@ class Checker:
         out = r.stdout.decode(errors="replace")
         return r.returncode == 0 and "kernel panic" not in out, out
 
-    def check(self, m, order, img, tmp, qemu=False):
-        """Repairs img in place and checks it; returns (violations [(kind, text, bytes lost)], info)."""
+    def check(self, m, order, img, tmp, qemu=False, written=None):
+        """Repairs img in place and checks it; returns (violations [(kind, text, bytes lost)], info).
+        written: a file in which the host repair names the blocks it writes."""
         v = []
         P, t_cut = self.rec.where(m, order)
-        ok, out = (self.repair_qemu if qemu else self.repair_host)(img)
+        ok, out = self.repair_qemu(img) if qemu else self.repair_host(img, written)
         rep = re.search(r"fs: repaired[^\n]*", out)
         info = dict(P=P, t=t_cut, repair=rep.group(0) if rep else ("clean" if ok else "failed"))
         if not ok:

@@ -179,6 +179,71 @@ class Recording:
             os.close(fd)
 
 
+class StateImage:
+    """One file that holds state after state of a recording, for a checker that checks many.
+
+    A state's image is the initial disk, stale bytes in the blocks the recording will write, and
+    the writes the state keeps: for the Ace run about 26 MB, and writing it whole for each state
+    cost more than repairing and checking it. Neighbouring states differ in a few blocks, so
+    the file is rewritten from one state to the next only where the two differ and where the
+    last state's repair wrote. The repair names every block it writes in a file (KFS_WRITTEN,
+    tests/host/kfs/hostio.c), given here by repaired(); until it is, the file is not trusted
+    and the next write() makes it whole (a repair that failed, or QEMU's, says nothing)."""
+
+    def __init__(self, rec, path, initial_blocks, stale=()):
+        self.rec, self.path = rec, path
+        self.floor = {b: stale_data(b) for b in stale}      # what every state holds unless written
+        self.floor.update(initial_blocks)
+        self.held = {}          # {block: data} the file holds, the rest zeros
+        self.changed = None     # blocks changed since held was written; None: unknown
+
+    def wanted(self, m, order):
+        want = dict(self.floor)
+        want.update(self.rec.base(m))
+        for i in order:
+            want[self.rec.blocks[i][0]] = self.rec.blocks[i][1]
+        return want
+
+    def write(self, m, order):
+        """Makes the file state (m, order)'s image; returns the blocks written."""
+        want = self.wanted(m, order)
+        zero = bytes(BSIZE)
+        whole = self.changed is None
+        if whole:
+            todo = sorted(want)
+        else:
+            todo = {b for b, d in want.items() if self.held.get(b) is not d and self.held.get(b) != d}
+            todo = sorted(todo | {b for b in self.held if b not in want} | self.changed)
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if whole else 0), 0o644)
+        try:
+            if whole:
+                os.ftruncate(fd, self.rec.size)
+            for b in todo:
+                os.pwrite(fd, want.get(b, zero), b * BSIZE)
+        finally:
+            os.close(fd)
+        self.held, self.changed = want, None    # unknown again until repaired() says
+        return todo
+
+    def repaired(self, blocks):
+        """The repair of the state just written wrote these blocks, and no others."""
+        self.changed = set(blocks)
+
+
+def written_blocks(path):
+    """The blocks named in a KFS_WRITTEN file ("offset bytes" a line); a missing file names none."""
+    out = set()
+    try:
+        lines = open(path).read().split("\n")
+    except FileNotFoundError:
+        return out
+    for line in lines:
+        if line:
+            off, n = map(int, line.split())
+            out.update(range(off // BSIZE, (off + max(n, 1) - 1) // BSIZE + 1))
+    return out
+
+
 def stale_data(b):
     """What a free block held before: bytes that name no file, and its own number."""
     line = b"stale block %08d\n" % b

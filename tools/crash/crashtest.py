@@ -23,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import crashrec, repaircompare
+from crashstates import StateImage, written_blocks
 from crashcheck import Checker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +31,28 @@ OUT = ROOT / "build" / "crash"
 KEEP_PER_KIND = 5
 
 _checker = {}
+_images = {}               # run dir -> this worker's StateImage of it
 _kept_here = Counter()     # failure kind -> images this worker kept
+VERIFY_EVERY = 64          # every so many states, the rewritten image is held to one made whole
+
+
+def _host_image(c, rundir, m, order, idx, tmp):
+    """This worker's image of the run, made state (m, order): rewritten where it differs from
+    the last state's (crashstates.StateImage), and now and then compared with the image made
+    whole, so that a wrong rewrite cannot pass for a checked state."""
+    si = _images.get(rundir)
+    if si is None:
+        path = os.path.join(tempfile.mkdtemp(prefix="crashimage-"), "state.img")
+        si = _images[rundir] = StateImage(c.rec, path, c.initial_blocks, c.stale)
+    si.write(m, order)
+    if idx % VERIFY_EVERY == 0:
+        whole = os.path.join(tmp, "whole.img")
+        c.rec.write_image(whole, m, order, c.initial_blocks, c.stale)
+        with open(whole, "rb") as a, open(si.path, "rb") as b:
+            if a.read() != b.read():
+                raise AssertionError("the rewritten image of state %d is not the state's image" % idx)
+        os.remove(whole)
+    return si
 
 
 def _work(job):
@@ -44,9 +66,15 @@ def _work(job):
     tmp = tempfile.mkdtemp(prefix="crashstate-")
     kept = None
     try:
-        img = os.path.join(tmp, "state.img")
-        c.rec.write_image(img, m, order, c.initial_blocks, c.stale)
-        v, info = c.check(m, order, img, tmp, qemu=qemu)
+        if qemu:                # QEMU's repair does not say what it wrote: an image of its own
+            img = os.path.join(tmp, "state.img")
+            c.rec.write_image(img, m, order, c.initial_blocks, c.stale)
+            v, info = c.check(m, order, img, tmp, qemu=True)
+        else:
+            si = _host_image(c, rundir, m, order, idx, tmp)
+            written = os.path.join(tmp, "written")
+            v, info = c.check(m, order, si.path, tmp, written=written)
+            si.repaired(written_blocks(written))
         # The caller keeps a few images of each kind of failure; a worker keeps no more than
         # that many itself, since results wait in the pool's queue until the caller reads them
         # and thousands of failing states would otherwise each hold an image on disk.

@@ -317,6 +317,7 @@ void kfs_disk_open(const char *path)
   disk_fd = hostio_open(path, &disk_bytes);
   if (disk_fd < 0)
     exit(2);
+  hostio_log_writes();
 }
 
 bool disk_present(void) { return disk_fd >= 0; }
@@ -346,6 +347,7 @@ int disk_rw(enum disk_op op, uint64_t sector, void *buf, uint32_t nbytes)
   if (kfs_fail_writes_after >= 0 && (long)kfs_disk_writes >= kfs_fail_writes_after)
     return -EIO;
   kfs_disk_writes++;
+  hostio_wrote(off, nbytes);
   return hostio_pwrite(disk_fd, buf, nbytes, off) == 0 ? 0 : -EIO;
 }
 
