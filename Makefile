@@ -388,7 +388,7 @@ gdb-walkthrough: $(DB)/kernel.elf $(B)/mkfs $(UBINS) $(PY_OK)
 # make test TESTS='tests/qemu/test_gdb.py -k frames' runs some of them, after the same build.
 TESTS ?= tests
 test: test-build
-	$(PY) -m pytest -q -n $(JOBS) --durations=12 $(TESTS)
+	$(PY) -m pytest -q -n $(JOBS) --durations=20 $(TESTS)
 
 # Everything the tests use, built and installed, without running them.
 .PHONY: test-build mutants results
