@@ -79,7 +79,7 @@ tests/host/test_bench_ifs.py holds it against recorded consoles."""
 import argparse, csv, os, re, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ROOT, boot_steps, bench_path, run_all   # noqa: E402
+from benchlib import RUN_COLUMNS, ROOT, boot_steps, bench_path, run_all, run_identity   # noqa: E402
 import ifs_tables   # noqa: E402
 from ifs_tables import aggregate, config_label, read_csv   # noqa: E402
 
@@ -126,7 +126,7 @@ COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb"
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
            "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min", "read_requests", "write_requests",
-           "read_kb", "write_kb"] + REFAULT_COLUMNS
+           "read_kb", "write_kb"] + REFAULT_COLUMNS + RUN_COLUMNS
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
@@ -504,7 +504,7 @@ def run_preset(a):
                                   "" if v is None else "c%d" % v if m == "cache" else
                                   "adaptive" if m == "adaptive" else
                                   "p%d%s" % (v, "s" if m == "stepped" else ""), k)
-        load = host_load()
+        load, ident = host_load(), run_identity(a.preset)
         r = one_run(cfg, s, v, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))
         r.update(preset=a.preset, kind="standalone" if s is None else "ifs", interval_s="" if s is None else s,
                  penalty_s="" if v is None or m == "cache" else v, mode="" if v is None else m,
@@ -513,6 +513,7 @@ def run_preset(a):
                  sort_kb=cfg["sort_kb"] or SORT_DEFAULT_KB, throttle_bps=cfg["throttle_bps"] or "",
                  throttle_iops=cfg["throttle_iops"] or "", icount_shift="" if cfg["icount"] is None else cfg["icount"],
                  host_load=load)
+        r.update(ident)
         done[0] += 1
         what = "sort alone" if s is None else "S=%g %s" % (s, config_label(v, m) if m == "cache" else
                                                          "penalty " + config_label(v, m))
@@ -558,7 +559,7 @@ def write_csv(path, results, preset):
             w.writerow({k: r.get(k, "") for k in COLUMNS})
 
 
-SERIES = ["preset", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "run", "what", "t_s", "value", "pageins"]
+SERIES = ["preset", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "run", "what", "t_s", "value", "pageins"] + RUN_COLUMNS
 
 
 def write_series(path, results, preset):
@@ -570,7 +571,8 @@ def write_series(path, results, preset):
         w.writerows(keep)
         for r in results:
             base = dict(preset=preset, interval_s=r["interval_s"], penalty_s=r["penalty_s"], mode=r["mode"],
-                        cache_fixed_kb=r["cache_fixed_kb"], run=r["run"])
+                        cache_fixed_kb=r["cache_fixed_kb"], run=r["run"],
+                        **{c: r.get(c, "") for c in RUN_COLUMNS})
             col = r["sampled"].index("fs.cache.blocks") if "fs.cache.blocks" in r["sampled"] else 0
             for t, vals in r["samples"]:
                 w.writerow(dict(base, what="cache_kb", t_s="%.2f" % ((t - r["t0"]) / 1000), value=vals[col] * 4,

@@ -4,7 +4,7 @@ with commands on the console, one progress line per step, and min/median/max of 
 Every benchmark writes its CSV under build/bench, draws its figure beside it as a PNG
 (tools/bench/bench_figures.py), and writes nothing else: the tables in docs/results.md change only
 through `make results` (tools/bench/results.py), which makes them again from these CSVs."""
-import concurrent.futures, os, re, statistics, subprocess, sys, tempfile, time
+import concurrent.futures, datetime, functools, os, re, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Every boot goes through the one launcher of QEMU (tools/runqemu.py), as the tests' do.
@@ -13,6 +13,64 @@ import runqemu  # noqa: E402
 # Where the CSVs, figures and logs go: build/bench, or BENCH_DIR (the test that a benchmark
 # leaves the tracked tree alone runs one into a folder of its own).
 BENCH = os.environ.get("BENCH_DIR") or os.path.join(ROOT, "build", "bench")
+
+
+# --- which run a CSV row is ------------------------------------------------------------------------
+# Every row a benchmark writes names the run it came from, so a table made of rows of several runs
+# (a preset's rows replace only that preset's) can say which code, which QEMU and when: the tree's
+# commit (`git describe --always --dirty`, "unknown" outside git), the preset, QEMU's version and
+# the UTC date the run began. tests/host/test_bench_identity.py holds every CSV writer to them.
+IDENTITY = ["commit", "preset", "qemu_version", "date"]
+RUN_COLUMNS = [c for c in IDENTITY if c != "preset"]     # for a CSV that has its preset column already
+
+
+@functools.lru_cache(maxsize=None)
+def tree_commit(root=ROOT):
+    """`git describe --always --dirty` of the tree, or "unknown" (no git, not a work tree)."""
+    try:
+        p = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    if p.returncode != 0:
+        return "unknown"
+    return p.stdout.decode().strip() or "unknown"
+
+
+def qemu_version_of(text):
+    """"QEMU emulator version 7.2.22 (Debian ...)" -> "7.2.22"; "unknown" when it says none."""
+    m = re.search(r"version (\d[\w.+~-]*)", text.splitlines()[0] if text.strip() else "")
+    return m.group(1) if m else "unknown"
+
+
+@functools.lru_cache(maxsize=None)
+def qemu_version():
+    try:
+        p = subprocess.run(["qemu-system-i386", "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return qemu_version_of(p.stdout.decode("utf-8", "replace"))
+
+
+def run_identity(preset, now=None):
+    """The IDENTITY columns of a row of a run of preset: the date is now (UTC, ISO 8601, to the
+    second), when the caller asks, at the run's start or as it builds the run's row."""
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    return {"commit": tree_commit(), "preset": preset, "qemu_version": qemu_version(),
+            "date": now.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def env_preset(names):
+    """The preset of a benchmark set by environment variables (RUNS=1 ...): "default" when none
+    of names is set, else what is set, "RUNS=1 ROW_MS=1000"."""
+    got = ["%s=%s" % (n, os.environ[n]) for n in names if os.environ.get(n)]
+    return " ".join(got) or "default"
+
+
+def identity_cells(ident):
+    """The IDENTITY columns' values of ident, in order, for a csv.writer row."""
+    return [ident[k] for k in IDENTITY]
 
 
 class Progress:
