@@ -55,7 +55,7 @@ and ecd-table2.png, and prints Table 2 and the runs beside Sprite's."""
 import argparse, csv, os, re, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import boot_steps, bench_path, run_all   # noqa: E402
+from benchlib import RUN_COLUMNS, boot_steps, bench_path, run_all, run_identity   # noqa: E402
 from bench_ifs import split_commands, read_log, ParseError, QEMU_LATE, TYPED, host_load   # noqa: E402
 import ecd_paper   # noqa: E402
 
@@ -80,7 +80,7 @@ COLUMNS = ["preset", "mem_paper_mb", "mem_mb", "cache", "cache_kb", "penalty_s",
           ["ms_" + p for p in PHASES] + \
           ["fs_read_kb", "fs_write_kb", "vm_read_kb", "vm_write_kb", "faults", "pageins", "pageouts",
            "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs", "vm_asks_fs_satisfied", "cache_min_kb",
-           "cache_max_kb", "disk_busy_ms", "disk_reads", "disk_writes", "pageins_backing", "wall_s", "host_load"]
+           "cache_max_kb", "disk_busy_ms", "disk_reads", "disk_writes", "pageins_backing", "wall_s", "host_load"] + RUN_COLUMNS
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ecd.py) ----------------------
@@ -311,6 +311,7 @@ def main(argv=None):
                  penalty_s=pen if cache == "variable" else "", run=k, loops=cfg["loops"], scale=cfg["scale"],
                  throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], icount_shift=cfg["icount"],
                  host_load=load, wall_s=time.monotonic() - t)
+        r.update(run_identity(a.preset))
         done[0] += 1
         spent = time.monotonic() - t_start
         left = spent / done[0] * (len(jobs) - done[0])
