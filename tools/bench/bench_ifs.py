@@ -99,6 +99,9 @@ SORT_KB = 180             # sort's own memory: its 128 KB budget, code, stack, b
 SORT_DEFAULT_KB = 128     # sort's budget without -m (user/sort.c)
 RESERVE_FRAMES = 64       # the kernel's reserve of free frames (kernel/negotiate.c KERNEL_RESERVE)
 SAMPLE_MS = 1000          # the cache sampler's period (a sample costs the guest some kstat text)
+# Numbers that reach the text, each with what it is (tests/host/test_bench_literals.py).
+PRINTED_CONSTANTS = {"LEAVE_KB": "a setting of the paper preset", "SAMPLE_MS": "a setting (a typed command's)",
+                     "SORT_DEFAULT_KB": "sort's budget without -m (a setting)"}
 
 
 # Counted from just before sort: DELTA (their values then are subtracted), then the rest.

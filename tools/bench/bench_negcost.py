@@ -37,6 +37,7 @@ SETTINGS = {
     "adaptive": "sysctl vm.penalty_mode=adaptive\n",
 }
 TARGET_PCT = 2.0
+PRINTED_CONSTANTS = {"TARGET_PCT": "issue 25's target"}   # what each number printed is (test_bench_literals.py)
 MISS = re.compile(r"^csv,miss,(\d+),(\d+),(\d+),(\d+)$", re.M)
 
 

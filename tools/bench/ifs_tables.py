@@ -28,6 +28,8 @@ PAPER = {
 PAPER_STANDALONE_S = 60
 PAGE = 4096
 FIXED_CACHE_COST = 25     # WRL 90/4 section 4: a small fixed cache costs sort at most 25 %
+# Numbers that reach the text, each with what it is (tests/host/test_bench_literals.py).
+PRINTED_CONSTANTS = {"PAGE": "a unit: bytes a page"}
 
 AVERAGED = ("resp_min_ms", "resp_max_ms", "resp_avg_ms", "after_ms", "after_pageins", "sort_ms", "pageins",
             "pageouts", "toucher_pageins", "toucher_pageouts", "cache_min_kb", "cache_max_kb", "fs_asks_vm",
