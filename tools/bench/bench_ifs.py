@@ -30,8 +30,8 @@ and its degradation against the median standalone sort of the same preset; page-
 backing store and page-outs of the whole machine and of the toucher alone; the cache's least
 and greatest size since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters;
 sort's runs and merge passes (sort -v). The CSV has one line a run; the documented
-(docs/results.md) and the printed tables average the runs, as the paper does (min/max/avg of
-the runs are in the CSV).
+(docs/results.md) and the printed tables show a row's median with the runs' least and greatest
+(ifs_tables.py, SPREADS: the paper averaged 3 runs and hid their spread).
 
 PRESETS.
   paper         an 8 MB machine; the toucher takes all that the kernel, the shell and sort
@@ -596,7 +596,7 @@ def table_text(rows, preset, linux_rows=()):
     agg, base = aggregate(rows, preset)
     lin = linux_of(list(linux_rows), preset)
     free = [float(r["free_kb"]) for r in rows if r["preset"] == preset and r.get("free_kb")]
-    lines = ["IFS benchmark, preset %s (averages of the runs; sort alone %s; free after boot %s%s)" % (
+    lines = ["IFS benchmark, preset %s (medians of the runs [min–max]; sort alone %s; free after boot %s%s)" % (
         preset, "%.1f s" % (base / 1000) if base else "not run",
         "%.1f MB" % (statistics.median(free) / 1024) if free else "not measured",
         "; Linux %.1f MB" % (lin[2] / 1024) if lin and lin[2] else "")]

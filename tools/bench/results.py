@@ -467,8 +467,8 @@ def ifs_part(preset):
         loads = sorted(float(r["host_load"]) for r in rows if r.get("host_load"))
         head = para("%s MB (%s free after boot: free frames and the cache's, less the kernel's reserve), "
                     "vm.policy=%s, a toucher of %s dirtying %s of its pages a round, sort of a %s file with a %s KB "
-                    "budget (%s), the disk throttled to %s KB/s and %s requests/s, CPU %s; %s run%s a row (averages, "
-                    "as the paper's), sort alone %s (%d run%s: %s)%s:" % (
+                    "budget (%s), the disk throttled to %s KB/s and %s requests/s, CPU %s; %s run%s a row (median "
+                    "[min–max] of the runs; the paper's are averages of 3), sort alone %s (%d run%s: %s)%s:" % (
                         first["mem_mb"], "%.1f MB" % (statistics.median(free) / 1024) if free else "not measured",
                         first["policy"], "%.2f MB" % (float(tkb[0]) / 1024) if tkb else "?",
                         "/".join(d + " %" for d in dirty) or "50 %", first["sort_input"],
