@@ -79,7 +79,8 @@ tests/host/test_bench_ifs.py holds it against recorded consoles."""
 import argparse, csv, os, re, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import RUN_COLUMNS, ROOT, boot_steps, bench_path, run_all, run_identity   # noqa: E402
+from benchlib import (RUN_COLUMNS, ROOT, TOO_SLOW, TOO_SLOW_RC, boot_steps, bench_path, run_all,  # noqa: E402
+                      run_identity, whole_run_ratio)
 import ifs_tables   # noqa: E402
 from ifs_tables import aggregate, config_label, read_csv   # noqa: E402
 
@@ -129,7 +130,7 @@ COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb"
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
            "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min", "read_requests", "write_requests",
-           "read_kb", "write_kb"] + REFAULT_COLUMNS + RUN_COLUMNS
+           "read_kb", "write_kb"] + REFAULT_COLUMNS + ["guest_ratio", "refused"] + RUN_COLUMNS
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
@@ -193,6 +194,10 @@ def read_log(path):
 
 class ParseError(Exception):
     pass
+
+
+class TooSlow(ParseError):
+    """Every boot of a run had its guest below benchlib.GUEST_FLOOR of real time."""
 
 
 def printed(cmds, line, nth=0):
@@ -356,9 +361,12 @@ def one_run(cfg, interval, value, mode, run, log):
         steps = [(None, setup), (r"\[\d+\]\n", measure), (r"(?s)sort: \d+ lines.*@\d+ \d+\n.*\$ ", finish)]
     timeout = 3600
     rc, out, typed, arrivals = boot_steps(steps, image=cfg["image"], mem=cfg["mem"], icount=cfg["icount"], throttle_bps=cfg["throttle_bps"],
-                                throttle_iops=cfg["throttle_iops"], timeout=timeout, log=log, align=cfg["align"])
+                                throttle_iops=cfg["throttle_iops"], timeout=timeout, log=log, align=cfg["align"],
+                                pace=pace if cfg["align"] else None)
     with open(log, "a") as f:          # what was typed, for reading the log again (tests/host)
         f.write(TYPED + "\n".join(typed) + "\n")
+    if rc == TOO_SLOW_RC:
+        raise TooSlow("%s: see %s" % (out.strip().splitlines()[-1], os.path.relpath(log)))
     if rc != 0:
         raise ParseError("the guest failed (exit %d): see %s" % (rc, os.path.relpath(log)))
     try:
@@ -367,7 +375,26 @@ def one_run(cfg, interval, value, mode, run, log):
         raise ParseError("%s: see %s" % (e, os.path.relpath(log)))
     r["toucher_kb"] = chosen.get("kb", "")
     r["sort_host_ms"] = host_span(out, arrivals)
+    r["guest_ratio"] = "%.3f" % (r["sort_ms"] / r["sort_host_ms"]) if r["sort_host_ms"] else ""
     return r
+
+
+def sort_ratio(out, typed, arrivals):
+    """Sort's guest time over its host time (the span the benchmark measures), or None."""
+    try:
+        cmds = split_commands(background(out)[0], typed)
+        guest = stamp(cmds, 1) - stamp(cmds, 0)
+    except ParseError:
+        return None
+    host = host_span(out, arrivals)
+    return guest / host if host else None
+
+
+def pace(out, typed, arrivals, host_s):
+    """How well the guest kept the host's time (benchlib.boot_steps' pace): the worse of sort's
+    span and the whole run by QEMU's own count, None when neither is known."""
+    known = [q for q in (sort_ratio(out, typed, arrivals), whole_run_ratio(out, host_s)) if q is not None]
+    return min(known) if known else None
 
 
 def host_span(out, arrivals):
@@ -508,7 +535,11 @@ def run_preset(a):
                                   "adaptive" if m == "adaptive" else
                                   "p%d%s" % (v, "s" if m == "stepped" else ""), k)
         load, ident = host_load(), run_identity(a.preset)
-        r = one_run(cfg, s, v, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))
+        try:
+            r = one_run(cfg, s, v, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))
+        except TooSlow as e:            # the point is reported, as not measured
+            r = {"refused": TOO_SLOW}
+            print("%s: %s: %s" % (NAME, tag, e), flush=True)
         r.update(preset=a.preset, kind="standalone" if s is None else "ifs", interval_s="" if s is None else s,
                  penalty_s="" if v is None or m == "cache" else v, mode="" if v is None else m,
                  cache_fixed_kb=v if m == "cache" else "", run=k, policy=cfg["policy"], mem_mb=cfg["mem"],
@@ -518,6 +549,8 @@ def run_preset(a):
                  host_load=load)
         r.update(ident)
         done[0] += 1
+        if r.get("refused"):
+            return r
         what = "sort alone" if s is None else "S=%g %s" % (s, config_label(v, m) if m == "cache" else
                                                          "penalty " + config_label(v, m))
         tail = "" if s is None else ", toucher %d page-ins, touches during sort %s ms, after %d ms" % (
@@ -572,7 +605,7 @@ def write_series(path, results, preset):
         w = csv.DictWriter(f, fieldnames=SERIES, extrasaction="ignore")
         w.writeheader()
         w.writerows(keep)
-        for r in results:
+        for r in (r for r in results if not r.get("refused")):     # a refused run has no series
             base = dict(preset=preset, interval_s=r["interval_s"], penalty_s=r["penalty_s"], mode=r["mode"],
                         cache_fixed_kb=r["cache_fixed_kb"], run=r["run"],
                         **{c: r.get(c, "") for c in RUN_COLUMNS})
@@ -600,7 +633,8 @@ def table_text(rows, preset, linux_rows=()):
         preset, "%.1f s" % (base / 1000) if base else "not run",
         "%.1f MB" % (statistics.median(free) / 1024) if free else "not measured",
         "; Linux %.1f MB" % (lin[2] / 1024) if lin and lin[2] else "")]
-    lines.append(ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None)))
+    lines.append(ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None,
+                                                      too_slow=ifs_tables.refused(rows, preset))))
     return "\n".join(lines)
 
 

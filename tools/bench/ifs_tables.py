@@ -33,6 +33,7 @@ PAPER = {
 }
 PAPER_STANDALONE_S = 60
 PAGE = 4096
+TOO_SLOW_CELL = "guest too slow: not measured"     # benchlib.TOO_SLOW (not imported: benchlib boots QEMU)
 FIXED_CACHE_COST = 25     # WRL 90/4 section 4: a small fixed cache costs sort at most 25 %
 # Numbers that reach the text, each with what it is (tests/host/test_bench_literals.py).
 PRINTED_CONSTANTS = {"PAGE": "a unit: bytes a page"}
@@ -70,9 +71,24 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+def measured(r):
+    """Whether a row is a run's figures: not refused for a guest too slow (benchlib.TOO_SLOW)."""
+    return r.get("refused") != TOO_SLOW_CELL
+
+
+def refused(rows, preset):
+    """The points (value, mode, interval) of a preset whose every run was refused (the guest too
+    slow), sorted as the table's: each is a row of the table that says it was not measured."""
+    runs = {}
+    for r in rows:
+        if r["preset"] == preset and r["kind"] == "ifs":
+            runs.setdefault(config_of(r) + (float(r["interval_s"]),), []).append(measured(r))
+    return sorted((k for k, ok in runs.items() if not any(ok)), key=lambda k: (config_order(k[:2]), k[2]))
+
+
 def standalone_ms(rows, preset=None):
     alone = [float(r["sort_ms"]) for r in rows if (preset is None or r["preset"] == preset)
-             and r["kind"] == "standalone" and r.get("sort_ms")]
+             and r["kind"] == "standalone" and r.get("sort_ms") and measured(r)]
     return statistics.median(alone) if alone else None
 
 
@@ -113,7 +129,7 @@ def aggregate(rows, preset):
     base = standalone_ms(rows, preset)
     groups = {}
     for r in rows:
-        if r["preset"] == preset and r["kind"] == "ifs":
+        if r["preset"] == preset and r["kind"] == "ifs" and measured(r):
             groups.setdefault(config_of(r) + (float(r["interval_s"]),), []).append(r)
     out = {}
     for key, rs in groups.items():
@@ -180,10 +196,11 @@ def _pair(a, b, sep=" / "):
     return "" if a is None and b is None else "%s%s%s" % (_n(a) or "–", sep, _n(b) or "–")
 
 
-def table(agg, paper=False, linux_rows=None):
+def table(agg, paper=False, linux_rows=None, too_slow=()):
     """The rows of the IFS table, each a list of cells, the header first: ours by configuration
     and S, then Linux's by S (cells it does not measure empty); the paper's Tables 3 and 4 in a
-    last column when paper (the paper preset's sizes are the paper's; no other preset's are)."""
+    last column when paper (the paper preset's sizes are the paper's; no other preset's are).
+    too_slow: the points (refused) whose every run was refused, each a row that says so."""
     head = ["kernel", "cache", "S", "touches during sort: min / max / avg s (n)", "first touch after sort: s, page-ins",
             "sort s", "deg", "page-ins (all)", "page-outs (all)", "toucher's ins / outs", "cache KB (medians)",
             "fs asks vm: given / asked (medians)", "vm asks fs: given / asked (medians)"]
@@ -205,8 +222,9 @@ def table(agg, paper=False, linux_rows=None):
                 spread(a["deg_of"], lambda x: "%+.0f" % x, " %"), pages("pageins"), pages("pageouts"),
                 ins_outs, _pair(a["cache_min_kb"], a["cache_max_kb"], "–"),
                 _pair(a["fs_asks_vm_satisfied"], a["fs_asks_vm"]), _pair(a["vm_asks_fs_satisfied"], a["vm_asks_fs"])]
-    for (v, m, s), a in ordered(agg):
-        row = ["ours", config_label(v, m)] + cells(a, s)
+    points = [(k, agg[k]) for k, _ in ordered(agg)] + [(k, None) for k in too_slow if k not in agg]
+    for (v, m, s), a in sorted(points, key=lambda p: (config_order(p[0][:2]), p[0][2])):
+        row = ["ours", config_label(v, m)] + (cells(a, s) if a else ["%g" % s, TOO_SLOW_CELL] + [""] * 9)
         if paper:
             sp = PAPER.get(v, {}).get(int(s)) if m == "fixed" and s == int(s) else None
             row.append("{} / {} / {} s, {} s, {} %, {} / {}, {}–{}".format(*sp) if sp else "–")

@@ -305,7 +305,9 @@ PRINTED_CONSTANTS = {"MISS_BOUND_NS": "a bound, printed as not measured",
                      "BOOT_FULL_RUNS": "the runs a full boot table has (a setting)",
                      "LINUX_FREE_KB": "the hand-made Linux runs' figure, printed as not measured in this run",
                      "LINUX_LEAST_MB": "bench_linux_ecd.py's floor for Linux's machine (a setting)",
-                     "FIXED_CACHE_COST": "WRL 90/4's target for a small fixed cache"}
+                     "FIXED_CACHE_COST": "WRL 90/4's target for a small fixed cache",
+                     "GUEST_FLOOR": "the least guest/real-time ratio a run is taken at (a setting)",
+                     "PACE_TRIES": "the boots a run gets (a setting)"}
 
 
 def fastest_miss(bench):
@@ -440,12 +442,14 @@ def ifs_negotiated(preset, agg):
 def ifs_part(preset):
     def part(bench):
         from bench_ifs import LINUX_CSV, LINUX_FREE_KB, PRESETS
+        from benchlib import GUEST_FLOOR, PACE_TRIES
         import ifs_tables
         rows = [r for r in load(bench, "ifs.csv") if r["preset"] == preset]
         if not rows:
             raise Missing("ifs.csv: %s" % preset)
         agg, base = ifs_tables.aggregate(rows, preset)
-        if not agg:
+        too_slow = ifs_tables.refused(rows, preset)
+        if not agg and not too_slow:
             raise ValueError("ifs.csv has no %s runs with the toucher" % preset)
         matched = PRESETS[preset].get("must_negotiate")
         lin = None
@@ -479,8 +483,14 @@ def ifs_part(preset):
                         "%.1f s" % (base / 1000) if base else "not run", len(alone), "" if len(alone) == 1 else "s",
                         "–".join("%.1f" % x for x in (min(alone), max(alone))) if alone else "–",
                         "; host load average %.1f–%.1f" % (loads[0], loads[-1]) if loads else ""))
-        table = ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None))
+        table = ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None,
+                                                     too_slow=too_slow))
         notes = []
+        slow = [r for r in rows if not ifs_tables.measured(r)]
+        if slow:
+            notes.append("%d run%s refused: the guest fell below %.2f of real time (make bench-ifs boots a refused run "
+                         "again, %d boots in all), and a row none of whose runs kept pace says it was not measured." % (
+                             len(slow), " was" if len(slow) == 1 else "s were", GUEST_FLOOR, PACE_TRIES))
         if matched:
             notes.append(ifs_negotiated(preset, agg))
             if lin:
