@@ -47,7 +47,7 @@ no cache, the variable cache with the six penalties: 58 boots of 4-6 minutes of 
 boots, 20 minutes at -j 2 on a loaded 2-core host.
 
     bench_ecd.py [--preset full|short] [--mems 10,16] [--fixed 0.5,2] [--penalties 0,120]
-                 [--adaptive] [--no-nocache] [--runs 1] [-j 2] [--loops 2] [--scale PERCENT] [--no-figures]
+                 [--adaptive] [--no-nocache] [--runs 3] [-j 2] [--loops 2] [--scale PERCENT] [--no-figures]
 
 Writes build/bench/ecd.csv (one line a run; a preset's lines replace that preset's earlier
 ones), each run's console under build/bench/ecd-logs, the figures ecd-fig1.png ... ecd-fig56.png
@@ -199,7 +199,7 @@ def one_run(cfg, paper_mb, cache, kb, penalty, log):
              (r"(?s)(@\d+(?: \d+)+\n.*){2}\$ ", finish)]
     rc, out, typed, _ = boot_steps(steps, image=cfg["image"], mem=paper_mb + 2, icount=cfg["icount"],
                                    throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=3600,
-                                   log=log, align=cfg["align"])
+                                   log=log, align=cfg["align"], pace=cfg["align"])
     with open(log, "a") as f:
         f.write(TYPED + "\n".join(typed) + "\n")
     if rc != 0:
@@ -263,7 +263,7 @@ def main(argv=None):
                     "(cache adaptive in the CSV)")
     ap.add_argument("--no-nocache", action="store_true", help="leave out the no-cache (64 KB) runs")
     ap.add_argument("--nocache", action="store_true", help="add the no-cache runs (the short preset has none)")
-    ap.add_argument("--runs", type=int, default=1, help="boots a point (1; Sprite averaged 3)")
+    ap.add_argument("--runs", type=int, default=3, help="boots a point (3, as Sprite averaged)")
     ap.add_argument("-j", type=int, default=2, dest="jobs", help="QEMUs at once (2)")
     ap.add_argument("--loops", type=int, default=COMMON["loops"], help="edit-compile-link-debug loops (2, as Sprite)")
     ap.add_argument("--scale", type=int, default=COMMON["scale"], help="phase -x: percent of every size and count "
