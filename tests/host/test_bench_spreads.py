@@ -72,3 +72,14 @@ def test_the_ifs_table_shows_median_min_and_max_of_several_runs():
     assert row[t[0].index("deg")] == "+102 % [+100–+120]"
     one = ifs_tables.table(ifs_tables.aggregate(rows([100]), "matched")[0])[1]
     assert one[t[0].index("sort s")] == "100.0" and one[t[0].index("deg")] == "+100 %"
+
+
+def test_the_write_policy_table_shows_the_runs_spread(tmp_path):
+    import results
+    head = "mode,kind,bytes,write_MBps_or_data_writes,overwrite_MBps_or_meta_writes,read_MBps,ns_or_ms,note\n"
+    (tmp_path / "fs.csv").write_text(head + "wall,policy_through,,1428,3545,,900,min/max data 1400/1450 meta 3500/3600 "
+                                     "runs 3\nwall,policy_delay,,484,173,,100,\n")
+    t = results.fs_policy(str(tmp_path))
+    assert t.startswith("Disk writes, median [min–max] of the runs:")
+    assert "| through | 1428 [1400–1450] | 3545 [3500–3600] | 4973 |" in t
+    assert "| delay (30 s / 5 s) | 484 | 173 | 657 |" in t          # a row without its runs: the median alone

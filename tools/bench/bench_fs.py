@@ -142,11 +142,13 @@ def main():
     print("\nwrite policies, build-like workload then sync (disk writes; median of %d runs):" % RUNS)
     print("%8s %8s %12s %10s" % ("policy", "data", "desc/ind/bm", "ms"))
     for i, r in enumerate(pol[0]):
-        d = statistics.median(int(p[i][2]) for p in pol)
-        m = statistics.median(int(p[i][3]) for p in pol)
+        ds, ms = [int(p[i][2]) for p in pol], [int(p[i][3]) for p in pol]
+        d, m = statistics.median(ds), statistics.median(ms)
         t = statistics.median(int(p[i][4]) for p in pol)
         print("%8s %8d %12d %10d" % (r[1], d, m, t))
-        rows.append(["wall", "policy_" + r[1], "", d, m, "", t, ""])
+        # the runs' least and greatest beside the medians, for the table's spreads (results.py)
+        rows.append(["wall", "policy_" + r[1], "", d, m, "", t, "min/max data %d/%d meta %d/%d runs %d" % (
+            min(ds), max(ds), min(ms), max(ms), len(pol))])
 
     seq_rows(rows)
 

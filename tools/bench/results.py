@@ -202,14 +202,21 @@ def fs_policy(bench):
         raise ValueError("fs.csv has no policy rows")
     out = ["| policy | data | desc/ind/bitmap | total | thesis Andrew: data | ind/desc | total |",
            "|---|---|---|---|---|---|---|"]
+    several = False
     for pol in ("through", "asap", "delay"):
         r = rows.get(pol)
         if r is None:
             continue
         d, m = int(float(r["write_MBps_or_data_writes"])), int(float(r["overwrite_MBps_or_meta_writes"]))
-        out.append("| %s | %d | %d | %d | %s |" % ("delay (30 s / 5 s)" if pol == "delay" else pol, d, m, d + m,
+        # bench_fs.py writes the runs' least and greatest in the note (older CSVs: medians alone)
+        got = re.search(r"min/max data (\d+)/(\d+) meta (\d+)/(\d+) runs (\d+)", r.get("note") or "")
+        span = lambda med, lo, hi: "%d [%s–%s]" % (med, lo, hi) if got and int(got.group(5)) > 1 else "%d" % med
+        several = several or bool(got and int(got.group(5)) > 1)
+        out.append("| %s | %s | %s | %d | %s |" % ("delay (30 s / 5 s)" if pol == "delay" else pol,
+                                                   span(d, *(got.groups()[0:2] if got else ("", ""))),
+                                                   span(m, *(got.groups()[2:4] if got else ("", ""))), d + m,
                                                    " | ".join(THESIS_POLICY[pol])))
-    return "\n".join(out)
+    return ("Disk writes, median [min–max] of the runs:\n\n" if several else "") + "\n".join(out)
 
 
 # --- fork ------------------------------------------------------------------------------------
@@ -574,29 +581,47 @@ def ecd_setup(rows):
                 "disk.busy_ms over the elapsed time, where Sprite gives its file server's CPU." % (
                     first["preset"], first["loops"], "" if first["loops"] == "1" else "s", first["scale"],
                     num(float(first["throttle_bps"]) / 1024), first["throttle_iops"], 1e3 / 2 ** int(first["icount_shift"]),
-                    first["icount_shift"], max(runs), "" if max(runs) == 1 else "s (averaged)",
+                    first["icount_shift"], max(runs), "" if max(runs) == 1 else "s (elapsed, FS and VM MB: median [min–max]; the rest "
+                    "averaged)",
                     "; the host ran the guest at %.2f-%.2f of real time (guest time over wall clock, boot "
                     "included: QEMU says the guest is late), so a wait for the disk looks shorter in guest time "
                     "than the throttle makes it" % (1 / max(wall), 1 / min(wall)) if wall else ""))
 
 
+def ecd_spreads(rows):
+    """{(paper MB, config): {"elapsed_s", "fs_mb", "vm_mb": each run's figure}} of ECD rows."""
+    from ecd_paper import config_key
+    out = {}
+    for r in rows:
+        got = out.setdefault((int(r["mem_paper_mb"]), config_key(r)), {"elapsed_s": [], "fs_mb": [], "vm_mb": []})
+        got["elapsed_s"].append(float(r["elapsed_ms"]) / 1000)
+        got["fs_mb"].append((float(r["fs_read_kb"] or 0) + float(r["fs_write_kb"] or 0)) / 1024)
+        got["vm_mb"].append((float(r["vm_read_kb"] or 0) + float(r["vm_write_kb"] or 0)) / 1024)
+    return out
+
+
 def ecd_points(bench):
     from ecd_paper import aggregate, paper, paper_mb, label
     from bench_ecd import _order
+    from ifs_tables import spread
     rows = ecd_rows(bench)
     agg = aggregate(rows)
     linux = ecd_linux_rows(bench)
     agg.update(aggregate(linux))
-    out = ["| Sprite's MB | cache | elapsed (s) | busy | FS MB (read / write) | VM MB (read / write) | faults | "
-           "Sprite (Appendix C): elapsed, server CPU, FS MB, VM MB, faults |", "|---|---|---|---|---|---|---|---|"]
+    runs = ecd_spreads(rows + linux)
+    out = ["| Sprite's MB | cache | elapsed (s) | busy | FS MB (read / write: means) | VM MB (read / write: means) | "
+           "faults | Sprite (Appendix C): elapsed, server CPU, FS MB, VM MB, faults |", "|---|---|---|---|---|---|---|---|"]
     for (m, c), a in sorted(agg.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]))):
+        of = runs[(m, c)]
         pmb = paper_mb(m, c)
         sprite = "%d s, %.1f %%, %.1f, %.1f, %s" % (paper(m, c, "elapsed_s"), paper(m, c, "util"), pmb[0], pmb[1],
                                                    num(paper(m, c, "faults"))) if pmb else \
             "– (Linux on the same work)" if c == "linux" else "– (not run: it thrashed)"
-        out.append("| %d | %s | %.0f | %s | %.1f (%.1f / %.1f) | %.1f (%.1f / %.1f) | %s | %s |" % (
-            m, label(c), a["elapsed_ms"] / 1000, "–" if c == "linux" else "%.0f %%" % a["util"], a["fs_mb"], a["fs_read_kb"] / 1024, a["fs_write_kb"] / 1024,
-            a["vm_mb"], a["vm_read_kb"] / 1024, a["vm_write_kb"] / 1024, num(a["faults"]), sprite))
+        out.append("| %d | %s | %s | %s | %s (%.1f / %.1f) | %s (%.1f / %.1f) | %s | %s |" % (
+            m, label(c), spread(of["elapsed_s"], lambda x: "%.0f" % x), "–" if c == "linux" else "%.0f %%" % a["util"],
+            spread(of["fs_mb"], lambda x: "%.1f" % x), a["fs_read_kb"] / 1024, a["fs_write_kb"] / 1024,
+            spread(of["vm_mb"], lambda x: "%.1f" % x), a["vm_read_kb"] / 1024, a["vm_write_kb"] / 1024,
+            num(a["faults"]), sprite))
     notes = []
     for m in sorted({m for m, _ in agg}):
         here = {c: a["elapsed_ms"] / 1000 for (mm, c), a in agg.items() if mm == m and c != "linux"}
