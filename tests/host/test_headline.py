@@ -58,7 +58,7 @@ def test_each_comparison_is_like_for_like_with_its_verdict(tmp_path, bench):
     # IFS beside Linux, matched preset: ours 100 s (+182 % over 35.5 s alone) against Linux's 169.2 s
     # (+100 % over 84.6 s): less time, so ahead, although the degradation is larger
     assert "IFS beside Linux 6.1 (sort: ahead; the toucher: ahead)." in h
-    assert "sort alone took 36 s here and 85 s under Linux" in h
+    assert "sort alone took 36 s [36–36] here and 85 s [85–85] under Linux" in h
     assert "at S = 30 s 100 s [100–100] (+182 % over sort alone) here, 169 s [169–169] (+100 %) under Linux." in h
     assert "0.01 s [0.01–0.01] here, 30.00 s [30.00–30.00] under Linux at S = 30 s." in h
     assert "16.9 MB free to programs here, 17.4 MB available under Linux" in h

@@ -102,12 +102,15 @@ def ifs_linux(ours_rows, linux_csv_rows):
         "%.2f s at S = %g s" % (slowest_touch_ms(a) / 1000, s) for s, a in none)) if none else ""
     return ("**IFS beside Linux 6.1 (sort: %s; the toucher: %s).** The matched preset (%s MB free to programs here, "
             "%s MB available under Linux; the same toucher, its memory written first on both, and sort, CPU "
-            "and disk): sort alone took %.0f s here "
-            "and %.0f s under Linux; with the toucher and our 120 s penalty %s. The toucher's slowest touch: "
+            "and disk): sort alone took %s here "
+            "and %s under Linux; with the toucher and our 120 s penalty %s. The toucher's slowest touch: "
             "%s.%s" % (overall(sort_v), overall(touch_v),
                        "%.1f" % (statistics.median(free) / 1024) if free else "?",
                        "%.1f" % (lfree / 1024) if lfree else "?",
-                       base / 1000, lbase / 1000, _join(sort_parts), _join(touch_parts), contrast))
+                       seconds(ifs_tables.standalone_runs(ours_rows, "matched")),
+                       seconds(ifs_tables.standalone_runs([r for r in linux_csv_rows if r.get("preset") == "matched"]
+                                                          or linux_csv_rows)),
+                       _join(sort_parts), _join(touch_parts), contrast))
 
 
 def ifs_sprite(ours_rows):

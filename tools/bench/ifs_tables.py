@@ -86,9 +86,14 @@ def refused(rows, preset):
     return sorted((k for k, ok in runs.items() if not any(ok)), key=lambda k: (config_order(k[:2]), k[2]))
 
 
+def standalone_runs(rows, preset=None):
+    """Sort alone's milliseconds in each measured run (of preset, if given)."""
+    return [float(r["sort_ms"]) for r in rows if (preset is None or r["preset"] == preset)
+            and r["kind"] == "standalone" and r.get("sort_ms") and measured(r)]
+
+
 def standalone_ms(rows, preset=None):
-    alone = [float(r["sort_ms"]) for r in rows if (preset is None or r["preset"] == preset)
-             and r["kind"] == "standalone" and r.get("sort_ms") and measured(r)]
+    alone = standalone_runs(rows, preset)
     return statistics.median(alone) if alone else None
 
 
