@@ -116,6 +116,15 @@ def test_runs_far_apart_are_not_one_run(tmp_path, bench):
     assert "(48 hours apart: not one run)" in headline(tmp_path, bench)
 
 
+def test_the_runs_dates_and_commits_are_the_rows_own():
+    import headline
+    rows = [{"date": "2026-12-01T10:00:00Z", "commit": "abc1234"}, {"date": "2026-12-01T11:30:00Z", "commit": "abc1234"}]
+    assert headline.when("unused", rows) == "written between 2026-12-01 10:00 and 11:30 UTC at commit abc1234"
+    rows.append({"date": "2026-12-02T10:00:00Z", "commit": "def5678-dirty"})
+    assert headline.when("unused", rows) == "written between 2026-12-01 10:00 and 2026-12-02 10:00 UTC (24 hours " \
+        "apart: not one run) (of commits abc1234, def5678-dirty: not one tree)"
+
+
 def test_without_linux_the_headline_is_left_as_it_was(tmp_path, bench):
     os.remove(bench / "linux-ecd.csv")
     assert headline(tmp_path, bench).endswith("--> old headline")

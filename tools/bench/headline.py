@@ -239,15 +239,27 @@ def ecd_linux(agg, linux, runs):
                 overall(v), overall(tv) if tv else "not compared", _join(parts), times))
 
 
-def when(bench):
-    """The span of the source CSVs' modification times, in UTC."""
-    stamps = [os.path.getmtime(os.path.join(bench, f)) for f in SOURCES]
+def when(bench, rows=()):
+    """The span of the runs' dates (their rows' date column, benchlib.run_identity), or of the
+    source CSVs' modification times where a row has no date, in UTC; and the commits the rows
+    name, when they name more than one."""
+    dates = [r.get("date") for r in rows]
+    if rows and all(dates):
+        stamps = [datetime.datetime.strptime(d, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp()
+                  for d in dates]
+    else:
+        stamps = [os.path.getmtime(os.path.join(bench, f)) for f in SOURCES]
     lo, hi = (datetime.datetime.fromtimestamp(t, datetime.timezone.utc) for t in (min(stamps), max(stamps)))
     span = (max(stamps) - min(stamps)) / 3600
     text = "written between %s and %s UTC" % (lo.strftime("%Y-%m-%d %H:%M"), hi.strftime(
         "%H:%M" if lo.date() == hi.date() else "%Y-%m-%d %H:%M"))
     if span > 12:
         text += " (%.0f hours apart: not one run)" % span
+    commits = sorted({r["commit"] for r in rows if r.get("commit")})
+    if len(commits) > 1:
+        text += " (of commits %s: not one tree)" % ", ".join(commits)
+    elif commits:
+        text += " at commit %s" % commits[0]
     return text
 
 
@@ -268,4 +280,4 @@ def headline(bench, load):
     runs = ecd_runs([r for r in ecd_all if r["preset"] == preset])
     items = [ifs_linux(ifs, lifs), ifs_sprite(ifs), ecd_sprite(agg, runs), ecd_linux(agg, linux, runs)]
     return items, "From the CSVs of build/bench (%s; ECD preset %s, Linux's ECD preset %s):" % (
-        when(bench), preset, linux[0]["preset"])
+        when(bench, ifs + lifs + ecd_all + linux), preset, linux[0]["preset"])
