@@ -61,6 +61,42 @@ def test_qemus_late_warnings_give_the_whole_runs_ratio():
     assert benchlib.whole_run_ratio(text, 0) is None
 
 
+def samples(guest_ms, host_s):
+    """A console of time-stamped samples (vmstat -i) at guest_ms, and their bytes' arrivals at host_s."""
+    text, arrivals = "booted\n$ vmstat -i 1000 0 fs.cache.blocks\n@ms fs.cache.blocks\n", [(0, 0.0)]
+    for g, h in zip(guest_ms, host_s):
+        arrivals.append((len(text), h))
+        text += "@%d 17\n" % g
+    return text, arrivals
+
+
+def test_the_guests_own_clock_against_the_hosts():
+    text, arrivals = samples([1000, 11000, 21000], [5.0, 15.5, 26.0])        # 20 guest s in 21 host s
+    assert abs(benchlib.stamp_ratio(text, arrivals) - 20 / 21) < 1e-9
+    assert benchlib.run_ratio(text, arrivals, 30.0) == benchlib.stamp_ratio(text, arrivals)   # QEMU: not late
+    # QEMU's count is the worse one: it is taken
+    assert abs(benchlib.run_ratio(text + LATE % (6.0, 7.0), arrivals, 30.0) - 0.8) < 1e-9
+    # too short a span, or a single sample, says nothing
+    short, arr = samples([1000, 5000], [1.0, 5.0])
+    assert benchlib.stamp_ratio(short, arr) is None
+    assert benchlib.stamp_ratio(*samples([1000], [1.0])) is None
+    assert benchlib.run_ratio("nothing\n", [], 0) is None
+
+
+def test_boot_steps_paces_on_the_guests_samples(monkeypatch):
+    slow, arr = samples([1000, 21000], [1.0, 25.0])          # 0.83 of real time; QEMU says nothing
+    fast, arr2 = samples([1000, 21000], [1.0, 21.0])
+    runs_ = [(0, slow, arr), (0, fast, arr2)]
+    calls = []
+
+    def once(*args):
+        rc, out, a = runs_[len(calls)]
+        calls.append(args)
+        return rc, out, [], a, 30.0
+    monkeypatch.setattr(benchlib, "_boot_once", once)
+    assert benchlib.boot_steps([(None, "x\n")], icount=8, align=True, pace=True)[1] == fast and len(calls) == 2
+
+
 def fake_boots(monkeypatch, runs_):
     """boot_steps' boots replaced by runs_: (status, console, host seconds) each."""
     calls = []

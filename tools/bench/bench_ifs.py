@@ -80,7 +80,7 @@ import argparse, csv, os, re, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (RUN_COLUMNS, ROOT, TOO_SLOW, TOO_SLOW_RC, boot_steps, bench_path, run_all,  # noqa: E402
-                      run_identity, whole_run_ratio)
+                      run_identity, run_ratio)
 import ifs_tables   # noqa: E402
 from ifs_tables import aggregate, config_label, read_csv   # noqa: E402
 
@@ -392,8 +392,8 @@ def sort_ratio(out, typed, arrivals):
 
 def pace(out, typed, arrivals, host_s):
     """How well the guest kept the host's time (benchlib.boot_steps' pace): the worse of sort's
-    span and the whole run by QEMU's own count, None when neither is known."""
-    known = [q for q in (sort_ratio(out, typed, arrivals), whole_run_ratio(out, host_s)) if q is not None]
+    span and the whole run (benchlib.run_ratio), None when neither is known."""
+    known = [q for q in (sort_ratio(out, typed, arrivals), run_ratio(out, arrivals, host_s)) if q is not None]
     return min(known) if known else None
 
 
