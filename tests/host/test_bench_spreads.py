@@ -83,3 +83,13 @@ def test_the_write_policy_table_shows_the_runs_spread(tmp_path):
     assert t.startswith("Disk writes, median [min–max] of the runs:")
     assert "| through | 1428 [1400–1450] | 3545 [3500–3600] | 4973 |" in t
     assert "| delay (30 s / 5 s) | 484 | 173 | 657 |" in t          # a row without its runs: the median alone
+
+
+def test_ecd_table_2_shows_the_runs_spread(tmp_path):
+    import results
+    from test_bench_tables import CSVS
+    (tmp_path / "ecd.csv").write_text(CSVS["ecd.csv"])
+    t = results.ecd_table2(str(tmp_path))
+    # 16 MB without a penalty has two runs (alike in these counters), 10 MB one
+    assert "| 16 | 0.05 [0.05–0.05]–7.51 [7.51–7.51] | 226 [226–226] / 1,752 [1,752–1,752] |" in t
+    assert "| 10 | 0.05–4.95 | 4,042 / 7,501 |" in t

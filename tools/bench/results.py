@@ -693,8 +693,13 @@ def ecd_linux_note(linux, agg):
 
 
 def ecd_table2(bench):
-    from ecd_paper import aggregate, TABLE_2
-    agg = aggregate(ecd_rows(bench))
+    from ecd_paper import aggregate, config_key, TABLE_2
+    from ifs_tables import spread
+    rows = ecd_rows(bench)
+    agg = aggregate(rows)
+    of = lambda m, k: [float(r[k]) for r in rows if int(r["mem_paper_mb"]) == m and config_key(r) == "p0" and r.get(k)]
+    mb = lambda m, k: spread([x / 1024 for x in of(m, k)], lambda x: "%.2f" % x)
+    n = lambda m, k: spread(of(m, k), num)
     mems = sorted(m for m, c in agg if c == "p0")
     if not mems:
         raise ValueError("ecd.csv has no run of the variable cache without penalty")
@@ -702,9 +707,9 @@ def ecd_table2(bench):
            "Sprite (Table 2): cache, FS asks VM, VM asks FS |", "|---|---|---|---|---|"]
     for m in mems:
         a, t = agg[(m, "p0")], TABLE_2[m]
-        out.append("| %d | %.2f–%.2f | %s / %s | %s / %s | %.2f–%.1f, %s / %s, %s / %s |" % (
-            m, a["cache_min_kb"] / 1024, a["cache_max_kb"] / 1024, num(a["fs_asks_vm_satisfied"]), num(a["fs_asks_vm"]),
-            num(a["vm_asks_fs_satisfied"]), num(a["vm_asks_fs"]), t[0], t[1], num(t[3]), num(t[2]), num(t[5]), num(t[4])))
+        out.append("| %d | %s–%s | %s / %s | %s / %s | %.2f–%.1f, %s / %s, %s / %s |" % (
+            m, mb(m, "cache_min_kb"), mb(m, "cache_max_kb"), n(m, "fs_asks_vm_satisfied"), n(m, "fs_asks_vm"),
+            n(m, "vm_asks_fs_satisfied"), n(m, "vm_asks_fs"), t[0], t[1], num(t[3]), num(t[2]), num(t[5]), num(t[4])))
     least = min(agg[(m, "p0")]["cache_min_kb"] for m in mems)
     return "\n".join(out) + "\n\n" + para(
         "The cache's least size is counted from the reset before the first phase, when it holds what the boot "
