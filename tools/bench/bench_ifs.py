@@ -21,6 +21,10 @@ background jobs. The standalone
 case is the same boot without the toucher. Each row (preset, penalty or fixed cache, S) runs
 --runs times. What the kernel has free after boot (free frames and the cache's blocks, less the
 kernel's reserve) is read before anything starts and kept with each run (free_kb).
+A run whose guest fell below 0.95 of real time (sort's guest span over its host span, or the
+whole run's: benchlib.boot_steps' pace) is booted again, 3 boots in all; each row keeps its
+guest_ratio, and a run none of whose boots kept pace is a row that says "guest too slow: not
+measured", its figures empty.
 
 WHAT A ROW REPORTS. The toucher's responses (min, max, avg of its rounds that overlapped sort)
 and, apart from them, its first round after sort (after_ms, after_pageins: the damage sort did
@@ -557,11 +561,11 @@ def run_preset(a):
             r["toucher_pageins"], "%s-%s" % (r["resp_min_ms"], r["resp_max_ms"]) if r["rounds"] else "none",
             r["after_ms"])
         print("%s [%d/%d] %s run %d: sort %.1f s (%d runs, %d merge pass%s before the last), %d page-ins, cache "
-              "%d-%d KB, asks fs>vm %d vm>fs %d%s (%.0f s so far)"
+              "%d-%d KB, asks fs>vm %d vm>fs %d%s; sort's guest at %s of real time (%.0f s so far)"
               % (NAME, done[0], len(jobs), what, k, r["sort_ms"] / 1000, r["sort_runs"], r["sort_passes"],
                  "" if r["sort_passes"] == 1 else "es",
                  r["pageins"], r["cache_min_kb"], r["cache_max_kb"], r["fs_asks_vm"], r["vm_asks_fs"], tail,
-                 time.monotonic() - t_start), flush=True)
+                 r["guest_ratio"] or "?", time.monotonic() - t_start), flush=True)
         return r
 
     results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
