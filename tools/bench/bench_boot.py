@@ -5,7 +5,8 @@ and build/bench/boot.png."""
 import csv, os, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ROOT, Progress, bench_path, private_boot, runqemu, spread   # noqa: E402
+from benchlib import (ROOT, IDENTITY, Progress, bench_path, env_preset, identity_cells, private_boot,  # noqa: E402
+                      run_identity, runqemu, spread)
 import bench_figures                                       # noqa: E402
 
 RUNS = int(os.environ.get("RUNS", "5"))
@@ -47,6 +48,7 @@ def timed(mode, i):
 
 
 def main():
+    ident = run_identity(env_preset(["RUNS"]))
     rows, loads = [], [os.getloadavg()[0]]
     for mode in ("grub", "kernel"):
         times = []
@@ -60,9 +62,10 @@ def main():
     load = "%.1f-%.1f on %d cores" % (min(loads), max(loads), os.cpu_count() or 1)
     with open(bench_path("boot.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["mode", "min_s", "median_s", "max_s", "runs", "clock", "host_load"])
+        w.writerow(["mode", "min_s", "median_s", "max_s", "runs", "clock", "host_load"] + IDENTITY)
         for r in rows:
-            w.writerow([r[0], "%.3f" % r[1], "%.3f" % r[2], "%.3f" % r[3], RUNS, "wall, TCG", load])
+            w.writerow([r[0], "%.3f" % r[1], "%.3f" % r[2], "%.3f" % r[3], RUNS, "wall, TCG", load] +
+                       identity_cells(ident))
     progress.step("figure")
     png = bench_figures.boot(bench_path("boot.csv"), bench_path("boot.png"))
     print("written: %s, %s" % (os.path.relpath(bench_path("boot.csv")), os.path.relpath(png)))

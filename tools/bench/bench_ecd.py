@@ -47,7 +47,7 @@ no cache, the variable cache with the six penalties: 58 boots of 4-6 minutes of 
 boots, 20 minutes at -j 2 on a loaded 2-core host.
 
     bench_ecd.py [--preset full|short] [--mems 10,16] [--fixed 0.5,2] [--penalties 0,120]
-                 [--adaptive] [--no-nocache] [--runs 1] [-j 2] [--loops 2] [--scale PERCENT] [--no-figures]
+                 [--adaptive] [--no-nocache] [--runs 3] [-j 2] [--loops 2] [--scale PERCENT] [--no-figures]
 
 Writes build/bench/ecd.csv (one line a run; a preset's lines replace that preset's earlier
 ones), each run's console under build/bench/ecd-logs, the figures ecd-fig1.png ... ecd-fig56.png
@@ -55,7 +55,7 @@ and ecd-table2.png, and prints Table 2 and the runs beside Sprite's."""
 import argparse, csv, os, re, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import boot_steps, bench_path, run_all   # noqa: E402
+from benchlib import RUN_COLUMNS, boot_steps, bench_path, run_all, run_identity   # noqa: E402
 from bench_ifs import split_commands, read_log, ParseError, QEMU_LATE, TYPED, host_load   # noqa: E402
 import ecd_paper   # noqa: E402
 
@@ -80,7 +80,7 @@ COLUMNS = ["preset", "mem_paper_mb", "mem_mb", "cache", "cache_kb", "penalty_s",
           ["ms_" + p for p in PHASES] + \
           ["fs_read_kb", "fs_write_kb", "vm_read_kb", "vm_write_kb", "faults", "pageins", "pageouts",
            "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs", "vm_asks_fs_satisfied", "cache_min_kb",
-           "cache_max_kb", "disk_busy_ms", "disk_reads", "disk_writes", "pageins_backing", "wall_s", "host_load"]
+           "cache_max_kb", "disk_busy_ms", "disk_reads", "disk_writes", "pageins_backing", "wall_s", "host_load"] + RUN_COLUMNS
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ecd.py) ----------------------
@@ -199,7 +199,7 @@ def one_run(cfg, paper_mb, cache, kb, penalty, log):
              (r"(?s)(@\d+(?: \d+)+\n.*){2}\$ ", finish)]
     rc, out, typed, _ = boot_steps(steps, image=cfg["image"], mem=paper_mb + 2, icount=cfg["icount"],
                                    throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=3600,
-                                   log=log, align=cfg["align"])
+                                   log=log, align=cfg["align"], pace=cfg["align"])
     with open(log, "a") as f:
         f.write(TYPED + "\n".join(typed) + "\n")
     if rc != 0:
@@ -263,7 +263,7 @@ def main(argv=None):
                     "(cache adaptive in the CSV)")
     ap.add_argument("--no-nocache", action="store_true", help="leave out the no-cache (64 KB) runs")
     ap.add_argument("--nocache", action="store_true", help="add the no-cache runs (the short preset has none)")
-    ap.add_argument("--runs", type=int, default=1, help="boots a point (1; Sprite averaged 3)")
+    ap.add_argument("--runs", type=int, default=3, help="boots a point (3, as Sprite averaged)")
     ap.add_argument("-j", type=int, default=2, dest="jobs", help="QEMUs at once (2)")
     ap.add_argument("--loops", type=int, default=COMMON["loops"], help="edit-compile-link-debug loops (2, as Sprite)")
     ap.add_argument("--scale", type=int, default=COMMON["scale"], help="phase -x: percent of every size and count "
@@ -311,6 +311,7 @@ def main(argv=None):
                  penalty_s=pen if cache == "variable" else "", run=k, loops=cfg["loops"], scale=cfg["scale"],
                  throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], icount_shift=cfg["icount"],
                  host_load=load, wall_s=time.monotonic() - t)
+        r.update(run_identity(a.preset))
         done[0] += 1
         spent = time.monotonic() - t_start
         left = spent / done[0] * (len(jobs) - done[0])

@@ -249,7 +249,7 @@ def ifs(csv_path, series_path, preset, png_time, png_tables, linux_csv=None):
         ax.set_title(title, fontsize=9)
         ax.grid(True, axis="y", alpha=0.3)
     axes[0][0].legend(fontsize=7)
-    fig.suptitle("IFS benchmark (%s) beside %s (averages of the runs; sort alone %s)"
+    fig.suptitle("IFS benchmark (%s) beside %s (medians of the runs; sort alone %s)"
                  % (preset, "WRL 90/4 Tables 3 and 4" if preset == "paper" else "Linux" if lin else
                     "nothing (no linux-ifs.csv)",
                     "%.1f s" % (base / 1000) if base else "not run"), fontsize=10)

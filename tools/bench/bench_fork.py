@@ -11,7 +11,7 @@ build/bench/fork.png (fork time against resident size) and build/bench/fork-work
 import csv, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import Progress, boot, bench_path   # noqa: E402
+from benchlib import IDENTITY, Progress, boot, bench_path, env_preset, identity_cells, run_identity   # noqa: E402
 import bench_figures                               # noqa: E402
 
 SIZES = [0, 64, 128, 256, 512, 1024, 2048, 4096]
@@ -64,7 +64,7 @@ def counters(out):
     return [c for c in snaps if "vm.cow.marked" in c]
 
 
-def workload():
+def workload(ident):
     """Table 7-3: counter deltas over the workload in each mode."""
     res = {}
     for mode in ("cowcor", "copy"):
@@ -98,11 +98,12 @@ def workload():
     print("  (Sprite: COW ~= COR marked; COW 1-8 %, COR 63-72 % faulted; 15-30 % of faults; 22-28 % saved)")
     with open(bench_path("fork-workload.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(list(row.keys()))
-        w.writerow(["%.1f" % v if isinstance(v, float) else v for v in row.values()])
+        w.writerow(list(row.keys()) + IDENTITY)
+        w.writerow(["%.1f" % v if isinstance(v, float) else v for v in row.values()] + identity_cells(ident))
 
 
 def main():
+    ident = run_identity(env_preset(["ITER"]))
     rows, copy4k, raw = [], None, ""
     for mode in ("cowcor", "copy"):
         progress.step("Table 7-1: forkbench, vm.fork=%s, pages resident" % mode)
@@ -134,16 +135,16 @@ def main():
         print("%8d  %-8s  %-9s  %12.3f" % (kb, mode, where, ns / 1e6))
     with open(bench_path("fork.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["resident_kb", "fork_mode", "pages", "ns_per_fork", "copy4k_ns", "clock"])
+        w.writerow(["resident_kb", "fork_mode", "pages", "ns_per_fork", "copy4k_ns", "clock"] + IDENTITY)
         for kb, mode, where, ns in rows:
-            w.writerow([kb, mode, where, ns, copy4k, "icount shift=0 (guest ns)"])
+            w.writerow([kb, mode, where, ns, copy4k, "icount shift=0 (guest ns)"] + identity_cells(ident))
     by = {(kb, m, wh): ns for kb, m, wh, ns in rows}
     for where, target in (("resident", 10), ("backing", 50)):
         c, k = by.get((2048, "cowcor", where)), by.get((2048, "copy", where))
         if c and k:
             print("2048 KB %s: copy-on-fork / COW-COR = %.1f (target >= %d)" % (where, k / c, target))
     if rows and any(r[1] == "cowcor" for r in rows):
-        workload()
+        workload(ident)
     progress.step("figure")
     png = bench_figures.fork(bench_path("fork.csv"), bench_path("fork.png"))
     print("written: build/bench/fork.csv, build/bench/fork-workload.csv, %s" % os.path.relpath(png))

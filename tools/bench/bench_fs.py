@@ -25,7 +25,8 @@ docs/results.md quotes.
 import csv, os, statistics, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import Progress, boot, boot_steps, bench_path, ROOT   # noqa: E402
+from benchlib import (IDENTITY, Progress, boot, boot_steps, bench_path, env_preset, identity_cells,  # noqa: E402
+                      run_identity, ROOT)
 import bench_figures                               # noqa: E402
 
 RUNS = int(os.environ.get("RUNS", "3"))
@@ -104,6 +105,7 @@ def seq_rows(rows):
 
 
 def main():
+    ident = run_identity(env_preset(["RUNS", "SEQ_MB", "SINGLE_MB"]))
     rows = []
     cpu = run("cpu", True)
     copy_ns = int(next(r for r in cpu if r[0] == "copy")[2])
@@ -140,19 +142,21 @@ def main():
     print("\nwrite policies, build-like workload then sync (disk writes; median of %d runs):" % RUNS)
     print("%8s %8s %12s %10s" % ("policy", "data", "desc/ind/bm", "ms"))
     for i, r in enumerate(pol[0]):
-        d = statistics.median(int(p[i][2]) for p in pol)
-        m = statistics.median(int(p[i][3]) for p in pol)
+        ds, ms = [int(p[i][2]) for p in pol], [int(p[i][3]) for p in pol]
+        d, m = statistics.median(ds), statistics.median(ms)
         t = statistics.median(int(p[i][4]) for p in pol)
         print("%8s %8d %12d %10d" % (r[1], d, m, t))
-        rows.append(["wall", "policy_" + r[1], "", d, m, "", t, ""])
+        # the runs' least and greatest beside the medians, for the table's spreads (results.py)
+        rows.append(["wall", "policy_" + r[1], "", d, m, "", t, "min/max data %d/%d meta %d/%d runs %d" % (
+            min(ds), max(ds), min(ms), max(ms), len(pol))])
 
     seq_rows(rows)
 
     with open(bench_path("fs.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["mode", "kind", "bytes", "write_MBps_or_data_writes", "overwrite_MBps_or_meta_writes",
-                    "read_MBps", "ns_or_ms", "note"])
-        w.writerows(rows)
+                    "read_MBps", "ns_or_ms", "note"] + IDENTITY)
+        w.writerows(r + identity_cells(ident) for r in rows)
     progress.step("figure")
     png = bench_figures.fs(bench_path("fs.csv"), bench_path("fs.png"))
     png2 = bench_figures.fs_seq(bench_path("fs.csv"), bench_path("fs-seq.png"))

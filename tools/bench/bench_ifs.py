@@ -21,6 +21,10 @@ background jobs. The standalone
 case is the same boot without the toucher. Each row (preset, penalty or fixed cache, S) runs
 --runs times. What the kernel has free after boot (free frames and the cache's blocks, less the
 kernel's reserve) is read before anything starts and kept with each run (free_kb).
+A run whose guest fell below 0.95 of real time (sort's guest span over its host span, or the
+whole run's: benchlib.boot_steps' pace) is booted again, 3 boots in all; each row keeps its
+guest_ratio, and a run none of whose boots kept pace is a row that says "guest too slow: not
+measured", its figures empty.
 
 WHAT A ROW REPORTS. The toucher's responses (min, max, avg of its rounds that overlapped sort)
 and, apart from them, its first round after sort (after_ms, after_pageins: the damage sort did
@@ -30,8 +34,8 @@ and its degradation against the median standalone sort of the same preset; page-
 backing store and page-outs of the whole machine and of the toucher alone; the cache's least
 and greatest size since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters;
 sort's runs and merge passes (sort -v). The CSV has one line a run; the documented
-(docs/results.md) and the printed tables average the runs, as the paper does (min/max/avg of
-the runs are in the CSV).
+(docs/results.md) and the printed tables show a row's median with the runs' least and greatest
+(ifs_tables.py, SPREADS: the paper averaged 3 runs and hid their spread).
 
 PRESETS.
   paper         an 8 MB machine; the toucher takes all that the kernel, the shell and sort
@@ -79,7 +83,8 @@ tests/host/test_bench_ifs.py holds it against recorded consoles."""
 import argparse, csv, os, re, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ROOT, boot_steps, bench_path, run_all   # noqa: E402
+from benchlib import (RUN_COLUMNS, ROOT, TOO_SLOW, TOO_SLOW_RC, boot_steps, bench_path, run_all,  # noqa: E402
+                      run_identity, run_ratio)
 import ifs_tables   # noqa: E402
 from ifs_tables import aggregate, config_label, read_csv   # noqa: E402
 
@@ -99,6 +104,9 @@ SORT_KB = 180             # sort's own memory: its 128 KB budget, code, stack, b
 SORT_DEFAULT_KB = 128     # sort's budget without -m (user/sort.c)
 RESERVE_FRAMES = 64       # the kernel's reserve of free frames (kernel/negotiate.c KERNEL_RESERVE)
 SAMPLE_MS = 1000          # the cache sampler's period (a sample costs the guest some kstat text)
+# Numbers that reach the text, each with what it is (tests/host/test_bench_literals.py).
+PRINTED_CONSTANTS = {"LEAVE_KB": "a setting of the paper preset", "SAMPLE_MS": "a setting (a typed command's)",
+                     "SORT_DEFAULT_KB": "sort's budget without -m (a setting)"}
 
 
 # Counted from just before sort: DELTA (their values then are subtracted), then the rest.
@@ -126,7 +134,7 @@ COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb"
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
            "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min", "read_requests", "write_requests",
-           "read_kb", "write_kb"] + REFAULT_COLUMNS
+           "read_kb", "write_kb"] + REFAULT_COLUMNS + ["guest_ratio", "refused"] + RUN_COLUMNS
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
@@ -190,6 +198,10 @@ def read_log(path):
 
 class ParseError(Exception):
     pass
+
+
+class TooSlow(ParseError):
+    """Every boot of a run had its guest below benchlib.GUEST_FLOOR of real time."""
 
 
 def printed(cmds, line, nth=0):
@@ -353,9 +365,12 @@ def one_run(cfg, interval, value, mode, run, log):
         steps = [(None, setup), (r"\[\d+\]\n", measure), (r"(?s)sort: \d+ lines.*@\d+ \d+\n.*\$ ", finish)]
     timeout = 3600
     rc, out, typed, arrivals = boot_steps(steps, image=cfg["image"], mem=cfg["mem"], icount=cfg["icount"], throttle_bps=cfg["throttle_bps"],
-                                throttle_iops=cfg["throttle_iops"], timeout=timeout, log=log, align=cfg["align"])
+                                throttle_iops=cfg["throttle_iops"], timeout=timeout, log=log, align=cfg["align"],
+                                pace=pace if cfg["align"] else None)
     with open(log, "a") as f:          # what was typed, for reading the log again (tests/host)
         f.write(TYPED + "\n".join(typed) + "\n")
+    if rc == TOO_SLOW_RC:
+        raise TooSlow("%s: see %s" % (out.strip().splitlines()[-1], os.path.relpath(log)))
     if rc != 0:
         raise ParseError("the guest failed (exit %d): see %s" % (rc, os.path.relpath(log)))
     try:
@@ -364,7 +379,26 @@ def one_run(cfg, interval, value, mode, run, log):
         raise ParseError("%s: see %s" % (e, os.path.relpath(log)))
     r["toucher_kb"] = chosen.get("kb", "")
     r["sort_host_ms"] = host_span(out, arrivals)
+    r["guest_ratio"] = "%.3f" % (r["sort_ms"] / r["sort_host_ms"]) if r["sort_host_ms"] else ""
     return r
+
+
+def sort_ratio(out, typed, arrivals):
+    """Sort's guest time over its host time (the span the benchmark measures), or None."""
+    try:
+        cmds = split_commands(background(out)[0], typed)
+        guest = stamp(cmds, 1) - stamp(cmds, 0)
+    except ParseError:
+        return None
+    host = host_span(out, arrivals)
+    return guest / host if host else None
+
+
+def pace(out, typed, arrivals, host_s):
+    """How well the guest kept the host's time (benchlib.boot_steps' pace): the worse of sort's
+    span and the whole run (benchlib.run_ratio), None when neither is known."""
+    known = [q for q in (sort_ratio(out, typed, arrivals), run_ratio(out, arrivals, host_s)) if q is not None]
+    return min(known) if known else None
 
 
 def host_span(out, arrivals):
@@ -504,8 +538,12 @@ def run_preset(a):
                                   "" if v is None else "c%d" % v if m == "cache" else
                                   "adaptive" if m == "adaptive" else
                                   "p%d%s" % (v, "s" if m == "stepped" else ""), k)
-        load = host_load()
-        r = one_run(cfg, s, v, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))
+        load, ident = host_load(), run_identity(a.preset)
+        try:
+            r = one_run(cfg, s, v, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))
+        except TooSlow as e:            # the point is reported, as not measured
+            r = {"refused": TOO_SLOW}
+            print("%s: %s: %s" % (NAME, tag, e), flush=True)
         r.update(preset=a.preset, kind="standalone" if s is None else "ifs", interval_s="" if s is None else s,
                  penalty_s="" if v is None or m == "cache" else v, mode="" if v is None else m,
                  cache_fixed_kb=v if m == "cache" else "", run=k, policy=cfg["policy"], mem_mb=cfg["mem"],
@@ -513,18 +551,21 @@ def run_preset(a):
                  sort_kb=cfg["sort_kb"] or SORT_DEFAULT_KB, throttle_bps=cfg["throttle_bps"] or "",
                  throttle_iops=cfg["throttle_iops"] or "", icount_shift="" if cfg["icount"] is None else cfg["icount"],
                  host_load=load)
+        r.update(ident)
         done[0] += 1
+        if r.get("refused"):
+            return r
         what = "sort alone" if s is None else "S=%g %s" % (s, config_label(v, m) if m == "cache" else
                                                          "penalty " + config_label(v, m))
         tail = "" if s is None else ", toucher %d page-ins, touches during sort %s ms, after %d ms" % (
             r["toucher_pageins"], "%s-%s" % (r["resp_min_ms"], r["resp_max_ms"]) if r["rounds"] else "none",
             r["after_ms"])
         print("%s [%d/%d] %s run %d: sort %.1f s (%d runs, %d merge pass%s before the last), %d page-ins, cache "
-              "%d-%d KB, asks fs>vm %d vm>fs %d%s (%.0f s so far)"
+              "%d-%d KB, asks fs>vm %d vm>fs %d%s; sort's guest at %s of real time (%.0f s so far)"
               % (NAME, done[0], len(jobs), what, k, r["sort_ms"] / 1000, r["sort_runs"], r["sort_passes"],
                  "" if r["sort_passes"] == 1 else "es",
                  r["pageins"], r["cache_min_kb"], r["cache_max_kb"], r["fs_asks_vm"], r["vm_asks_fs"], tail,
-                 time.monotonic() - t_start), flush=True)
+                 r["guest_ratio"] or "?", time.monotonic() - t_start), flush=True)
         return r
 
     results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
@@ -558,7 +599,7 @@ def write_csv(path, results, preset):
             w.writerow({k: r.get(k, "") for k in COLUMNS})
 
 
-SERIES = ["preset", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "run", "what", "t_s", "value", "pageins"]
+SERIES = ["preset", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "run", "what", "t_s", "value", "pageins"] + RUN_COLUMNS
 
 
 def write_series(path, results, preset):
@@ -568,9 +609,10 @@ def write_series(path, results, preset):
         w = csv.DictWriter(f, fieldnames=SERIES, extrasaction="ignore")
         w.writeheader()
         w.writerows(keep)
-        for r in results:
+        for r in (r for r in results if not r.get("refused")):     # a refused run has no series
             base = dict(preset=preset, interval_s=r["interval_s"], penalty_s=r["penalty_s"], mode=r["mode"],
-                        cache_fixed_kb=r["cache_fixed_kb"], run=r["run"])
+                        cache_fixed_kb=r["cache_fixed_kb"], run=r["run"],
+                        **{c: r.get(c, "") for c in RUN_COLUMNS})
             col = r["sampled"].index("fs.cache.blocks") if "fs.cache.blocks" in r["sampled"] else 0
             for t, vals in r["samples"]:
                 w.writerow(dict(base, what="cache_kb", t_s="%.2f" % ((t - r["t0"]) / 1000), value=vals[col] * 4,
@@ -591,11 +633,12 @@ def table_text(rows, preset, linux_rows=()):
     agg, base = aggregate(rows, preset)
     lin = linux_of(list(linux_rows), preset)
     free = [float(r["free_kb"]) for r in rows if r["preset"] == preset and r.get("free_kb")]
-    lines = ["IFS benchmark, preset %s (averages of the runs; sort alone %s; free after boot %s%s)" % (
+    lines = ["IFS benchmark, preset %s (medians of the runs [min–max]; sort alone %s; free after boot %s%s)" % (
         preset, "%.1f s" % (base / 1000) if base else "not run",
         "%.1f MB" % (statistics.median(free) / 1024) if free else "not measured",
         "; Linux %.1f MB" % (lin[2] / 1024) if lin and lin[2] else "")]
-    lines.append(ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None)))
+    lines.append(ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None,
+                                                      too_slow=ifs_tables.refused(rows, preset))))
     return "\n".join(lines)
 
 

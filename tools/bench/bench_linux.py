@@ -62,7 +62,7 @@ import argparse, csv, os, re, statistics, sys, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "linux"))
-from benchlib import ROOT, boot_steps, bench_path, run_all   # noqa: E402
+from benchlib import ROOT, RUN_COLUMNS, boot_steps, bench_path, run_all, run_identity   # noqa: E402
 import linuxboot  # noqa: E402
 
 NAME = "bench-linux"
@@ -85,7 +85,7 @@ IFS_COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "run", "poli
                "toucher_pageouts", "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied",
                "vm_asks_fs", "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes",
                "sort_host_ms", "host_load"]
-COLUMNS = IFS_COLUMNS + ["sort_kb", "free_after_boot_kb", "available_after_boot_kb", "kernel"]
+COLUMNS = IFS_COLUMNS + ["sort_kb", "free_after_boot_kb", "available_after_boot_kb", "kernel"] + RUN_COLUMNS
 SERIES = ["preset", "interval_s", "penalty_s", "mode", "run", "what", "t_s", "value", "pageins"]
 
 
@@ -445,6 +445,7 @@ def main(argv=None):
                  toucher_kb="" if s is None else int(cfg["toucher_mb"] * 1024), sort_input=cfg["sort_input"],
                  sort_kb=cfg["sort_kb"], throttle_bps=cfg["throttle_bps"] or "", throttle_iops=cfg["throttle_iops"] or "",
                  icount_shift="" if cfg["icount"] is None else cfg["icount"], host_load=load)
+        r.update(run_identity(a.preset))
         done[0] += 1
         tail = "" if s is None else ", toucher %d page-ins, touches %d-%d ms" % (
             r["toucher_pageins"], r["resp_min_ms"], r["resp_max_ms"])

@@ -55,7 +55,7 @@ import argparse, os, re, sys, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "linux"))
-from benchlib import bench_path, run_all   # noqa: E402
+from benchlib import bench_path, run_all, run_identity   # noqa: E402
 import bench_ecd, bench_linux, ecd_paper, linuxboot   # noqa: E402
 from bench_linux import ParseError, read_rows, write_rows   # noqa: E402
 
@@ -286,6 +286,7 @@ def main(argv=None):
                  scale=cfg["scale"], env_kb=env, throttle_bps=cfg["throttle_bps"] or "",
                  throttle_iops=cfg["throttle_iops"] or "", icount_shift="" if cfg["icount"] is None else cfg["icount"],
                  ours_free_kb=ours, host_load=load, wall_s=round(time.monotonic() - t, 1))
+        r.update(run_identity(a.preset))
         done[0] += 1
         progress("[%d/%d] Sprite's %d MB (Linux %d MB) run %d: %.1f s (%s), FS %.1f MB, VM %.1f MB, disk busy "
                  "%.0f %%, cache %d-%d KB" % (done[0], len(jobs), m, mb, k, r["elapsed_ms"] / 1000, ", ".join(

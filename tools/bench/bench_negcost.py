@@ -25,7 +25,7 @@ Writes build/bench/negcost.csv (one line a boot) and build/bench/negcost.png."""
 import csv, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import Progress, boot, bench_path, spread   # noqa: E402
+from benchlib import IDENTITY, Progress, boot, bench_path, env_preset, run_identity, spread   # noqa: E402
 import bench_figures                                       # noqa: E402
 
 NAME = "bench-negcost"
@@ -37,6 +37,7 @@ SETTINGS = {
     "adaptive": "sysctl vm.penalty_mode=adaptive\n",
 }
 TARGET_PCT = 2.0
+PRINTED_CONSTANTS = {"TARGET_PCT": "issue 25's target"}   # what each number printed is (test_bench_literals.py)
 MISS = re.compile(r"^csv,miss,(\d+),(\d+),(\d+),(\d+)$", re.M)
 
 
@@ -72,6 +73,7 @@ def main():
     if bad or RUNS < 1:
         sys.exit("%s: MODES takes %s; RUNS at least 1" % (NAME, " ".join(SETTINGS)))
     progress = Progress(NAME, RUNS * len(MODES) + 1)
+    ident = run_identity(env_preset(["RUNS", "MODES"]))
     rows = []
     for mode in MODES:
         for run in range(1, RUNS + 1):
@@ -91,10 +93,11 @@ def main():
     fields = ["mode", "run", "reads", "misses", "miss_min", "miss_median", "miss_max", "untraded", "untraded_avg",
               "untraded_min", "unasked", "asks", "granted", "pct_of_fastest", "pct_of_median"]
     with open(bench_path("negcost.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields + ["setup"])
+        w = csv.DictWriter(f, fieldnames=fields + ["setup"] + IDENTITY)
         w.writeheader()
         for r in rows:
-            w.writerow(dict({k: r[k] for k in fields}, setup="icount shift=0, MEM=16, 11 MB toucher -s 0.5, 8 MB read"))
+            w.writerow(dict({k: r[k] for k in fields}, setup="icount shift=0, MEM=16, 11 MB toucher -s 0.5, 8 MB read",
+                            **ident))
     print("\nAn untraded negotiation against a cache miss (guest ns; target under %.0f %%)" % TARGET_PCT)
     print("%-9s %22s %22s %18s" % ("mode", "negotiation avg m/m/m", "% of fastest miss", "% of median miss"))
     for mode in MODES:

@@ -18,7 +18,7 @@ Writes build/bench/vm.csv, build/bench/vm-irlam.csv and build/bench/vm-irlam.png
 import csv, os, re, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import Progress, boot, bench_path, spread   # noqa: E402
+from benchlib import IDENTITY, Progress, boot, bench_path, env_preset, identity_cells, run_identity, spread  # noqa: E402
 import bench_figures                                       # noqa: E402
 
 SIZES = [int(x) for x in os.environ.get("VMTEST_MB", "2 4 8 12 16 20 24 26 32").split()]
@@ -29,7 +29,11 @@ VMTEST = re.compile(r"vmtest: (\d+) MB, (\d+) procs, (\d+) sweeps in (\d+) ms: (
                     r"(\d+) faults, (\d+) pageins, (\d+) pageouts$", re.M)
 
 
+PRESET_ENV = ["RUNS", "VMTEST_MB", "ROW_MS"]
+
+
 def faults(progress):
+    ident = run_identity(env_preset(PRESET_ENV))
     progress.step("vmbench: page copy, zeroing and fault costs (MEM=64, icount)")
     out = boot(NAME, "vmbench 256\naudit\n", 64, icount=True, check="audit: ok")
     v = {m.group(1): int(m.group(2))
@@ -46,14 +50,16 @@ def faults(progress):
     print("page-in from backing store          %7d   (waits for the disk: not exact under -icount)" % v["pagein"])
     with open(bench_path("vm.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["figure", "value", "unit", "mode"])
+        w.writerow(["figure", "value", "unit", "mode"] + IDENTITY)
         for k in ("copy", "zero", "zerofault", "refault", "pagein"):
-            w.writerow([k, v[k], "guest ns", "icount shift=0, MEM=64"])
-        w.writerow(["zerofault_overhead", overhead, "guest ns", "icount shift=0, MEM=64"])
-        w.writerow(["zerofault_overhead_pct", "%.1f" % pct, "% of copy", "icount shift=0, MEM=64"])
+            w.writerow([k, v[k], "guest ns", "icount shift=0, MEM=64"] + identity_cells(ident))
+        w.writerow(["zerofault_overhead", overhead, "guest ns", "icount shift=0, MEM=64"] + identity_cells(ident))
+        w.writerow(["zerofault_overhead_pct", "%.1f" % pct, "% of copy", "icount shift=0, MEM=64"] +
+                   identity_cells(ident))
 
 
 def irlam(progress):
+    ident = run_identity(env_preset(PRESET_ENV))
     rows, frames = [], None
     for run in range(1, RUNS + 1):
         base = None
@@ -74,10 +80,10 @@ def irlam(progress):
     with open(bench_path("vm-irlam.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["run", "active_mb", "procs", "ms", "sweeps", "touches_per_s", "relative_speed",
-                    "faults", "pageins", "pageouts", "frames_mb", "mode"])
+                    "faults", "pageins", "pageouts", "frames_mb", "mode"] + IDENTITY)
         for r in rows:
             w.writerow(r + ["%.1f" % (frames * 4096 / 2**20) if frames else "",
-                            "icount shift=0, MEM=16, %d ms a row" % ROW_MS])
+                            "icount shift=0, MEM=16, %d ms a row" % ROW_MS] + identity_cells(ident))
     print("\nIrlam's vmtest (MEM=16, every child sweeps its 2 MB for %d ms of guest time; %d runs)" % (ROW_MS, RUNS))
     print("%8s %28s %10s" % ("MB", "relative speed min/med/max", "page-ins"))
     for mb in SIZES:

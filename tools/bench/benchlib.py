@@ -4,7 +4,7 @@ with commands on the console, one progress line per step, and min/median/max of 
 Every benchmark writes its CSV under build/bench, draws its figure beside it as a PNG
 (tools/bench/bench_figures.py), and writes nothing else: the tables in docs/results.md change only
 through `make results` (tools/bench/results.py), which makes them again from these CSVs."""
-import concurrent.futures, os, re, statistics, subprocess, sys, tempfile, time
+import concurrent.futures, datetime, functools, os, re, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Every boot goes through the one launcher of QEMU (tools/runqemu.py), as the tests' do.
@@ -13,6 +13,64 @@ import runqemu  # noqa: E402
 # Where the CSVs, figures and logs go: build/bench, or BENCH_DIR (the test that a benchmark
 # leaves the tracked tree alone runs one into a folder of its own).
 BENCH = os.environ.get("BENCH_DIR") or os.path.join(ROOT, "build", "bench")
+
+
+# --- which run a CSV row is ------------------------------------------------------------------------
+# Every row a benchmark writes names the run it came from, so a table made of rows of several runs
+# (a preset's rows replace only that preset's) can say which code, which QEMU and when: the tree's
+# commit (`git describe --always --dirty`, "unknown" outside git), the preset, QEMU's version and
+# the UTC date the run began. tests/host/test_bench_identity.py holds every CSV writer to them.
+IDENTITY = ["commit", "preset", "qemu_version", "date"]
+RUN_COLUMNS = [c for c in IDENTITY if c != "preset"]     # for a CSV that has its preset column already
+
+
+@functools.lru_cache(maxsize=None)
+def tree_commit(root=ROOT):
+    """`git describe --always --dirty` of the tree, or "unknown" (no git, not a work tree)."""
+    try:
+        p = subprocess.run(["git", "-C", root, "describe", "--always", "--dirty"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    if p.returncode != 0:
+        return "unknown"
+    return p.stdout.decode().strip() or "unknown"
+
+
+def qemu_version_of(text):
+    """"QEMU emulator version 7.2.22 (Debian ...)" -> "7.2.22"; "unknown" when it says none."""
+    m = re.search(r"version (\d[\w.+~-]*)", text.splitlines()[0] if text.strip() else "")
+    return m.group(1) if m else "unknown"
+
+
+@functools.lru_cache(maxsize=None)
+def qemu_version():
+    try:
+        p = subprocess.run(["qemu-system-i386", "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return qemu_version_of(p.stdout.decode("utf-8", "replace"))
+
+
+def run_identity(preset, now=None):
+    """The IDENTITY columns of a row of a run of preset: the date is now (UTC, ISO 8601, to the
+    second), when the caller asks, at the run's start or as it builds the run's row."""
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    return {"commit": tree_commit(), "preset": preset, "qemu_version": qemu_version(),
+            "date": now.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+def env_preset(names):
+    """The preset of a benchmark set by environment variables (RUNS=1 ...): "default" when none
+    of names is set, else what is set, "RUNS=1 ROW_MS=1000"."""
+    got = ["%s=%s" % (n, os.environ[n]) for n in names if os.environ.get(n)]
+    return " ".join(got) or "default"
+
+
+def identity_cells(ident):
+    """The IDENTITY columns' values of ident, in order, for a csv.writer row."""
+    return [ident[k] for k in IDENTITY]
 
 
 class Progress:
@@ -49,13 +107,92 @@ def boot(name, commands, mem=64, icount=False, append="", timeout=1800, check=No
     return out
 
 
+# --- a guest held to the host's clock -------------------------------------------------------------
+# A benchmark run under -icount with align=on counts on the guest's clock keeping the host's: its
+# disk is throttled in the host's time, so a guest second is a disk second only while QEMU keeps up.
+# On a loaded host it does not (issue 36: 0.36-0.78 of real time while sort ran), and every wait
+# for the disk then looks shorter in guest time than it was. Such a run is refused and booted again,
+# and a point whose every boot was too slow is reported as not measured, never as a figure.
+#
+# How late the guest is, QEMU says itself under align=on ("Warning: The guest is now late by X to
+# Y seconds", on its stderr, which boot_steps reads with the console; at most every 2 s, 100 times
+# a run): the guest's clock against the host's over the whole run. A benchmark with its own time
+# stamps measures its own span instead (bench_ifs.py: sort's guest time over its host time).
+# The least guest time per host second a run is taken at. BENCH_GUEST_FLOOR sets another for a try
+# on a busy host (every row keeps its guest_ratio, so a table can be read against it).
+GUEST_FLOOR = float(os.environ.get("BENCH_GUEST_FLOOR") or 0.95)
+PACE_TRIES = 3              # a refused run is booted again twice
+TOO_SLOW = "guest too slow: not measured"
+TOO_SLOW_RC = 75            # boot_steps' status when every boot was too slow (EX_TEMPFAIL)
+LATE = re.compile(r"Warning: The guest is now late by ([\d.]+) to ([\d.]+) seconds")
+
+
+def late_s(text):
+    """The seconds the guest was late at the end by QEMU's last warning (its lower figure: the
+    refusal must be sure), 0 without one."""
+    got = LATE.findall(text)
+    return float(got[-1][0]) if got else 0.0
+
+
+def whole_run_ratio(text, host_s):
+    """The guest's seconds per host second over a run of host_s seconds whose console is text;
+    None when the run is too short to say."""
+    if not host_s or host_s <= 0:
+        return None
+    return max(0.0, 1 - late_s(text) / host_s)
+
+
+# The guest's own clock: the time-stamped samples `vmstat -i` prints ("@UPTIME_MS VALUE..."), which
+# the IFS and ECD runs print all along. Their uptime is the kernel's tick count, which QEMU's count
+# of lateness does not see: with the host at a load of 3 on 2 cores an idle guest's ticks ran at
+# 0.94 of real time while QEMU said it was less than a second late.
+STAMP_LINE = re.compile(r"^@(\d+)(?: \d+)+$", re.M)
+STAMP_SPAN_MS = 10000       # the least guest span of samples worth a ratio (arrivals come in chunks)
+
+
+def stamp_ratio(text, arrivals, least_ms=STAMP_SPAN_MS):
+    """The guest's milliseconds per host millisecond between the first and the last time-stamped
+    sample of the console (their uptimes against when their bytes arrived), or None when there
+    are fewer than two or they span less than least_ms of guest time."""
+    when = lambda off: next((t for o, t in reversed(arrivals) if o <= off), None)
+    pts = [(int(m.group(1)), when(m.start())) for m in STAMP_LINE.finditer(text)]
+    pts = [p for p in pts if p[1] is not None]
+    if len(pts) < 2 or pts[-1][0] - pts[0][0] < least_ms or pts[-1][1] <= pts[0][1]:
+        return None
+    return (pts[-1][0] - pts[0][0]) / 1000 / (pts[-1][1] - pts[0][1])
+
+
+def run_ratio(text, arrivals, host_s):
+    """How well a run's guest kept the host's time: the worse of QEMU's count (whole_run_ratio)
+    and the guest's own clock (stamp_ratio), None when neither is known."""
+    known = [q for q in (whole_run_ratio(text, host_s), stamp_ratio(text, arrivals)) if q is not None]
+    return min(known) if known else None
+
+
+def paced(attempt, ratio, tries=PACE_TRIES, floor=GUEST_FLOOR, say=None):
+    """Runs attempt() until its guest kept pace: ratio(result) at least floor, or None (not
+    known: taken). At most tries runs. Returns (the result taken or None when every run was
+    too slow, [(ratio, result) of each refused run]); say(message) hears each refusal."""
+    refused = []
+    for k in range(1, tries + 1):
+        got = attempt()
+        q = ratio(got)
+        if q is None or q >= floor:
+            return got, refused
+        refused.append((q, got))
+        if say:
+            say("the guest ran at %.2f of real time (under %.2f): run %d of %d refused%s" % (
+                q, floor, k, tries, ", booting again" if k < tries else "; " + TOO_SLOW))
+    return None, refused
+
+
 def ready(cond, text):
     """Whether a step's condition (a regex, or a function of the text) holds."""
     return cond(text) if callable(cond) else re.search(cond, text) is not None
 
 
 def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None, timeout=1800, log=None,
-               align=False, image=None, keep=None, extra=(), cpu_limit=None):
+               align=False, image=None, keep=None, extra=(), cpu_limit=None, pace=None):
     """Boots build/kernel.elf on a private copy of image (build/fs-pristine.img) and types each step's text once
     the console, since the step before was typed, matches the step's regex (None: at once; a function of
     that text: once it returns true, for a condition no regex can say, as "a line with a number above N").
@@ -66,12 +203,43 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
     log: a file that gets the console as it arrives. Steps run in the guest's order, never on
     host timers. keep: a path that gets the copy as the run left it (a prepared image). extra:
     QEMU's own arguments (the arbiter lab's recording adds -debugcon file:PATH). cpu_limit: runqemu's
-    --cpu-limit (seconds of QEMU's CPU time, the guest's work; status 125 when spent)."""
+    --cpu-limit (seconds of QEMU's CPU time, the guest's work; status 125 when spent).
+    pace: for a benchmark whose guest is held to the host's clock (icount with align): True
+    refuses a boot whose guest fell below GUEST_FLOOR of real time over the whole run (QEMU's
+    own count of how late it is and the guest's time-stamped samples: run_ratio), a function (console, lines typed, arrivals,
+    host seconds) -> ratio or None refuses by the benchmark's own measure; a refused boot is
+    booted again, PACE_TRIES boots in all, and when every one was too slow the status is
+    TOO_SLOW_RC and the console ends with TOO_SLOW and the ratios (see paced)."""
+    once = lambda: _boot_once(steps, mem, icount, throttle_bps, throttle_iops, timeout, log, align, image, keep,
+                              extra, cpu_limit)
+    if not pace:
+        return once()[:4]
+    measure = pace if callable(pace) else lambda out, typed, arrivals, host_s: run_ratio(out, arrivals, host_s)
+
+    def ratio(run):
+        rc, out, typed, arrivals, host_s = run
+        return measure(out, typed, arrivals, host_s) if rc == 0 else None   # a failed boot is the caller's
+    got, ratios = paced(once, ratio, say=lambda m: print("bench: " + m, flush=True))
+    if got is None:
+        rc, out, typed, arrivals, _ = ratios[-1][1]
+        line = "\n%s (the guest at %s of real time in %d boots)\n" % (
+            TOO_SLOW, ", ".join("%.2f" % q for q, _ in ratios), len(ratios))
+        if log:
+            with open(log, "a") as f:
+                f.write(line)
+        return TOO_SLOW_RC, out + line, typed, arrivals
+    return got[:4]
+
+
+def _boot_once(steps, mem, icount, throttle_bps, throttle_iops, timeout, log, align, image, keep, extra,
+               cpu_limit):
+    """One boot of boot_steps: (status, console, lines typed, arrivals, the host's seconds of it)."""
     with tempfile.TemporaryDirectory() as d:
         img, args = private_boot(d, mem, timeout, image, icount=None if icount is None else str(icount),
                                  icount_align=align and icount is not None,
                                  throttle_bps=throttle_bps or None, throttle_iops=throttle_iops or None,
                                  extra=extra, cpu_limit=cpu_limit)
+        t0 = time.monotonic()
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         steps, typed, out, mark, arrivals = list(steps), [], bytearray(), 0, []
         f = open(log, "wb") if log else None
@@ -100,6 +268,7 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
                     f.write(b)
                     f.flush()
             p.wait()
+            host_s = time.monotonic() - t0
         finally:
             if f:
                 f.close()
@@ -109,7 +278,7 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
                 pass
         if keep and p.returncode == 0:
             subprocess.run(["cp", "--sparse=always", img, keep], check=True)
-    return p.returncode, out.decode("utf-8", "replace"), typed, arrivals
+    return p.returncode, out.decode("utf-8", "replace"), typed, arrivals, host_s
 
 
 def run_all(name, job, jobs, parallel, failure):

@@ -18,16 +18,21 @@ ecd_paper.APPENDIX_C). Every comparison is like for like, or it is not made:
   ECD beside Linux   the bytes each moved to and from the disk (file and VM), at each memory
                      size both ran; elapsed times only where Linux ran at our CPU speed.
 
-"ahead" means a smaller figure by more than LEVEL (5 %), "behind" a larger one, "level" between.
-The CSVs' modification times are reported, so a headline made of runs far apart says so."""
+VERDICTS ON SPREADS. A figure of several runs is a range, min to max, and shown as its median
+with the range; Sprite's figures are the paper's averages, a point each. "ahead" means every run of
+ours gave a smaller figure than every run (or the point) of the other side, "behind" every run a
+larger one, "level" that the ranges overlap: a difference inside the runs' own spread is no
+difference. A side measured here with a single run a point has no spread, and its verdict is
+"one run: no verdict" (issue 36: one run a point made "behind at 10 MB, level at 16 MB" of two
++4 % gaps). The CSVs' modification times are reported, so a headline made of runs far apart says so."""
 import datetime, os, statistics
 
-from ecd_paper import APPENDIX_C, aggregate as ecd_aggregate, label, linux_rows
+from ecd_paper import APPENDIX_C, aggregate as ecd_aggregate, config_key, label, linux_rows
 import ifs_tables
-from ifs_tables import slowest_touch_ms
+from ifs_tables import slowest_touch_ms, spread
 
-LEVEL = 0.05
 INSTANT_MS = 100        # WRL 90/4's instant response: a touch of at most 0.1 s
+ONE_RUN = "one run: no verdict"
 SOURCES = ["ifs.csv", "linux-ifs.csv", "ecd.csv", "linux-ecd.csv"]
 
 
@@ -36,15 +41,27 @@ class Lacking(Exception):
 
 
 def verdict(ours, theirs, floor=0):
-    """'ahead', 'level' or 'behind' for figures where less is better; two figures both at or
-    below floor are level (a touch of 3 ms is as instant as one of 2 ms)."""
-    if ours <= floor and theirs <= floor:
+    """'ahead', 'level' or 'behind' for figures where less is better (VERDICTS above). Each side
+    is a list of its runs' figures, or a number quoted from a paper (a point); a measured side of
+    fewer than 2 runs gives ONE_RUN. Two sides whose every figure is at or below floor are level
+    (a touch of 3 ms is as instant as one of 2 ms)."""
+    point = lambda x: isinstance(x, (int, float))
+    if any(not point(x) and len(x) < 2 for x in (ours, theirs)):
+        return ONE_RUN
+    lo, hi = (ours, ours) if point(ours) else (min(ours), max(ours))
+    tlo, thi = (theirs, theirs) if point(theirs) else (min(theirs), max(theirs))
+    if hi <= floor and thi <= floor:
         return "level"
-    if ours < theirs * (1 - LEVEL):
+    if hi < tlo:
         return "ahead"
-    if ours > theirs * (1 + LEVEL):
+    if lo > thi:
         return "behind"
     return "level"
+
+
+def seconds(values):
+    """Milliseconds of the runs as seconds, median [min–max]: '100 s [96–104]'."""
+    return spread([v / 1000 for v in values], lambda x: "%.0f" % x, " s")
 
 
 def _join(parts):
@@ -74,23 +91,26 @@ def ifs_linux(ours_rows, linux_csv_rows):
     sort_parts, touch_parts, sort_v, touch_v = [], [], [], []
     for s in both:
         a, la = agg[(120, "fixed", s)], lagg[s]
-        sort_v.append(("S = %g s" % s, verdict(a["sort_ms"], la["sort_ms"])))
-        sort_parts.append("at S = %g s %.0f s (%+.0f %% over sort alone) here, %.0f s (%+.0f %%) under Linux" % (
-            s, a["sort_ms"] / 1000, a["deg"], la["sort_ms"] / 1000, la["deg"]))
-        mine, theirs = slowest_touch_ms(a), slowest_touch_ms(la)
-        touch_v.append(("S = %g s" % s, verdict(mine, theirs, INSTANT_MS)))
-        touch_parts.append("%.2f s here, %.2f s under Linux at S = %g s" % (mine / 1000, theirs / 1000, s))
+        sort_v.append(("S = %g s" % s, verdict(a["of"]["sort_ms"], la["of"]["sort_ms"])))
+        sort_parts.append("at S = %g s %s (%+.0f %% over sort alone) here, %s (%+.0f %%) under Linux" % (
+            s, seconds(a["of"]["sort_ms"]), a["deg"], seconds(la["of"]["sort_ms"]), la["deg"]))
+        touch_v.append(("S = %g s" % s, verdict(a["slowest_of"], la["slowest_of"], INSTANT_MS)))
+        touch = lambda x: spread([v / 1000 for v in x["slowest_of"]], lambda v: "%.2f" % v, " s")
+        touch_parts.append("%s here, %s under Linux at S = %g s" % (touch(a), touch(la), s))
     none = [(s, agg[(0, "fixed", s)]) for s in both if (0, "fixed", s) in agg]
     contrast = (" Without a penalty our toucher's slowest touch was %s." % ", ".join(
         "%.2f s at S = %g s" % (slowest_touch_ms(a) / 1000, s) for s, a in none)) if none else ""
-    return ("**IFS beside Linux 6.1: sort %s, the toucher %s.** The matched preset (%s MB free to programs here, "
+    return ("**IFS beside Linux 6.1 (sort: %s; the toucher: %s).** The matched preset (%s MB free to programs here, "
             "%s MB available under Linux; the same toucher, its memory written first on both, and sort, CPU "
-            "and disk): sort alone took %.0f s here "
-            "and %.0f s under Linux; with the toucher and our 120 s penalty %s. The toucher's slowest touch: "
+            "and disk): sort alone took %s here "
+            "and %s under Linux; with the toucher and our 120 s penalty %s. The toucher's slowest touch: "
             "%s.%s" % (overall(sort_v), overall(touch_v),
                        "%.1f" % (statistics.median(free) / 1024) if free else "?",
                        "%.1f" % (lfree / 1024) if lfree else "?",
-                       base / 1000, lbase / 1000, _join(sort_parts), _join(touch_parts), contrast))
+                       seconds(ifs_tables.standalone_runs(ours_rows, "matched")),
+                       seconds(ifs_tables.standalone_runs([r for r in linux_csv_rows if r.get("preset") == "matched"]
+                                                          or linux_csv_rows)),
+                       _join(sort_parts), _join(touch_parts), contrast))
 
 
 def ifs_sprite(ours_rows):
@@ -106,47 +126,76 @@ def ifs_sprite(ours_rows):
         for s in got:
             a, sp = agg[(pen, "fixed", s)], ifs_tables.PAPER[pen][s]
             where = "S = %g s%s" % (s, "" if pen else " without a penalty")
-            sort_v.append((where, verdict(100 + a["deg"], 100 + sp[4])))     # sort's time over its own alone
+            # sort's time over its own alone; Sprite's a point (the paper's average of 3)
+            sort_v.append((where, verdict([100 + d for d in a["deg_of"]], 100 + sp[4])))
             if not pen:         # with the penalty both kernels' page-ins are about none
-                ins_v.append(("S = %g s" % s, verdict(a["pageins"], sp[5])))
-            cells.append("S = %g s: sort %+.0f %% (Sprite %+d %%), %s page-ins (Sprite %s)" % (
-                s, a["deg"], sp[4], "{:,}".format(int(round(a["pageins"]))), "{:,}".format(sp[5])))
+                ins_v.append(("S = %g s" % s, verdict(a["of"]["pageins"], sp[5])))
+            cells.append("S = %g s: sort %s (Sprite %+d %%), %s page-ins (Sprite %s)" % (
+                s, spread(a["deg_of"], lambda x: "%+.0f" % x, " %"), sp[4],
+                spread(a["of"]["pageins"], lambda x: "{:,}".format(int(round(x)))), "{:,}".format(sp[5])))
         parts.append("%s, %s." % (what, _join(cells)))
     if not parts:
         raise Lacking("a paper-preset run at one of the S of Tables 3 and 4")
-    return ("**IFS beside Sprite: sort's degradation %s; without a penalty, page-ins %s.** The paper preset "
+    return ("**IFS beside Sprite (sort's degradation: %s; without a penalty, page-ins: %s).** The paper preset "
             "against WRL 90/4's Tables 3 and 4 (sort's time over its own sort alone; all page-ins). %s" % (
                 overall(sort_v), overall([(w, {"ahead": "fewer", "behind": "more"}.get(v, v)) for w, v in ins_v])
                 if ins_v else "not run", " ".join(parts)))
 
 
-def ecd_sprite(agg):
+def ecd_runs(rows):
+    """{(paper MB, config): [each run's {"elapsed_ms", "total_mb"}]} of ECD rows (ours or Linux's)."""
+    out = {}
+    for r in rows:
+        mb = sum(float(r[k] or 0) for k in ("fs_read_kb", "fs_write_kb", "vm_read_kb", "vm_write_kb")) / 1024
+        out.setdefault((int(r["mem_paper_mb"]), config_key(r)), []).append(
+            {"elapsed_ms": float(r["elapsed_ms"]), "total_mb": mb})
+    return out
+
+
+def _of(runs, key, k):
+    return [x[k] for x in runs.get(key, [])]
+
+
+def ratio_verdict(var, fixed, sprite):
+    """The variable cache's time over the fixed one's, ours (each a list of runs) against
+    Sprite's ratio (a point): the range of ours is every run of one over every run of the other."""
+    if len(var) < 2 or len(fixed) < 2:
+        return ONE_RUN
+    return verdict([v / f for v in var for f in fixed], sprite)
+
+
+def ecd_sprite(agg, runs):
     parts, v = [], []
     for m in sorted({m for m, c in agg if c == "p0"}):
-        fixed = {c: a["elapsed_ms"] / 1000 for (mm, c), a in agg.items() if mm == m and c.endswith("M")}
+        med = lambda c: statistics.median(_of(runs, (m, c), "elapsed_ms")) / 1000
+        fixed = {c: med(c) for (mm, c) in agg if mm == m and c.endswith("M")}
         if not fixed:
             continue
         best = min(fixed, key=fixed.get)
-        var = agg[(m, "p0")]["elapsed_ms"] / 1000
+        var = med("p0")
         sprite_fixed = {c: APPENDIX_C[m][c][1] for c in fixed if c in APPENDIX_C.get(m, {})}
         sprite = ""
         if sprite_fixed and "p0" in APPENDIX_C.get(m, {}):
             sbest = min(sprite_fixed, key=sprite_fixed.get)
             sratio = APPENDIX_C[m]["p0"][1] / sprite_fixed[sbest]
-            v.append(("%d MB" % m, verdict(var / fixed[best], sratio)))
+            v.append(("%d MB" % m, ratio_verdict(_of(runs, (m, "p0"), "elapsed_ms"), _of(runs, (m, best), "elapsed_ms"),
+                                                 sratio)))
             sprite = "; Sprite's %d s against %d s (%s), %+.0f %%" % (
                 APPENDIX_C[m]["p0"][1], sprite_fixed[sbest], label(sbest), 100 * (sratio - 1))
-        parts.append("at %d MB %.0f s against %.0f s (%s), %+.0f %%%s" % (
-            m, var, fixed[best], label(best), 100 * (var / fixed[best] - 1), sprite))
+        parts.append("at %d MB %s against %s (%s), %+.0f %%%s" % (
+            m, seconds(_of(runs, (m, "p0"), "elapsed_ms")), seconds(_of(runs, (m, best), "elapsed_ms")), label(best),
+            100 * (var / fixed[best] - 1), sprite))
     if not parts:
         raise Lacking("an ECD memory size with the variable cache and a fixed one")
-    return ("**ECD beside Sprite: the variable cache against the best fixed one %s.** Its elapsed time "
-            "without a penalty against the fastest fixed cache we ran, and the same in Appendix C (the paper: "
-            "about as fast as the best fixed one): %s." % (overall(v) if v else "not comparable", _join(parts)))
+    return ("**ECD beside Sprite (the variable cache against the best fixed one: %s).** Its elapsed time "
+            "without a penalty against the fastest fixed cache we ran (median [min–max] of the runs), and the same in Appendix C (the paper: about as fast as the best fixed one): %s." % (
+                overall(v) if v else "not comparable", _join(parts)))
 
 
-def ecd_linux(agg, linux):
+def ecd_linux(agg, linux, runs):
     lagg = ecd_aggregate(linux)
+    lruns = ecd_runs(linux)
+    mb = lambda x: spread(x, lambda y: "%.0f" % y, " MB")
     parts, v, tv = [], [], []
     for m in sorted({m for m, c in lagg}):
         ours = {c: a for (mm, c), a in agg.items() if mm == m and c != "linux"}
@@ -154,10 +203,10 @@ def ecd_linux(agg, linux):
             continue
         least = min(ours, key=lambda c: ours[c]["total_mb"])
         la = lagg[(m, "linux")]
-        v.append(("%d MB" % m, verdict(ours[least]["total_mb"], la["total_mb"])))
-        parts.append("at Sprite's %d MB %.0f MB (%s; file %.0f, VM %.0f) here, %.0f MB (file %.0f, swap %.0f) under "
-                     "Linux" % (m, ours[least]["total_mb"], label(least), ours[least]["fs_mb"], ours[least]["vm_mb"],
-                                la["total_mb"], la["fs_mb"], la["vm_mb"]))
+        v.append(("%d MB" % m, verdict(_of(runs, (m, least), "total_mb"), _of(lruns, (m, "linux"), "total_mb"))))
+        parts.append("at Sprite's %d MB %s (%s; file %.0f, VM %.0f) here, %s (file %.0f, swap %.0f) under "
+                     "Linux" % (m, mb(_of(runs, (m, least), "total_mb")), label(least), ours[least]["fs_mb"],
+                                ours[least]["vm_mb"], mb(_of(lruns, (m, "linux"), "total_mb")), la["fs_mb"], la["vm_mb"]))
     if not parts:
         raise Lacking("a memory size at which both kernels ran the ECD phases")
     first = linux[0]
@@ -168,9 +217,11 @@ def ecd_linux(agg, linux):
             ours = {c: a["elapsed_ms"] for (mm, c), a in agg.items() if mm == m and c != "linux"}
             if ours:
                 best = min(ours, key=ours.get)
-                tv.append(("%d MB" % m, verdict(ours[best], lagg[(m, "linux")]["elapsed_ms"])))
-                cells.append("at %d MB %.0f s here (%s), %.0f s under Linux" % (
-                    m, ours[best] / 1000, label(best), lagg[(m, "linux")]["elapsed_ms"] / 1000))
+                tv.append(("%d MB" % m, verdict(_of(runs, (m, best), "elapsed_ms"),
+                                                _of(lruns, (m, "linux"), "elapsed_ms"))))
+                cells.append("at %d MB %s here (%s), %s under Linux" % (
+                    m, seconds(_of(runs, (m, best), "elapsed_ms")), label(best),
+                    seconds(_of(lruns, (m, "linux"), "elapsed_ms"))))
         times = " Elapsed, at the same CPU speed: %s." % _join(cells)
         edit = [(agg[k]["ms_edit"], lagg[(k[0], "linux")]["ms_edit"]) for k in agg
                 if k[1] != "linux" and (k[0], "linux") in lagg and agg[k].get("ms_edit") and
@@ -183,20 +234,32 @@ def ecd_linux(agg, linux):
     else:
         times = (" Elapsed times are not compared: this run's Linux (preset %s) ran at full CPU speed." %
                  first["preset"])
-    return ("**ECD beside Linux 6.1: disk traffic %s, time %s.** The same phases on the same memory and disk; "
+    return ("**ECD beside Linux 6.1 (disk traffic: %s; time: %s).** The same phases on the same memory and disk; "
             "the bytes moved by our least-traffic cache: %s.%s" % (
                 overall(v), overall(tv) if tv else "not compared", _join(parts), times))
 
 
-def when(bench):
-    """The span of the source CSVs' modification times, in UTC."""
-    stamps = [os.path.getmtime(os.path.join(bench, f)) for f in SOURCES]
+def when(bench, rows=()):
+    """The span of the runs' dates (their rows' date column, benchlib.run_identity), or of the
+    source CSVs' modification times where a row has no date, in UTC; and the commits the rows
+    name, when they name more than one."""
+    dates = [r.get("date") for r in rows]
+    if rows and all(dates):
+        stamps = [datetime.datetime.strptime(d, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp()
+                  for d in dates]
+    else:
+        stamps = [os.path.getmtime(os.path.join(bench, f)) for f in SOURCES]
     lo, hi = (datetime.datetime.fromtimestamp(t, datetime.timezone.utc) for t in (min(stamps), max(stamps)))
     span = (max(stamps) - min(stamps)) / 3600
     text = "written between %s and %s UTC" % (lo.strftime("%Y-%m-%d %H:%M"), hi.strftime(
         "%H:%M" if lo.date() == hi.date() else "%Y-%m-%d %H:%M"))
     if span > 12:
         text += " (%.0f hours apart: not one run)" % span
+    commits = sorted({r["commit"] for r in rows if r.get("commit")})
+    if len(commits) > 1:
+        text += " (of commits %s: not one tree)" % ", ".join(commits)
+    elif commits:
+        text += " at commit %s" % commits[0]
     return text
 
 
@@ -214,6 +277,7 @@ def headline(bench, load):
     linux = linux_rows(os.path.join(bench, "linux-ecd.csv"))
     if not linux:
         raise Lacking("Linux's ECD runs")
-    items = [ifs_linux(ifs, lifs), ifs_sprite(ifs), ecd_sprite(agg), ecd_linux(agg, linux)]
+    runs = ecd_runs([r for r in ecd_all if r["preset"] == preset])
+    items = [ifs_linux(ifs, lifs), ifs_sprite(ifs), ecd_sprite(agg, runs), ecd_linux(agg, linux, runs)]
     return items, "From the CSVs of build/bench (%s; ECD preset %s, Linux's ECD preset %s):" % (
-        when(bench), preset, linux[0]["preset"])
+        when(bench, ifs + lifs + ecd_all + linux), preset, linux[0]["preset"])

@@ -1,5 +1,5 @@
 """The IFS benchmark's tables (tools/bench/bench_ifs.py): WRL 90/4's own Tables 3 and 4, the
-averaging of the runs' rows of build/bench/ifs.csv into the same shape, Linux's rows from
+gathering of the runs' rows of build/bench/ifs.csv into the same shape, Linux's rows from
 build/bench/linux-ifs.csv beside them, and the one table both the printed summary and the docs
 (tools/bench/results.py) show. Apart from bench_ifs.py because bench_ifs.py draws its figures
 with bench_figures.py, which draws the tables' figure from these: each of those two modules
@@ -14,7 +14,13 @@ Linux's CSV has ifs.csv's column names where they apply (make bench-linux: one l
 "ifs" with the toucher at interval_s, "standalone" for sort alone); a column it leaves out or
 empty stays empty in the table, never a zero. Its page-ins and page-outs are swap-ins and -outs
 (4 KB pages on i386, as ours), toucher_pageins the toucher's major faults, and what it had free
-after boot its MemAvailable (available_after_boot_kb; free_kb if that is missing)."""
+after boot its MemAvailable (available_after_boot_kb; free_kb if that is missing).
+
+SPREADS. A row of several runs shows each figure as the runs' median with their least and
+greatest, "119.0 [117.2–121.5]" (issue 36: a verdict needs the spread, and a mean of three hides
+it); a row of one run shows its figure alone. The cache's sizes and the asks are the runs'
+medians. Each row keeps every run's figure of each column (a["of"][column]), its degradation
+(a["deg_of"]) and its slowest touch (a["slowest_of"]) for the verdicts (tools/bench/headline.py)."""
 import csv, os, statistics
 
 # The paper's Tables 3 (no penalty) and 4 (120 s), by sleep interval: response min, max, avg
@@ -27,7 +33,10 @@ PAPER = {
 }
 PAPER_STANDALONE_S = 60
 PAGE = 4096
+TOO_SLOW_CELL = "guest too slow: not measured"     # benchlib.TOO_SLOW (not imported: benchlib boots QEMU)
 FIXED_CACHE_COST = 25     # WRL 90/4 section 4: a small fixed cache costs sort at most 25 %
+# Numbers that reach the text, each with what it is (tests/host/test_bench_literals.py).
+PRINTED_CONSTANTS = {"PAGE": "a unit: bytes a page"}
 
 AVERAGED = ("resp_min_ms", "resp_max_ms", "resp_avg_ms", "after_ms", "after_pageins", "sort_ms", "pageins",
             "pageouts", "toucher_pageins", "toucher_pageouts", "cache_min_kb", "cache_max_kb", "fs_asks_vm",
@@ -62,32 +71,77 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
+def measured(r):
+    """Whether a row is a run's figures: not refused for a guest too slow (benchlib.TOO_SLOW)."""
+    return r.get("refused") != TOO_SLOW_CELL
+
+
+def refused(rows, preset):
+    """The points (value, mode, interval) of a preset whose every run was refused (the guest too
+    slow), sorted as the table's: each is a row of the table that says it was not measured."""
+    runs = {}
+    for r in rows:
+        if r["preset"] == preset and r["kind"] == "ifs":
+            runs.setdefault(config_of(r) + (float(r["interval_s"]),), []).append(measured(r))
+    return sorted((k for k, ok in runs.items() if not any(ok)), key=lambda k: (config_order(k[:2]), k[2]))
+
+
+def standalone_runs(rows, preset=None):
+    """Sort alone's milliseconds in each measured run (of preset, if given)."""
+    return [float(r["sort_ms"]) for r in rows if (preset is None or r["preset"] == preset)
+            and r["kind"] == "standalone" and r.get("sort_ms") and measured(r)]
+
+
 def standalone_ms(rows, preset=None):
-    alone = [float(r["sort_ms"]) for r in rows if (preset is None or r["preset"] == preset)
-             and r["kind"] == "standalone" and r.get("sort_ms")]
+    alone = standalone_runs(rows, preset)
     return statistics.median(alone) if alone else None
 
 
+def _values(rs, k):
+    """Column k's figures of the runs that have it (a column Linux does not measure, a run with
+    no round during sort: none)."""
+    return [float(r[k]) for r in rs if r.get(k) not in (None, "")]
+
+
 def _mean(rs, k):
-    """The mean of column k over the runs that have it, or None when none has (a column Linux
-    does not measure, a run with no round during sort)."""
-    vals = [float(r[k]) for r in rs if r.get(k) not in (None, "")]
-    return statistics.mean(vals) if vals else None
+    """The median of column k over the runs that have it, or None when none has. (Named for
+    what it was, the mean, which hid the spread.)"""
+    vals = _values(rs, k)
+    return statistics.median(vals) if vals else None
+
+
+def _spreads(rs, a, base):
+    """Every run's figures, kept in the row a: of each column, of the degradation against base,
+    and of the slowest touch (during sort or the first after it)."""
+    a["of"] = {k: _values(rs, k) for k in AVERAGED}
+    a["deg_of"] = [100 * (float(r["sort_ms"]) / base - 1) for r in rs if r.get("sort_ms")] if base else []
+    a["slowest_of"] = [max(float(r.get("resp_max_ms") or 0), float(r.get("after_ms") or 0)) for r in rs]
+
+
+def spread(values, fmt, unit=""):
+    """A figure of several runs as median [min–max] ("119.0 s [117.2–121.5]" with unit " s"), of
+    one run alone; "" for none. fmt: a number to text."""
+    if not values:
+        return ""
+    text = fmt(statistics.median(values)) + unit
+    return text if len(values) == 1 else "%s [%s–%s]" % (text, fmt(min(values)), fmt(max(values)))
 
 
 def aggregate(rows, preset):
-    """{(value, mode, interval): averages over the runs} for one preset, with 'deg' (%)
-    against the median standalone sort, and worst-run figures for the targets."""
+    """{(value, mode, interval): medians over the runs} for one preset, with 'deg' (%)
+    against the median standalone sort, every run's figures (SPREADS above), and worst-run
+    figures for the targets."""
     base = standalone_ms(rows, preset)
     groups = {}
     for r in rows:
-        if r["preset"] == preset and r["kind"] == "ifs":
+        if r["preset"] == preset and r["kind"] == "ifs" and measured(r):
             groups.setdefault(config_of(r) + (float(r["interval_s"]),), []).append(r)
     out = {}
     for key, rs in groups.items():
         a = {k: _mean(rs, k) for k in AVERAGED}
         a["runs"] = len(rs)
         a["deg"] = 100 * (a["sort_ms"] / base - 1) if base else None
+        _spreads(rs, a, base)
         a["worst_toucher_pageins"] = max(int(r["toucher_pageins"]) for r in rs)
         a["worst_resp_max_ms"] = max(int(r["resp_max_ms"] or 0) for r in rs)
         a["worst_after_ms"] = max(int(r.get("after_ms") or 0) for r in rs)
@@ -122,6 +176,7 @@ def linux(rows, preset):
         a = {k: _mean(rs, k) for k in AVERAGED}
         a["runs"] = len(rs)
         a["deg"] = 100 * (a["sort_ms"] / base - 1) if base and a["sort_ms"] is not None else None
+        _spreads(rs, a, base)
         out[s] = a
     free = _mean(rows, "available_after_boot_kb")
     return out, base, free if free is not None else _mean(rows, "free_kb")
@@ -146,28 +201,35 @@ def _pair(a, b, sep=" / "):
     return "" if a is None and b is None else "%s%s%s" % (_n(a) or "–", sep, _n(b) or "–")
 
 
-def table(agg, paper=False, linux_rows=None):
+def table(agg, paper=False, linux_rows=None, too_slow=()):
     """The rows of the IFS table, each a list of cells, the header first: ours by configuration
     and S, then Linux's by S (cells it does not measure empty); the paper's Tables 3 and 4 in a
-    last column when paper (the paper preset's sizes are the paper's; no other preset's are)."""
+    last column when paper (the paper preset's sizes are the paper's; no other preset's are).
+    too_slow: the points (refused) whose every run was refused, each a row that says so."""
     head = ["kernel", "cache", "S", "touches during sort: min / max / avg s (n)", "first touch after sort: s, page-ins",
-            "sort s", "deg", "page-ins (all)", "page-outs (all)", "toucher's ins / outs", "cache KB",
-            "fs asks vm: given / asked", "vm asks fs: given / asked"]
+            "sort s", "deg", "page-ins (all)", "page-outs (all)", "toucher's ins / outs", "cache KB (medians)",
+            "fs asks vm: given / asked (medians)", "vm asks fs: given / asked (medians)"]
     if paper:
         head.append("Sprite (Tables 3, 4): response, sort, deg, ins / outs, cache")
     out = [head]
 
     def cells(a, s):
+        of = a["of"]
+        pages = lambda k: "" if a[k] is None else _pages(a[k]) + (
+            "" if len(of[k]) < 2 else " [%s–%s]" % (_n(min(of[k])), _n(max(of[k]))))
+        ins_outs = "" if a["toucher_pageins"] is None and a["toucher_pageouts"] is None else "%s / %s" % (
+            spread(of["toucher_pageins"], _n) or "–", spread(of["toucher_pageouts"], _n) or "–")
         during = "" if a["resp_max_ms"] is None else "%s / %s / %s%s" % (
-            _s(a["resp_min_ms"]), _s(a["resp_max_ms"]), _s(a["resp_avg_ms"]),
+            _s(a["resp_min_ms"]), spread(of["resp_max_ms"], _s), _s(a["resp_avg_ms"]),
             " (%g)" % a["rounds"] if a["rounds"] is not None else "")
-        after = "" if a["after_ms"] is None else "%s, %s" % (_s(a["after_ms"]), _n(a["after_pageins"]))
-        return ["%g" % s, during, after, "%.1f" % (a["sort_ms"] / 1000) if a["sort_ms"] is not None else "",
-                "%+.0f %%" % a["deg"] if a["deg"] is not None else "", _pages(a["pageins"]), _pages(a["pageouts"]),
-                _pair(a["toucher_pageins"], a["toucher_pageouts"]), _pair(a["cache_min_kb"], a["cache_max_kb"], "–"),
+        after = "" if a["after_ms"] is None else "%s, %s" % (spread(of["after_ms"], _s), spread(of["after_pageins"], _n))
+        return ["%g" % s, during, after, spread(of["sort_ms"], lambda x: "%.1f" % (x / 1000)),
+                spread(a["deg_of"], lambda x: "%+.0f" % x, " %"), pages("pageins"), pages("pageouts"),
+                ins_outs, _pair(a["cache_min_kb"], a["cache_max_kb"], "–"),
                 _pair(a["fs_asks_vm_satisfied"], a["fs_asks_vm"]), _pair(a["vm_asks_fs_satisfied"], a["vm_asks_fs"])]
-    for (v, m, s), a in ordered(agg):
-        row = ["ours", config_label(v, m)] + cells(a, s)
+    points = [(k, agg[k]) for k, _ in ordered(agg)] + [(k, None) for k in too_slow if k not in agg]
+    for (v, m, s), a in sorted(points, key=lambda p: (config_order(p[0][:2]), p[0][2])):
+        row = ["ours", config_label(v, m)] + (cells(a, s) if a else ["%g" % s, TOO_SLOW_CELL] + [""] * 9)
         if paper:
             sp = PAPER.get(v, {}).get(int(s)) if m == "fixed" and s == int(s) else None
             row.append("{} / {} / {} s, {} s, {} %, {} / {}, {}–{}".format(*sp) if sp else "–")
