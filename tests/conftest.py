@@ -319,6 +319,7 @@ LONG_FIRST = (
     "tests/host/test_lab_release.py",
     "tests/qemu/test_console.py::test_a_guest_that_keeps_computing_is_stopped_by_its_cpu_budget",
     "tests/qemu/test_console.py::test_a_megabyte_flood_arrives_whole_and_the_shell_answers",
+    "tests/qemu/test_soak.py",
 )
 
 
