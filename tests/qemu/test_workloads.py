@@ -108,7 +108,7 @@ def test_toucher_takes_fractions_of_a_megabyte_and_stamps_its_rounds(sh):
     assert all(b - a >= 200 for a, b in zip(at, at[1:])) and at[-1] - at[0] < 5000, rounds
 
 
-TOUCHERS = ((10, 10, ""), (50, 11, ""), (0, 12, ""), (0, 13, "-f "))   # -d PERCENT, -s SECONDS, fill
+TOUCHERS = ((10, 10, ""), (50, 10.5, ""), (0, 11, ""), (0, 11.5, "-f "))   # -d PERCENT, -s SECONDS, fill
 
 
 def dirtied(pages, percent):
@@ -118,24 +118,32 @@ def dirtied(pages, percent):
 
 def test_toucher_dirties_the_percentage_it_is_given(disk):
     """Four touchers of 2 MB (512 pages) at -d 10, 50, 0 and 0 with -f in a 16 MB machine, their
-    rounds 1 s apart. Once each has done its first round, memhog takes the memory (24 MB of fresh
-    pages only read, clean: evicting them costs nothing) and vm.pageout=0 pushes out whatever
-    it left, while the touchers sleep. A page a toucher dirtied is then written exactly once
-    and paged in by its next round; a page only ever read is still the zero page, dropped
-    unwritten and zero-filled again, unless -f wrote every page in round 0 (all 512 are then
-    written out and paged back in: the toucher holds its memory as it would on Linux, where a
-    page only read is the shared zero page). So each toucher's page-outs are the 52, 256, 0 or
-    512 pages -d and -f chose, plus its own data and stack pages, and its second round's
-    page-ins the same within a few (a page still being written as vm.pageout passed stays in):
-    counts that do not depend on the moment, which an ignored or mis-scaled -d, or an ignored
-    -f, misses by far."""
+    rounds half a second apart, 10 to 11.5 s after the last. Once each has done its first
+    round, memhog takes the memory (24 MB of fresh pages only read, clean: evicting them costs
+    nothing) and vm.pageout=0 pushes out whatever it left, while the touchers sleep. A page a
+    toucher dirtied is then written exactly once and paged in by its next round; a page only
+    ever read is still the zero page, dropped unwritten and zero-filled again, unless -f wrote
+    every page in round 0 (all 512 are then written out and paged back in: the toucher holds
+    its memory as it would on Linux, where a page only read is the shared zero page). So each
+    toucher's page-outs are the 52, 256, 0 or 512 pages -d and -f chose, plus its own data and
+    stack pages, and its second round's page-ins the same within a few (a page still being
+    written as vm.pageout passed stays in): counts that do not depend on the moment, which an
+    ignored or mis-scaled -d, or an ignored -f, misses by far.
+
+    In guest time (-icount shift=3, sleep=off): the window in which memhog and vm.pageout must
+    finish, from the last first round to the first second one (8.5 s), is the guest's, which a
+    loaded host does not shorten. The phase takes 0.8 s of it idle; the guest's clock runs on
+    while it waits for the host's disk, so a slow disk lengthens that, and the window is ten
+    times it. No wider: the sleeps are not free, since each guest second is 1000 timer ticks
+    that QEMU's threads serve, waiting for the host's CPU when it is busy (beside a CPU hog a
+    guest second costs about a real one; idle, a twentieth)."""
     bad = ["toucher -d 101", "toucher -d 1x"]
-    cmds = "\n".join(bad + ["toucher -h"]) + "\n" + "".join("toucher -m 2 -d %d -s %d %s-n 2 -t &\n" % t for t in TOUCHERS)
+    cmds = "\n".join(bad + ["toucher -h"]) + "\n" + "".join("toucher -m 2 -d %d -s %g %s-n 2 -t &\n" % t for t in TOUCHERS)
     # (vm.pageout passes over a page the page-out daemon is writing for memhog: twice, so that
     # few if any stay behind)
     steps = [(r"(?s)touch 1 .*touch 1 .*touch 1 .*touch 1 \d+ ms", "memhog -z 24\nsysctl vm.pageout=0\nsysctl vm.pageout=0\n"),
              (r"(?s)(own page-ins.*){4}", "vmstat -n vm.pageouts\n")]
-    r = boot(cmds, disk=disk, mem=16, wait_for=steps, status=True, timeout=300)
+    r = boot(cmds, disk=disk, mem=16, wait_for=steps, status=True, timeout=300, icount=3, sleep_off=True)
     assert r.rc == 0, r
     # background output: a line may follow the shell's prompt
     rounds = re.findall(r"^(?:\$ )?touch (\d) \d+ ms, (\d+) page-ins, at (\d+) ms$", r.out, re.M)

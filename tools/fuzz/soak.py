@@ -19,7 +19,9 @@ in the background, each ending with a marker line "soak: ROUND JOB STATUS":
   fsstress files created, rewritten and deleted in a directory, then removed.
 The next round is typed once every job of the round before has printed its marker (the
 order is the guest's: the host only looks at the clock to decide whether to start another
-round). When DURATION has passed, the toucher is killed and the end is checked.
+round). When DURATION has passed, or the number of rounds asked for (--rounds) has run, the
+toucher is killed and the end is checked. make test's short soak counts rounds, not seconds:
+the same work on any host, where a loaded one would run fewer rounds in its seconds.
 
 WHAT IS CHECKED. No panic and no hang (every round ends; the machine powers off cleanly);
 every job's status 0, and no process of a workload killed by a fault; the VM audit clean;
@@ -28,7 +30,7 @@ blocks and descriptors back to the baseline (after a sync); no setting changed; 
 image clean to the host's fsck. Progress is one line per round; the summary ends with PASS
 or FAIL and the exit status says the same. The console goes to build/soak.log.
 
-    python3 tools/fuzz/soak.py [--duration SECONDS] [--mem MB] [--calls N] [--log FILE]
+    python3 tools/fuzz/soak.py [--duration SECONDS] [--rounds N] [--mem MB] [--calls N] [--log FILE]
 """
 import argparse, os, re, subprocess, sys, tempfile, time
 
@@ -130,7 +132,10 @@ def check(out, rc, rounds, img):
     return bad, base_v, end_v, fsck_out
 
 
-def soak(duration, mem=64, calls=2000, log=None):
+def soak(duration=None, mem=64, calls=2000, log=None, rounds=None):
+    """Soaks until duration seconds have passed or rounds rounds have run, whichever is first
+    (either may be None, not both); returns (status, console, rounds run)."""
+    assert duration is not None or rounds is not None
     log = log or os.path.join(ROOT, "build", "soak.log")
     t0 = time.monotonic()
     state = {"rounds": 0, "done": False}
@@ -141,7 +146,7 @@ def soak(duration, mem=64, calls=2000, log=None):
                 return ""
             if n > 1:
                 print("soak: round %d done (%.0f s)" % (n - 1, time.monotonic() - t0), flush=True)
-            if time.monotonic() - t0 >= duration or n == last:
+            if (duration is not None and time.monotonic() - t0 >= duration) or n == last:
                 state["done"] = True
                 return "kill %s\n%s" % (toucher_pid(out), FINAL)
             state["rounds"] = n
@@ -157,16 +162,20 @@ def soak(duration, mem=64, calls=2000, log=None):
     # every job of the round before has printed its marker. More steps than rounds can run
     # (a round takes about a second; ten a second are allowed for), and the last step ends
     # the run whatever the time, so that input never runs out before the end is sent.
-    max_rounds = 10 * int(duration) + 2
+    max_rounds = rounds if rounds is not None else 10 * int(duration) + 2
     last = max_rounds + 1
     steps = [(None, start), (r"\[\d+\]", next_round(1))]
     steps += [(round_done(n - 1), next_round(n)) for n in range(2, max_rounds + 2)]
-    print("soak: %d s of sort, sysfuzz (%d calls x 3 processes a round), forktree and fsstress "
-          "beside a %d MB toucher, in %d MB; console in %s" % (duration, calls, TOUCHER_MB, mem,
+    length = " or ".join(([] if duration is None else ["%d s" % duration]) +
+                         ([] if rounds is None else ["%d rounds" % rounds]))
+    print("soak: %s of sort, sysfuzz (%d calls x 3 processes a round), forktree and fsstress "
+          "beside a %d MB toucher, in %d MB; console in %s" % (length, calls, TOUCHER_MB, mem,
                                                               os.path.relpath(log)), flush=True)
     with tempfile.TemporaryDirectory() as d:
         keep = os.path.join(d, "after.img")
-        rc, out, typed, _ = benchlib.boot_steps(steps, mem=mem, timeout=duration + 600, log=log, keep=keep)
+        # the backstop for a hang: the duration, or a generous 30 s a round (one takes about 1)
+        limit = (duration if duration is not None else 30 * rounds) + 600
+        rc, out, typed, _ = benchlib.boot_steps(steps, mem=mem, timeout=limit, log=log, keep=keep)
         img = keep if os.path.exists(keep) else None
         if img is None:
             bad, base_v, end_v, fsck_out = ["the machine did not power off cleanly (runqemu exit %d)" % rc], {}, {}, ""
@@ -190,12 +199,17 @@ def soak(duration, mem=64, calls=2000, log=None):
 
 def main():
     ap = argparse.ArgumentParser(description="make soak: every workload at once for a while, then the checks")
-    ap.add_argument("--duration", type=float, default=600, help="seconds of load (default 600)")
+    ap.add_argument("--duration", type=float, default=None, help="seconds of load (default 600, "
+                    "unless --rounds is given)")
+    ap.add_argument("--rounds", type=int, default=None, help="stop after this many rounds (default: "
+                    "as many as the duration allows)")
     ap.add_argument("--mem", type=int, default=64, help="MB of guest memory (default 64)")
     ap.add_argument("--calls", type=int, default=2000, help="sysfuzz calls per process a round (default 2000)")
     ap.add_argument("--log", help="the console log (default build/soak.log)")
     a = ap.parse_args()
-    rc, _, _ = soak(a.duration, a.mem, a.calls, a.log)
+    if a.duration is None and a.rounds is None:
+        a.duration = 600
+    rc, _, _ = soak(a.duration, a.mem, a.calls, a.log, a.rounds)
     sys.exit(rc)
 
 
