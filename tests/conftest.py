@@ -165,7 +165,10 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
     prints TEXT; the run's rc is then 137. Tests order by what the guest prints, never by host
     sleeps. keep_input: standard input stays open (no end of file), so the shell keeps waiting
     after the commands instead of powering off; use it with kill_after. drive: a raw QEMU
-    -drive spec instead of disk (tools/runqemu.py --drive).
+    -drive spec instead of disk (tools/runqemu.py --drive). A disk's flushes end in QEMU
+    (runqemu --no-host-flush): the guest's flushes are still sent and answered, and a power cut
+    (QEMU killed) keeps what QEMU wrote, in the host's page cache, either way; the host syncing
+    the image at each of them only slowed every guest beside a test that syncs often.
 
     The result's cmds holds each typed line with what it printed (split_commands); status=True
     also sends `echo "?=$?"` after every line, so each Cmd has its exit status.
@@ -180,7 +183,8 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
                            iso=BUILD / "os.iso" if iso else None,
                            kernel=None if iso else kernel or BUILD / "kernel.elf", append=None if iso else cmdline,
                            icount=icount if icount else None,
-                           icount_sleep_off=sleep_off, kill_on=kill_after or None, cpu_limit=cpu_limit)
+                           icount_sleep_off=sleep_off, kill_on=kill_after or None, cpu_limit=cpu_limit,
+                           no_host_flush=True)
     log = _new_log()
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # wait_for: one regex before the commands, or a list of (regex, text) steps after them.

@@ -66,7 +66,8 @@ def qemu_command(a):
         cmd += ["-icount", "shift=%s%s%s" % (a.icount, ",align=on" if a.icount_align else "",
                                              ",sleep=off" if a.icount_sleep_off else "")]
     if a.disk:
-        cmd += ["-drive", "file=%s,if=virtio,format=raw%s" % (a.disk, throttling(a))]
+        cmd += ["-drive", "file=%s,if=virtio,format=raw%s%s" % (a.disk, throttling(a),
+                                                                ",cache.no-flush=on" if a.no_host_flush else "")]
     if a.drive:
         cmd += ["-drive", a.drive]
     if a.iso:
@@ -82,7 +83,8 @@ def qemu_command(a):
 
 def command(kernel=None, iso=None, append=None, disk=None, drive=None, mem=None, timeout=None,
             icount=None, icount_align=False, icount_sleep_off=False, throttle_bps=None, throttle_iops=None, gdb=None,
-            gdb_file=None, kill_on=None, accel=None, no_mem_check=False, cpu_limit=None, extra=()):
+            gdb_file=None, kill_on=None, accel=None, no_mem_check=False, cpu_limit=None, no_host_flush=False,
+            extra=()):
     """The argument list that runs this launcher, for subprocess: [python, runqemu.py, OPTIONS].
     Each keyword is the option of the same name (kill_on is --kill-on, and so on); None (or
     False) leaves the option out, so runqemu's own default holds. Without iso, kernel defaults
@@ -109,6 +111,8 @@ def command(kernel=None, iso=None, append=None, disk=None, drive=None, mem=None,
         args += ["--icount-sleep-off"]
     if no_mem_check:
         args += ["--no-mem-check"]
+    if no_host_flush:
+        args += ["--no-host-flush"]
     if extra:
         args += ["--"] + [str(e) for e in extra]
     return args
@@ -154,6 +158,11 @@ def main():
                    "jumps to its next timer at once (sleep=off) instead of waiting for it in real time, so "
                    "that a guest that mostly sleeps runs faster than its clock says, and a busy host changes "
                    "nothing the guest's clock measures but a disk request's length (not with --icount-align)")
+    p.add_argument("--no-host-flush", action="store_true",
+                   help="the --disk's flushes end in QEMU (cache.no-flush=on): the guest still sends them and "
+                        "waits for their answer, but the host does not sync the image file. For tests: a power "
+                        "cut here is QEMU killed, and what it wrote is in the host's page cache either way; a "
+                        "test's fdatasyncs only slow the guests beside it. Benchmarks keep the host's flushes.")
     p.add_argument("--throttle-bps", type=int, help="the --disk at most this many bytes a second "
                    "(QEMU's throttling.bps-total), reads and writes together")
     p.add_argument("--throttle-iops", type=int, help="the --disk at most this many requests a second "

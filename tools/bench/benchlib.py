@@ -192,7 +192,7 @@ def ready(cond, text):
 
 
 def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None, timeout=1800, log=None,
-               align=False, image=None, keep=None, extra=(), cpu_limit=None, pace=None):
+               align=False, image=None, keep=None, extra=(), cpu_limit=None, pace=None, host_flush=True):
     """Boots build/kernel.elf on a private copy of image (build/fs-pristine.img) and types each step's text once
     the console, since the step before was typed, matches the step's regex (None: at once; a function of
     that text: once it returns true, for a condition no regex can say, as "a line with a number above N").
@@ -204,6 +204,8 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
     host timers. keep: a path that gets the copy as the run left it (a prepared image). extra:
     QEMU's own arguments (the arbiter lab's recording adds -debugcon file:PATH). cpu_limit: runqemu's
     --cpu-limit (seconds of QEMU's CPU time, the guest's work; status 125 when spent).
+    host_flush=False: the disk's flushes end in QEMU (runqemu --no-host-flush), for a test
+    such as the soak that syncs often and measures no time; a benchmark keeps them.
     pace: for a benchmark whose guest is held to the host's clock (icount with align): True
     refuses a boot whose guest fell below GUEST_FLOOR of real time over the whole run (QEMU's
     own count of how late it is and the guest's time-stamped samples: run_ratio), a function (console, lines typed, arrivals,
@@ -211,7 +213,7 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
     booted again, PACE_TRIES boots in all, and when every one was too slow the status is
     TOO_SLOW_RC and the console ends with TOO_SLOW and the ratios (see paced)."""
     once = lambda: _boot_once(steps, mem, icount, throttle_bps, throttle_iops, timeout, log, align, image, keep,
-                              extra, cpu_limit)
+                              extra, cpu_limit, host_flush)
     if not pace:
         return once()[:4]
     measure = pace if callable(pace) else lambda out, typed, arrivals, host_s: run_ratio(out, arrivals, host_s)
@@ -232,13 +234,13 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
 
 
 def _boot_once(steps, mem, icount, throttle_bps, throttle_iops, timeout, log, align, image, keep, extra,
-               cpu_limit):
+               cpu_limit, host_flush=True):
     """One boot of boot_steps: (status, console, lines typed, arrivals, the host's seconds of it)."""
     with tempfile.TemporaryDirectory() as d:
         img, args = private_boot(d, mem, timeout, image, icount=None if icount is None else str(icount),
                                  icount_align=align and icount is not None,
                                  throttle_bps=throttle_bps or None, throttle_iops=throttle_iops or None,
-                                 extra=extra, cpu_limit=cpu_limit)
+                                 extra=extra, cpu_limit=cpu_limit, no_host_flush=not host_flush)
         t0 = time.monotonic()
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         steps, typed, out, mark, arrivals = list(steps), [], bytearray(), 0, []
