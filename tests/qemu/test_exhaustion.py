@@ -123,7 +123,9 @@ def test_system_answers_while_exhausted(small):
         # The inode table full: a child forked meanwhile lives (its backing store waits).
         ("forklater: child status", "exhaust bomb 600\n"),
         ("bomb: full at", "\x03"),
-        (r"\$ ", "ps\necho after\n"),
+        # The bomb's processes are orphans that init reaps: a sleep lets it run first (a loaded
+        # host once had ps list them as zombies, init still runnable behind the shell).
+        (r"\$ ", "sleep 1\nps\necho after\n"),
     ]
     r = boot("exhaust procs -h 1500 &\n", disk=small, mem=16, wait_for=steps, timeout=120)
     assert r.rc == 0 and "panic" not in r.out, r
