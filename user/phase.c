@@ -8,8 +8,14 @@
  * stands for each phase by what it does to memory and to files, not by what it computes:
  *
  *   1. Its heap grows to the phase's VM image (Table 1's last column) as it works: a page is
- *      first touched when the working set (3, below) reaches it, so the image is whole by the
- *      phase's end. Half the pages are dirtied (Sprite measured 40-60 % of user memory dirty).
+ *      first touched when the working set (3, below) reaches it, and written then, so the
+ *      image is whole, and every page of it written, by the phase's end. Later touches write
+ *      half the pages again (the even-numbered ones), so a page read back from swap is dirty
+ *      again half the time: Sprite measured 40-60 % of user memory dirty. But no page is left
+ *      unwritten: such a page is free to evict here (nothing to save, a zero fill when next
+ *      touched) and is Linux's shared zero page there, so an image half unwritten would press
+ *      the VM half as hard as Sprite's programs did, whose memory held what they had computed
+ *      (a compiler's symbol table, a linker's relocations, a debugger's symbols).
  *   2. It does the phase's file I/O in 4 KB calls, in the order a compiler or linker would:
  *      its inputs read from the start (a read past an input's end goes round to its start
  *      again: a linker's second pass, a debugger looking a symbol up twice), then its
@@ -21,15 +27,17 @@
  *      32, to a page of a working set a quarter of the image wide which slides from the
  *      image's start to its end as the phase's I/O progresses, and otherwise to any page the
  *      working set has passed: the locality of a real program, whose older pages are wanted
- *      now and then. Touches are spread evenly between the I/O calls. How many a phase makes
+ *      now and then. Touches are spread
+ *      evenly between the I/O calls. How many a phase makes
  *      stands for its computing: Table 1 gives no times, so edit is short, compile and link
  *      are alike and debug is the longest (Sprite's thesis: "most of the time is spent in
  *      debugger initialization and in the compiler and linker"), and the whole, at the 3.9
  *      MIPS of `make bench-ecd`, is about half a minute of CPU a loop.
  *
  * The environment (`phase env`) is the X server, the terminal windows and the tools, 5 MB
- * resident throughout: it touches a quarter of its pages every few seconds (a different
- * quarter each time, so all of it within four rounds), dirtying half, until it is killed.
+ * resident throughout: every page written as it starts (1, above), then a quarter of its pages
+ * touched every few seconds (a different quarter each time, so all of it within four rounds),
+ * half of them written again, until it is killed.
  *
  * CALIBRATION. Table 1 gives each phase's bytes read and written together: edit 70 KB,
  * compile 800 KB, link 8 MB, debug 4 MB, 12.87 MB a loop. Splitting each into what it reads
@@ -98,7 +106,7 @@ static void usage(FILE *f)
              "       phase [-x PERCENT] [-m MB | -k KB] [-s SECONDS] env\n");
   if (f == stdout)
     fprintf(f, "One phase of WRL 90/4's edit-compile-debug benchmark (Table 1): grows to the\n"
-               "phase's VM image, touches it with locality (half the pages dirtied) and reads\n"
+               "phase's VM image (every page written), touches it with locality and reads\n"
                "and writes its files in DIR (.) in 4 KB calls; prints its time and bytes.\n"
                "init: makes the inputs no phase writes (src, hdr, lib) in DIR.\n"
                "env: the 5 MB environment (-m MB, -k KB), a quarter of it touched every SECONDS (5),\n"
@@ -160,14 +168,27 @@ static unsigned next_rand(void)
   return rng >> 8;
 }
 
+static unsigned reached;           /* pages [0, reached) have been written once */
+
+/* A touch reads 256 bytes of page p and, on the even-numbered pages, writes a word: what a
+ * program does to memory it already has, half of it dirtied again after a page-in. */
 static void touch(unsigned p, unsigned salt)
 {
   unsigned *w = image + p * (BLK / 4), sum = 0;
   for (int i = 0; i < TOUCH_WORDS; i++)
     sum += w[i];
   if (p % 2 == 0)
-    w[salt % (BLK / 4)] = sum + salt;       /* half the pages dirtied */
+    w[salt % (BLK / 4)] = sum + salt;
   sink += sum;
+}
+
+/* Pages [reached, upto) are wanted for the first time: each is written, as a program writes
+ * the memory it asks for (a compiler's symbol table, a linker's relocations), so that no page
+ * of the image is a zero-fill page when it is evicted (the essay, 1). */
+static void reach(unsigned upto)
+{
+  for (; reached < upto && reached < npages; reached++)
+    image[reached * (BLK / 4) + reached % (BLK / 4)] = reached;
 }
 
 static void grow(unsigned kb)
@@ -179,6 +200,7 @@ static void grow(unsigned kb)
     exit(1);
   }
   image = (unsigned *)(((unsigned long)top + BLK - 1) & ~(unsigned long)(BLK - 1));
+  reached = 0;
 }
 
 /* n touches, the working set's start at done/total of the way through the image. */
@@ -186,6 +208,7 @@ static void compute(unsigned n, unsigned done, unsigned total)
 {
   unsigned wset = npages / 4 ? npages / 4 : 1;
   unsigned base = total ? (unsigned)((unsigned long long)(npages - wset) * done / total) : 0;
+  reach(base + wset);               /* the working set's new pages: written as it reaches them */
   for (unsigned i = 0; i < n; i++) {
     unsigned r = next_rand();
     unsigned p = r % COLD_ONE_IN == 0 ? (r / COLD_ONE_IN) % (base + wset) : base + (r / COLD_ONE_IN) % wset;
@@ -286,6 +309,7 @@ static int init(void)
 static void env(unsigned kb, unsigned seconds)
 {
   grow(kb);
+  reach(npages);                    /* all of it written, as a server fills its windows */
   for (unsigned p = 0; p < npages; p++)
     touch(p, p);
   printf("phase env: %u KB ready\n", npages * 4);    /* whoever started it may go on */
