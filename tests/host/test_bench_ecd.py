@@ -6,6 +6,7 @@ come from what each command printed, never from an echo, and a missing output mu
 error, not a zero. Also: the memory the environment gets, the grid of runs, the averaging and
 Sprite's numbers kept as data."""
 import os
+import re
 import sys
 
 import pytest
@@ -58,7 +59,16 @@ VM_RUNS = {"nocache": ("ecd-10M-nocache.log", "sysctl fs.cache_fixed_kb=%d" % be
            "p0": ("ecd-10M-p0.log", "sysctl fs.cache_min_kb=%d" % ecd_paper.SPRITE_MIN_CACHE_KB)}
 
 
+# The touches' figures the recordings were made with: another figure is another calibration,
+# to be run again at 10 MB and recorded (bench_ecd.py --mems 10 --fixed '' --penalties 0).
+RECORDED_WITH = {"SWEEP_PERCENT": 200, "COLD_ONE_IN": 32, "TOUCH_WORDS": 64}
+
+
 def vm_run(config):
+    with open(os.path.join(ROOT, "user", "phase.c")) as f:
+        src = f.read()
+    got = {k: int(re.search(r"^#define %s (\d+)" % k, src, re.M).group(1)) for k in RECORDED_WITH}
+    assert got == RECORDED_WITH, "user/phase.c's touches changed: record the 10 MB runs again (%s)" % got
     name, setting = VM_RUNS[config]
     out, typed = bench_ecd.read_log(os.path.join(os.path.dirname(LOG), name))
     # The run is the benchmark's: that memory, that cache, the environment's period, full size.
