@@ -146,3 +146,34 @@ def test_disk_busy_time_grows_with_disk_work_and_not_while_idle(disk):
     assert q1 == q0 and b1 == b0, ("idle, yet busy", s)
     assert q3 - q2 >= 2048, s                       # 2 MB written, at least (in KB)
     assert 0.5 * (t3 - t2) <= b3 - b2 <= t3 - t2 + 1, s
+
+
+def test_every_page_of_an_image_is_written_so_none_is_free_to_evict(disk):
+    """user/phase.c writes every page of an image when the working set first reaches it, and
+    every page of the environment's (its essay, 1): a page never written is evicted without I/O
+    here and is Linux's shared zero page there, so an image half unwritten presses the VM half
+    as much as Sprite's programs did. Two ways to see it. A phase (compile at full size: a 1 MB
+    image) in an 8 MB machine whose fixed 4.5 MB cache leaves the VM less than the image: its
+    pages go out and come back, and none comes back a zero fill (vm.faults.zero counts the
+    image's pages once, and the few of the program's own data and stack; a page never written
+    would be dropped at eviction and zero-filled again at the next touch). The environment
+    (1 MB), once ready, pushed whole to its backing store (sysctl vm.pageout=0): ps counts a
+    page-out for every page of its heap."""
+    counters = "vmstat -n vm.faults.zero vm.pageouts vm.pageins"
+    lines = ["mkdir /ecd", "sysctl fs.cache_fixed_kb=4608", "phase -d /ecd init", counters, "phase -d /ecd compile",
+             counters, "sysctl fs.cache_fixed_kb=64", "phase -k 1024 -s 3600 env &"]
+    r = boot("\n".join(lines) + "\n", disk=disk, mem=8, wait_for=[(r"phase env: \d+ KB ready", "sysctl vm.pageout=0\nps\n")])
+    assert r.rc == 0, r
+    clean = re.sub(r"phase env: \d+ KB ready\n", "", r.out, count=1)
+    r = Run(clean, r.rc, r.disk, r.log, lines + ["sysctl vm.pageout=0", "ps"])
+    image = 1024 // 4
+    assert re.search(r"^phase compile: \d+ ms, read \d+ KB, wrote \d+ KB, image %d KB, " % (4 * image),
+                     r.printed("phase -d /ecd compile"), re.M), r
+    (z0, o0, i0), (z1, o1, i1) = ([int(x) for x in r.printed(counters, n).split()] for n in range(2))
+    # The machine pressed the phase: its pages went out, and came back from the backing store.
+    assert o1 - o0 >= image // 2 and i1 - i0 >= image // 4, (o1 - o0, i1 - i0, r)
+    # Each page of the image a zero fill once (a few more: the program's data, stack and break).
+    assert image <= z1 - z0 <= image + 16, ("pages zero-filled again after eviction", z1 - z0, image)
+    # The environment: every page of its 1 MB heap written, so every one pushed out.
+    env = [l.split() for l in r.printed("ps").splitlines() if l.endswith(" phase")]
+    assert len(env) == 1 and int(env[0][6]) >= image, (env, r)

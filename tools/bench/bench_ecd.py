@@ -9,13 +9,15 @@ debug) and file-intensive (compile, link) work, so memory moves between the pool
 phase: the paper's finding is that the smallest fixed cache is best, and that the variable
 cache matches it (fewer file bytes, more VM bytes), whatever the penalty.
 
-WHAT STANDS FOR WHAT. user/phase.c stands for each phase (Table 1's VM image, touched with
-locality, half its pages dirtied; its file I/O in 4 KB calls, calibrated so that two loops read
-33.9 MB and write 9.8 MB as Appendix C's no-cache rows: see the essay there) and for the
-environment (`phase env`: the X server and its windows, 5 MB, a quarter touched every 5 s).
+WHAT STANDS FOR WHAT. user/phase.c stands for each phase (Table 1's VM image, every page of it
+written, gone over twice by a working set with locality, calibrated so that two loops at 10 MB
+with no cache page Appendix C's 59.9 MB; its file I/O in 4 KB calls, calibrated so that two
+loops read 33.9 MB and write 9.8 MB as Appendix C's no-cache rows: see the essay there) and for
+the environment (`phase env`: the X server and its windows, 5 MB, a quarter touched every 5 s).
 Sprite's diskless client, its file server and its network are this guest, its disk and QEMU's
 throttle: file bytes are the file system's disk blocks (fs.disk.reads/writes: data and
-metadata), VM bytes its page-ins and page-outs (vm.pageins/pageouts: swap and code), and the
+metadata), VM bytes its page-ins and page-outs (vm.pageins/pageouts: swap and code; Sprite's
+are its page faults and page-outs at 8 KB, ecd_paper.paper_vm_kb), and the
 server's CPU utilisation (Figures 1, 3, 5) is the disk's busy time over the elapsed time
 (disk.busy_ms). The CPU and disk are the IFS `paper` preset's: -icount shift=8 with align (3.9
 MIPS of guest time, held to the host's clock), 1 MB/s and 50 requests a second.
@@ -42,9 +44,11 @@ its own ("phase NAME: N ms"). The parsing is pure and tests/host/test_bench_ecd.
 against a recorded console.
 
 PRESETS. full (make bench-ecd's default): the five memory sizes, every fixed cache that fits,
-no cache, the variable cache with the six penalties: 58 boots of 4-6 minutes of wall clock, about
-2.5 hours at -j 2. short: 10 and 16 MB, a fixed 0.5 MB (and 2 MB at 16), penalties 0 and 120: 7
-boots, 20 minutes at -j 2 on a loaded 2-core host.
+no cache, the variable cache with the six penalties: 58 boots of 4-7 minutes of wall clock (one
+standing for 10 MB about 6 since the VM's calibration: its debug phases page some 60 MB), about
+3 hours at -j 2 (estimated from the 10 MB runs, not measured since). short: 10 and 16 MB, a fixed
+0.5 MB (and 2 MB at 16), penalties 0 and 120: 7 boots, 20 minutes at -j 2 on a loaded 2-core
+host before that calibration (more now).
 
     bench_ecd.py [--preset full|short] [--mems 10,16] [--fixed 0.5,2] [--penalties 0,120]
                  [--adaptive] [--no-nocache] [--runs 3] [-j 2] [--loops 2] [--scale PERCENT] [--no-figures]
@@ -362,7 +366,8 @@ def write_csv(path, results, preset):
 
 
 def table_text(rows):
-    """Every point (runs averaged) beside Appendix C's row of the same memory and cache."""
+    """Every point (runs averaged) beside Appendix C's row of the same memory and cache (Sprite's
+    VM MB: its faults and page-outs at 8 KB, as ours are page-ins and page-outs at 4 KB)."""
     agg = ecd_paper.aggregate(rows)
     lines = ["ECD benchmark: here (runs averaged) | Sprite, Appendix C",
              "%-4s %-8s %4s %7s %5s %7s %7s %7s | %6s %5s %7s %7s %7s" % (
@@ -371,7 +376,8 @@ def table_text(rows):
     for (m, c), x in sorted(agg.items(), key=lambda kv: (kv[0][0], _order(kv[0][1]))):
         pmb = ecd_paper.paper_mb(m, c)
         sprite = "%6.0f %4.1f%% %7.1f %7.1f %7d" % (ecd_paper.paper(m, c, "elapsed_s"), ecd_paper.paper(m, c, "util"),
-                                                   pmb[0], pmb[1], ecd_paper.paper(m, c, "faults")) if pmb else "(none)"
+                                                   pmb[0], ecd_paper.paper_vm_kb(m, c) / 1024,
+                                                   ecd_paper.paper(m, c, "faults")) if pmb else "(none)"
         lines.append("%-4d %-8s %4d %7.1f %4.0f%% %7.1f %7.1f %7.0f | %s" % (
             m, c, x["runs"], x["elapsed_ms"] / 1000, x["util"], x["fs_mb"], x["vm_mb"], x["faults"], sprite))
     return "\n".join(lines)

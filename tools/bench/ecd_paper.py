@@ -100,6 +100,18 @@ def paper_mb(mem, config):
     return fs / 1024, (net - fs) / 1024, net / 1024
 
 
+def paper_vm_kb(mem, config):
+    """Sprite's VM bytes (KB): every page fault a page read and every page-out a page written,
+    8 KB each (None where Sprite has no such row), the figure our vm.pageins and vm.pageouts
+    (4 KB) are held to. Every fault moved a page: at 10 MB the network's bytes that were not
+    the file system's are 11-13 % more than the faults' pages on the read side and 15-20 % more
+    than the page-outs' on the write side (packet headers and control), where faults from swap
+    alone would leave 80 % to headers. paper_mb's VM figure, the network's bytes less the
+    files', carries all the headers (the file system's too)."""
+    faults, outs = paper(mem, config, "faults"), paper(mem, config, "pageouts")
+    return None if faults is None else (faults + outs) * 8
+
+
 def config_key(row):
     """The Appendix C name of a CSV row's cache: nocache, 0.5M, p0, p120... (linux: a row of
     build/bench/linux-ecd.csv, Linux on the same work)."""
