@@ -191,8 +191,8 @@ def test_oracle_fails_on_planted_damage(recording):
 
 
 def test_crash_states(tmp_path):
-    """About 2,200 crash states: two short recorded mixes, the daemon workload and the Ace-style
-    run (make crashtest runs about FULL_STATES)."""
+    """About 1,800 crash states: two short recorded mixes, the daemon workload and the Ace-style
+    run's flush and drop states (make crashtest runs about FULL_STATES, torn requests too)."""
     scratch = tmp_path / "tmp"          # where each state's images are made: empty again at the end
     scratch.mkdir()
     r = subprocess.run([sys.executable, str(ROOT / "tools/crash/crashtest.py"), "--quick", "--jobs", "2",

@@ -283,11 +283,14 @@ class Checker:
     def states(self, seed, per_epoch, targeted=False):
         """The recording's crash states; targeted adds the torn epochs (crashstates.py) from the
         one in which the first Ace sequence began (the setup before it is not worth tearing);
-        targeted="edges" tears each request at its two ends only (crashtest --quick)."""
+        targeted="edges" tears each request at its two ends only; targeted="drops" has the drop
+        states alone (crashtest --quick: the states that catch every catalogued durability bug
+        are flush and drop states, docs/reliability.md)."""
         start = None
         if targeted:
             start = next((s["sent"][1] for s in self.man["steps"] if "ace" in s and s.get("sent")), 0)
-        states = self.rec.states(seed, per_epoch, start, torn="edges" if targeted == "edges" else True)
+        torn = {"edges": "edges", "drops": False}.get(targeted, True) if isinstance(targeted, str) else True
+        states = self.rec.states(seed, per_epoch, start, torn=torn)
         # Once a background writer runs, its hundreds of blocks would each be torn away in turn;
         # the flush states are what its syncs are checked by.
         bg = next((s["sent"][1] for s in self.man["steps"] if s.get("bg") and s.get("sent")), None)
@@ -539,7 +542,9 @@ def main():
     p.add_argument("--state", type=int, required=True, help="state index")
     p.add_argument("--targeted", action="store_true", help="the index counts the targeted states too")
     p.add_argument("--targeted-edges", dest="targeted", action="store_const", const="edges",
-                   help="the index counts the targeted states, each request torn at its ends only (crashtest --quick)")
+                   help="the index counts the targeted states, each request torn at its ends only")
+    p.add_argument("--targeted-drops", dest="targeted", action="store_const", const="drops",
+                   help="the index counts the targeted drop states only (crashtest --quick)")
     p.add_argument("--qemu", action="store_true", help="repair by booting the real kernel")
     p.add_argument("--keep", help="leave the state's image (before repair) here")
     a = p.parse_args()
