@@ -202,7 +202,7 @@ def test_the_guests_facts_and_a_console_recorded_before_them():
     assert linuxboot.boot_facts("linux-init: cmdline console=ttyS0 quiet\nlinux-init: lru_gen absent\n") == {
         "cmdline": "console=ttyS0 quiet", "lru_gen": "absent"}
     assert linuxboot.boot_facts(recorded()) == {"cmdline": "", "lru_gen": ""}
-    assert bench_linux.COLUMNS[-3:] == ["hz", "cmdline", "lru_gen"]
+    assert all(c in bench_linux.COLUMNS for c in ["hz", "cmdline", "lru_gen", "sampler_cpu_ms"])
 
 
 def test_the_kernels_hz_is_its_configs(tmp_path):
@@ -216,16 +216,31 @@ def test_the_kernels_hz_is_its_configs(tmp_path):
 
 
 def test_the_sampler_cost_table_gives_each_kernels_spread_against_none():
-    rows = [dict(kernel=k, sampler=s, sort_ms=ms, samples_in_sort=n) for k, s, ms, n in [
-        ("ours", "none", 60000, 0), ("ours", "none", 61000, 0), ("ours", "none", 59000, 0),
-        ("ours", "sampler", 60500, 60), ("ours", "sampler", 61500, 61), ("ours", "sampler", 62000, 60),
-        ("linux", "none", 80000, 0), ("linux", "shell", 90000, 70), ("linux", "shell", 100000, 75)]]
+    rows = [dict(kernel=k, sampler=s, sort_ms=ms, samples_in_sort=n, samples=m, sampler_cpu_ms=c)
+            for k, s, ms, n, m, c in [
+        ("ours", "none", 60000, 0, "", ""), ("ours", "none", 61000, 0, "", ""), ("ours", "none", 59000, 0, "", ""),
+        ("ours", "sampler", 60500, 60, "", ""), ("ours", "sampler", 61500, 61, "", ""),
+        ("ours", "sampler", 62000, 60, "", ""),
+        ("linux", "none", 80000, 0, 0, ""), ("linux", "shell", 90000, 70, 100, 5000),
+        ("linux", "shell", 100000, 75, 100, 7000)]]
     text = bench_linux.cost_table(rows)
     line = lambda kernel, label: next(l for l in text.splitlines() if l.startswith(kernel) and label in l)
-    assert line("ours", "none").split()[-6:] == ["3", "59.00", "60.00", "61.00", "-", "0"]
-    assert line("ours", "sampler (kstat").split()[-7:] == ["3", "60.50", "61.50", "62.00", "+2.5", "%", "60"]
-    assert line("linux", "busybox read").split()[-7:] == ["2", "90.00", "95.00", "100.00", "+18.8", "%", "72.5"]
+    assert line("ours", "none").split()[-7:] == ["3", "59.00", "60.00", "61.00", "-", "0", "-"]
+    assert line("ours", "sampler (kstat").split()[-8:] == ["3", "60.50", "61.50", "62.00", "+2.5", "%", "60", "-"]
+    assert line("linux", "busybox read").split()[-8:] == ["2", "90.00", "95.00", "100.00", "+18.8", "%", "72.5",
+                                                          "60.0"]
     assert "vmstat -i" not in text               # a configuration not run has no line
+
+
+def test_the_samplers_cpu_time_is_its_own_and_its_childrens():
+    stat = ("@cpu 291 (sh) S 1 291 1 1088 297 4194304 1200 5000 0 0 12 30 250 140 20 0 1 0 380 1236992 "
+            "91 4294967295\n")
+    assert bench_linux.sampler_cpu_ms(stat) == (12 + 30 + 250 + 140) * 10      # USER_HZ ticks in ms
+    assert bench_linux.sampler_cpu_ms("@cpu 291 (a name) S 1 291 1 1088 297 4194304 1 2 0 0 1 2 3 4 20\n") == 100
+    assert bench_linux.sampler_cpu_ms("no sampler\n") == ""
+    with pytest.raises(bench_linux.ParseError):
+        bench_linux.sampler_cpu_ms("@cpu 291 (sh) S 1 291\n")
+    assert "/proc/$sampler_pid/stat" in bench_linux.script(15, None, "/in", 320)
 
 
 def test_our_cost_runs_stamps_are_read_around_the_samplers_lines():

@@ -84,6 +84,17 @@ def test_the_benchmarks_short_preset_writes_its_rows_and_nothing_tracked(guest, 
         assert int(r["sort_ms"]) > 0 and r["policy"] == "linux" and r["mem_mb"] == "64"
         assert int(r["available_after_boot_kb"]) > 0 and r["kernel"].endswith("-686")
     assert int(rows[1]["rounds"]) >= 1 and rows[1]["toucher_kb"] == "1024"
+    # What decides how Linux's figures read: its tick, command line and multi-gen LRU state.
+    for r in rows:
+        assert int(r["hz"]) in (100, 250, 300, 1000) and "console=ttyS0" in r["cmdline"] and r["lru_gen"]
+    # The compiled sampler's rows: the cache's size each second of each run, from before sort
+    # to after it (the series' times are from sort's start).
+    series = list(csv.DictReader(open(tmp_path / "linux-ifs-series.csv")))
+    for interval in ("", "1"):
+        t = [float(r["t_s"]) for r in series if r["interval_s"] == interval and r["what"] == "cache_kb"]
+        assert len(t) >= 3 and min(t) < 0 < max(t), (interval, t)
+    log = open(tmp_path / "linux-logs" / "short-s1-run1.log", encoding="utf-8", errors="replace").read()
+    assert "@sampler Cached MemFree SwapFree pswpin pswpout pgmajfault\n" in log and "sample()" not in log
     assert (tmp_path / "linux-ifs-short.png").stat().st_size > 10000
     after = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
     assert after == before
@@ -123,5 +134,34 @@ def test_the_ecd_benchmarks_short_preset_reads_the_phases_and_linuxs_traffic(gue
     assert int(r["faults"]) > 0 and int(r["cache_max_kb"]) >= int(r["cache_min_kb"]) > 0
     assert int(r["env_kb"]) > 5120 * 5 // 100
     assert r["fs_asks_vm"] == r["vm_asks_fs"] == "" and r["kernel"].endswith("-686")
+    assert int(r["hz"]) > 0 and "console=ttyS0" in r["cmdline"] and r["lru_gen"]
     after = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
     assert after == before
+
+
+def test_the_sampler_cost_is_measured_on_both_kernels(guest, tmp_path):
+    """bench_linux.py --sampler-cost on the short preset, one run of each: sort alone on each
+    kernel with no sampler, the compiled one (user/sampler.c: kstat() on ours, /proc on Linux)
+    and each kernel's other; its table has a line of each and its CSV a row of each."""
+    import csv
+    env = dict(os.environ, BENCH_DIR=str(tmp_path))
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "bench_linux.py"), "--preset", "short",
+                        "--sampler-cost", "--runs", "1", "--no-figures"], capture_output=True, text=True, env=env,
+                       timeout=900)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    rows = list(csv.DictReader(open(tmp_path / "sampler-cost.csv")))
+    assert sorted((r["kernel"], r["sampler"]) for r in rows) == sorted(bench_cost_configs())
+    assert all(int(r["sort_ms"]) > 0 for r in rows)
+    assert "What sampling costs sort alone" in p.stdout and "sampler (kstat, 1 s)" in p.stdout
+    # The samplers ran: ours printed its lines on the console, Linux's into its tmpfs.
+    logs = tmp_path / "linux-logs"
+    assert "@sampler fs.cache.blocks" in (logs / "cost-short-ours-sampler-run1.log").read_text(errors="replace")
+    assert "@sampler Cached" in (logs / "cost-short-linux-sampler-run1.log").read_text(errors="replace")
+    assert "@sampler" not in (logs / "cost-short-linux-none-run1.log").read_text(errors="replace").split(
+        "@samples")[-1].split("@toucher")[0]
+
+
+def bench_cost_configs():
+    sys.path.insert(0, str(ROOT / "tools" / "bench"))
+    import bench_linux
+    return bench_linux.COST_CONFIGS

@@ -40,7 +40,9 @@ timed, and the wait after sort forked a grep every second while the toucher's ro
 --sampler-cost measures what sampling costs sort alone on both kernels, the same sampler on
 ours (its counters through kstat()) as on Linux, with none, and with each kernel's other
 sampler (ours: vmstat -i, which make bench-ifs runs; Linux: the shell's, as it was), --runs
-boots of each, and prints min/median/max (build/bench/sampler-cost.csv).
+boots of each, and prints sort's min/median/max and, on Linux, the sampler's own CPU time a
+sample (/proc/PID/stat; ours counts no CPU time by process) (build/bench/sampler-cost.csv).
+Every run's row has that CPU time too (sampler_cpu_ms).
 
 WHAT A ROW REPORTS, in ifs.csv's columns where they apply (bench_ifs.COLUMNS): the toucher's
 responses (the rounds that began while sort ran and the first after), sort's time (the two
@@ -103,7 +105,8 @@ IFS_COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "run", "poli
 # hz, cmdline, lru_gen: the Linux guest's tick (CONFIG_HZ), kernel command line and multi-gen LRU
 # state (/sys/kernel/mm/lru_gen/enabled), which decide what its figures mean.
 GUEST = ["hz", "cmdline", "lru_gen"]
-COLUMNS = IFS_COLUMNS + ["sort_kb", "free_after_boot_kb", "available_after_boot_kb", "kernel"] + GUEST
+COLUMNS = IFS_COLUMNS + ["sort_kb", "free_after_boot_kb", "available_after_boot_kb", "kernel"] + GUEST + [
+    "sampler_cpu_ms"]
 SERIES = ["preset", "interval_s", "penalty_s", "mode", "run", "what", "t_s", "value", "pageins"]
 
 
@@ -176,6 +179,9 @@ def script(toucher_mb, interval, sort_input_path, sort_kb, sampler="sampler"):
         ]
     lines += [
         "echo @after; sampler %s" % STAMPED,
+        # The sampler's own CPU time and its reaped children's (the shell's sleeps), from
+        # /proc/PID/stat: read after the timed sections, before it is killed.
+        "[ -n \"$sampler_pid\" ] && echo \"@cpu $(cat /proc/$sampler_pid/stat)\"",
         "kill $sampler_pid %s" % ("$toucher" if interval is not None else ""),
         "echo '@samples'; cat /mnt/samples",
         "echo '@toucher'; cat /mnt/toucher 2>/dev/null",
@@ -189,6 +195,20 @@ def script(toucher_mb, interval, sort_input_path, sort_kb, sampler="sampler"):
 TOUCH = re.compile(r"^touch (\d+) (\d+) ms, (\d+) page-ins, at (\d+) ms$", re.M)
 SORT_V = re.compile(r"sort: (\d+) lines, (\d+) runs in (\d+) ms, (\d+) merge passes and the last merge in (\d+) ms")
 SAMPLER_HEAD = re.compile(r"^@sampler (.+)$", re.M)
+USER_HZ = 100          # the unit of /proc/PID/stat's times (i386 Linux's USER_HZ, not its HZ)
+
+
+def sampler_cpu_ms(out):
+    """The background sampler's CPU time in ms, its own and its reaped children's (utime, stime,
+    cutime, cstime: fields 14-17 of /proc/PID/stat, after the name in parentheses), or "" when
+    the run had no sampler or was recorded before this was printed."""
+    m = re.search(r"^@cpu \d+ \(.*\) (.*)$", out, re.M)
+    if not m:
+        return ""
+    f = m.group(1).split()          # from field 3, the state, on
+    if len(f) < 15 or not all(x.isdigit() for x in f[11:15]):
+        raise ParseError("the sampler's /proc/PID/stat %r has no times" % m.group(0)[:120])
+    return sum(int(x) for x in f[11:15]) * 1000 // USER_HZ
 
 
 def sample_values(text, names):
@@ -242,6 +262,7 @@ def parse_run(out, toucher):
     k = re.search(r"^linux-init: Linux (\S+) up", out, re.M)
     r["kernel"] = k.group(1) if k else ""
     r.update(linuxboot.boot_facts(out))
+    r["sampler_cpu_ms"] = sampler_cpu_ms(out)
     stamps = dict((int(a), int(b)) for a, b in re.findall(r"^@stamp (\d) (\d+)$", out, re.M))
     if 0 not in stamps or 1 not in stamps:
         raise ParseError("sort's time stamps are missing (sort did not run to its end?)")
@@ -460,7 +481,8 @@ COST_LABEL = {("ours", "none"): "none", ("ours", "sampler"): "sampler (kstat, 1 
               ("ours", "vmstat"): "vmstat -i (bench-ifs's, 1 s)", ("linux", "none"): "none",
               ("linux", "sampler"): "sampler (/proc, 1 s)", ("linux", "shell"): "busybox read (before, 1 s)"}
 COST_COLUMNS = ["preset", "kernel", "sampler", "run", "mem_mb", "sort_input", "sort_kb", "throttle_bps",
-                "throttle_iops", "icount_shift", "sort_ms", "samples_in_sort", "host_load"] + GUEST
+                "throttle_iops", "icount_shift", "sort_ms", "samples_in_sort", "samples", "sampler_cpu_ms",
+                "host_load"] + GUEST
 OURS_SAMPLER_HEAD = re.compile(r"@sampler [^\n]*\n")
 
 
@@ -505,9 +527,10 @@ def ours_cost_run(icfg, sampler, log):
 def cost_table(rows):
     """The figures of --sampler-cost: per kernel and sampler, sort's min/median/max and the
     median's change against the same kernel without a sampler."""
-    lines = ["What sampling costs sort alone (s of guest time between its stamps; median against none)",
-             "%-6s %-30s %4s %8s %8s %8s %9s %8s" % ("kernel", "sampler", "runs", "min", "median", "max",
-                                                    "vs none", "samples")]
+    lines = ["What sampling costs sort alone (s of guest time between its stamps; median against none;",
+             "samples taken while sort ran; Linux's sampler's own CPU ms a sample, median, from /proc/PID/stat)",
+             "%-6s %-30s %4s %8s %8s %8s %9s %8s %8s" % ("kernel", "sampler", "runs", "min", "median", "max",
+                                                        "vs none", "samples", "CPU ms")]
     med = {}
     for kernel, sampler in COST_CONFIGS:
         mine = [r for r in rows if r["kernel"] == kernel and r["sampler"] == sampler]
@@ -518,8 +541,11 @@ def cost_table(rows):
         base = med.get((kernel, "none"))
         vs = "-" if sampler == "none" or not base else "%+.1f %%" % ((mid / base - 1) * 100)
         n = statistics.median(int(r["samples_in_sort"]) for r in mine)
-        lines.append("%-6s %-30s %4d %8.2f %8.2f %8.2f %9s %8g" % (kernel, COST_LABEL[kernel, sampler], len(mine),
-                                                                 lo, mid, hi, vs, n))
+        per = [int(r["sampler_cpu_ms"]) / int(r["samples"]) for r in mine
+               if str(r.get("sampler_cpu_ms", "")).isdigit() and str(r.get("samples", "")).isdigit() and int(r["samples"])]
+        lines.append("%-6s %-30s %4d %8.2f %8.2f %8.2f %9s %8g %8s" % (
+            kernel, COST_LABEL[kernel, sampler], len(mine), lo, mid, hi, vs, n,
+            "%.1f" % statistics.median(per) if per else "-"))
     return "\n".join(lines)
 
 
@@ -556,7 +582,8 @@ def sampler_cost(a, cfg, logs, progress):
         else:
             r = one_run(cfg, img, None, log, sampler)
             row.update(mem_mb=cfg["linux_mem"], sort_ms=r["sort_ms"], hz=hz, cmdline=r["cmdline"],
-                       lru_gen=r["lru_gen"], samples_in_sort=sum(1 for t, _ in r["samples"] if r["t0"] <= t <= r["t1"]))
+                       lru_gen=r["lru_gen"], samples_in_sort=sum(1 for t, _ in r["samples"] if r["t0"] <= t <= r["t1"]),
+                       samples=len(r["samples"]), sampler_cpu_ms=r["sampler_cpu_ms"])
         done[0] += 1
         progress("[%d/%d] %s, %s, run %d: sort %.2f s, %d samples meanwhile" % (
             done[0], len(jobs), kernel, COST_LABEL[kernel, sampler], k, row["sort_ms"] / 1000, row["samples_in_sort"]))

@@ -33,7 +33,8 @@ writes from /proc/diskstats (io_ticks: the time the disk had a request in flight
 disk.busy_ms; it stays 0 on this virtio disk, so the table and figures show no busy for Linux). The cache's extremes are Cached's from the first sample on (the sampler's and
 the two samples'). The negotiation's counters have no counterpart and stay empty. Added at
 the end: majfaults, pgpgin_kb, pgpgout_kb, disk_read_kb, disk_write_kb, ours_free_kb,
-free_after_boot_kb, kernel, hz, cmdline, lru_gen (as bench_linux.py's).
+free_after_boot_kb, kernel, hz, cmdline, lru_gen (as bench_linux.py's) and sampler_cpu_ms (the
+sampler's own CPU time over the whole run, from /proc/PID/stat).
 
 PRESETS.
   matched   Sprite's 10 and 16 MB, bench_ecd's CPU and disk, two loops at 100 %. Linux's boot
@@ -79,7 +80,7 @@ STAMPED = VMSTAT + DISK + ["Cached"]
 # Sprite's 10 MB ours leaves 9.3 MB, Linux at 36 MB 12.2 MB: the environment takes the surplus.
 LINUX_LEAST_MB = 36
 COLUMNS = bench_ecd.COLUMNS + ["majfaults", "pgpgin_kb", "pgpgout_kb", "disk_read_kb", "disk_write_kb",
-                               "ours_free_kb", "free_after_boot_kb", "kernel"] + bench_linux.GUEST
+                               "ours_free_kb", "free_after_boot_kb", "kernel"] + bench_linux.GUEST + ["sampler_cpu_ms"]
 
 
 # --- the guest's script -------------------------------------------------------------------------
@@ -112,6 +113,7 @@ def script(scale, env_kb, env_s, loops):
     lines += ["phase %s-d /ecd %s || st=1" % (x, p) for p in bench_ecd.PHASES * loops]
     lines += [
         "echo '@stamp 1'; sampler %s" % STAMP_SPEC,
+        "echo \"@cpu $(cat /proc/$sampler/stat)\"",         # the sampler's CPU time (bench_linux)
         "kill $env $sampler",
         "echo '@cached-samples'; cat /mnt/cached",
         "echo '@end'",
@@ -163,6 +165,7 @@ def parse_run(out, loops):
     k = re.search(r"^linux-init: Linux (\S+) up", out, re.M)
     r["kernel"] = k.group(1) if k else ""
     r.update(linuxboot.boot_facts(out))
+    r["sampler_cpu_ms"] = bench_linux.sampler_cpu_ms(out)
     lines = [m for m in bench_ecd.PHASE_LINE.finditer(out)]
     want = bench_ecd.PHASES * loops
     got = [m.group(1) for m in lines]
