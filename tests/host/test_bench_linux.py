@@ -126,7 +126,7 @@ def test_the_script_runs_nothing_of_the_shells_between_the_stamps_but_sort():
     s = bench_linux.script(15, 5, "/in", 320)
     lines = s.splitlines()
     at = lambda text: next(i for i, l in enumerate(lines) if text in l)
-    assert at("sampler -i 1000 -n 0 /proc/meminfo Cached MemFree SwapFree /proc/vmstat pswpin pswpout pgmajfault") \
+    assert at("/usr/bin/sampler -i 1000 -n 0 /proc/meminfo Cached MemFree SwapFree /proc/vmstat pswpin pswpout pgmajfault") \
         < at("toucher -t -m 15 -f -s 5") < at("echo @before; sampler ") < at("@stamp 0") \
         < at("sort -v -m 320 -o /tmp/out /in") < at("@stamp 1") < at("waitlines /mnt/toucher 'touch ' +1 600") \
         < at("sleep 7") < at("echo @after; sampler ")

@@ -176,7 +176,7 @@ def test_the_compiled_samplers_stamps_and_samples_give_the_same_figures():
 
 def test_the_script_samples_with_the_compiled_sampler_alone():
     text = bench_linux_ecd.script(5, 1780, 5, 1)
-    assert "sampler -i 1000 -n 0 /proc/meminfo Cached > /mnt/cached &" in text
+    assert "/usr/bin/sampler -i 1000 -n 0 /proc/meminfo Cached > /mnt/cached &" in text
     assert "echo '@stamp 0'; sampler /proc/vmstat pgpgin" in text and "vda@1 vda@5 vda@3 vda@7 vda@10" in text
     assert "while read" not in text and "$(ms)" not in text
     lines = text.splitlines()

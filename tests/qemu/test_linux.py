@@ -6,6 +6,7 @@ back both files over the console and checks the output's order against the input
 checksum against the host's cksum of the same bytes; and that the guest booted as the
 benchmark needs it: swap on, /proc/meminfo after boot, the script's status as runqemu's."""
 import os
+import re
 import subprocess
 import sys
 
@@ -95,6 +96,9 @@ def test_the_benchmarks_short_preset_writes_its_rows_and_nothing_tracked(guest, 
     assert len(t[""]) >= 1 and len(t["1"]) >= 3 and min(t["1"]) < 0 < max(t["1"]), t
     log = open(tmp_path / "linux-logs" / "short-s1-run1.log", encoding="utf-8", errors="replace").read()
     assert "@sampler Cached MemFree SwapFree pswpin pswpout pgmajfault\n" in log and "sample()" not in log
+    # The CPU time read is the sampler's own (the background job is the program, not a shell
+    # running it as a child, whose times would not count it until it was reaped).
+    assert re.search(r"^@cpu \d+ \(sampler\) ", log, re.M) and rows[1]["sampler_cpu_ms"].isdigit()
     assert (tmp_path / "linux-ifs-short.png").stat().st_size > 10000
     after = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
     assert after == before

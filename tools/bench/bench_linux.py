@@ -151,7 +151,10 @@ def script(toucher_mb, interval, sort_input_path, sort_kb, sampler="sampler"):
     toucher's round is one process (waitlines), not a grep a second."""
     lines = ["mount -t tmpfs -o size=4m tmpfs /mnt", ": > /mnt/samples"]
     if sampler == "sampler":
-        lines += ["sampler -i %d -n 0 %s > /mnt/samples &" % (SAMPLE_S * 1000, SAMPLED)]
+        # By its path, not through init2's function of its name: the background job is then the
+        # sampler itself (a function would run it as a child of a subshell), so that $! is its
+        # pid and /proc/$!/stat its own CPU time.
+        lines += ["/usr/bin/sampler -i %d -n 0 %s > /mnt/samples &" % (SAMPLE_S * 1000, SAMPLED)]
     elif sampler == "shell":
         lines += shell_sampler()
     elif sampler != "none":

@@ -100,7 +100,7 @@ def script(scale, env_kb, env_s, loops):
     lines = [
         "mount -t tmpfs -o size=2m tmpfs /mnt",
         "echo \"@head %s\"" % " ".join(STAMPED),
-        "sampler -i 1000 -n 0 /proc/meminfo Cached > /mnt/cached &",
+        "/usr/bin/sampler -i 1000 -n 0 /proc/meminfo Cached > /mnt/cached &",     # $!: the sampler (bench_linux)
         "sampler=$!",
         "phase %s-k %d -s %d env > /mnt/env &" % (x, env_kb, env_s),
         "env=$!",
