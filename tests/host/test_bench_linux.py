@@ -119,8 +119,141 @@ def test_the_columns_are_ifs_csvs_where_they_apply():
     assert bench_linux.COLUMNS[:len(bench_linux.IFS_COLUMNS)] == bench_linux.IFS_COLUMNS
 
 
-def test_the_script_samples_then_sorts_between_two_stamps():
+def test_the_script_runs_nothing_of_the_shells_between_the_stamps_but_sort():
+    """The compiled sampler in the background, the counters read by one run of it at each stamp,
+    between the stamps sort alone, and the wait for the toucher's round one waitlines: no busybox
+    `read` loop, no grep a second, wherever the toucher's round or sort is being timed."""
     s = bench_linux.script(15, 5, "/in", 320)
-    assert s.index("toucher -t -m 15 -f -s 5") < s.index("@stamp 0") < s.index("sort -v -m 320 -o /tmp/out /in") \
-        < s.index("@stamp 1") < s.index("grep -c '^touch '") < s.index("sleep 7") < s.index("@after")
+    lines = s.splitlines()
+    at = lambda text: next(i for i, l in enumerate(lines) if text in l)
+    assert at("/usr/bin/sampler -i 1000 -n 0 /proc/meminfo Cached MemFree SwapFree /proc/vmstat pswpin pswpout pgmajfault") \
+        < at("toucher -t -m 15 -f -s 5") < at("echo @before; sampler ") < at("@stamp 0") \
+        < at("sort -v -m 320 -o /tmp/out /in") < at("@stamp 1") < at("waitlines /mnt/toucher 'touch ' +1 600") \
+        < at("sleep 7") < at("echo @after; sampler ")
+    assert lines[at("@stamp 0") + 1:at("@stamp 1")] == ["sort -v -m 320 -o /tmp/out /in", "st=$?"]
+    assert "/proc/diskstats vda@1 vda@5" in lines[at("@before")]
+    assert "grep" not in "\n".join(lines[at("@stamp 0"):]) and "while read" not in s and "sample()" not in s
     assert "toucher -t" not in bench_linux.script(15, None, "/in", 320)
+    # --sampler-cost's other two: none at all, and the shell's as it was.
+    assert "sampler -i" not in bench_linux.script(15, None, "/in", 320, "none")
+    shell = bench_linux.script(15, None, "/in", 320, "shell")
+    assert "sample()" in shell and "sampler -i" not in shell
+    with pytest.raises(ValueError):
+        bench_linux.script(15, None, "/in", 320, "vmstat")
+
+
+SAMPLER_LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "linux-short-sampler.log")
+
+
+def test_a_recorded_run_with_the_compiled_sampler_gives_the_figures_read_by_hand():
+    """A run of the short preset at S = 1 s with user/sampler.c: the stamps' counters are its
+    one samples after @before and @after (disk reads and writes among them), the cache's
+    extremes come from its samples from sort's start on, and the guest's command line and
+    multi-gen LRU state are read."""
+    with open(SAMPLER_LOG, "rb") as f:
+        r = bench_linux.parse_run(linuxboot.console_text(f.read()), True)
+    assert {k: r[k] for k in ("sort_ms", "sort_internal_ms", "sort_runs", "sort_passes", "pageins", "pageouts",
+                              "pageins_all", "disk_reads", "disk_writes", "cache_min_kb", "cache_max_kb", "rounds",
+                              "resp_max_ms", "toucher_pageins", "free_after_boot_kb", "cmdline", "lru_gen")} == {
+        "sort_ms": 5900 - 5800, "sort_internal_ms": 45 + 39, "sort_runs": 17, "sort_passes": 1, "pageins": 0,
+        "pageouts": 0, "pageins_all": 18 - 17, "disk_reads": 64 - 51, "disk_writes": 12 - 1, "cache_min_kb": 2112,
+        "cache_max_kb": 2768, "rounds": 2, "resp_max_ms": 0, "toucher_pageins": 0, "free_after_boot_kb": 34528,
+        "cmdline": "console=ttyS0 quiet panic=-1", "lru_gen": "0x0000"}
+    assert len(r["samples"]) == 7 and r["samples"][0] == (3801, {"Cached": 2108, "MemFree": 32912, "SwapFree": 65532,
+                                                                 "pswpin": 0, "pswpout": 0, "pgmajfault": 17})
+
+
+def test_the_samplers_output_parses_and_a_bad_line_is_an_error():
+    text = "@sampler Cached pswpin vda@1\n@1000 2112 0 51\n@2001 2200 3 60\n"
+    assert bench_linux.sampler_output(text) == (["Cached", "pswpin", "vda@1"], [
+        (1000, {"Cached": 2112, "pswpin": 0, "vda@1": 51}), (2001, {"Cached": 2200, "pswpin": 3, "vda@1": 60})])
+    assert bench_linux.sampler_output("") == ([], [])
+    for bad, why in [(text + "@3000 2200 3\n", "values"),            # a value short (a line cut)
+                     (text + "@3000 2200 ? 60\n", "values"),         # a name gone from its source
+                     ("@1000 2112 0 51\n", "header")]:              # samples, but whose?
+        with pytest.raises(bench_linux.ParseError, match=why):
+            bench_linux.sampler_output(bad)
+
+
+@pytest.mark.parametrize("cut,why", [
+    ("@after\n", "counters after"),
+    ("@sampler Cached MemFree SwapFree pswpin pswpout pgmajfault vda@1 vda@5\n@9923", "counters after"),
+    ("@samples\n", "no samples"),
+    ("@before\n", "did not start"),
+])
+def test_a_missing_piece_of_a_sampler_run_is_an_error(cut, why):
+    with open(SAMPLER_LOG, "rb") as f:
+        out = linuxboot.console_text(f.read())
+    with pytest.raises(bench_linux.ParseError, match=why):
+        bench_linux.parse_run(out.replace(cut, "@9923" if cut.endswith("@9923") else "", 1), True)
+
+
+def test_a_run_without_a_sampler_has_the_stamps_counters_alone():
+    """--sampler-cost's "none": the samples' block is empty; the cache's extremes are then the
+    two stamps' values."""
+    with open(SAMPLER_LOG, "rb") as f:
+        out = linuxboot.console_text(f.read())
+    a, b = out.index("@samples\n") + len("@samples\n"), out.index("@toucher\n")
+    r = bench_linux.parse_run(out[:a] + out[b:], True)
+    assert r["samples"] == [] and (r["cache_min_kb"], r["cache_max_kb"]) == (2112, 2768)
+
+
+def test_the_guests_facts_and_a_console_recorded_before_them():
+    assert linuxboot.boot_facts("linux-init: cmdline console=ttyS0 quiet\nlinux-init: lru_gen absent\n") == {
+        "cmdline": "console=ttyS0 quiet", "lru_gen": "absent"}
+    assert linuxboot.boot_facts(recorded()) == {"cmdline": "", "lru_gen": ""}
+    assert all(c in bench_linux.COLUMNS for c in ["hz", "cmdline", "lru_gen", "sampler_cpu_ms"])
+
+
+def test_the_kernels_hz_is_its_configs(tmp_path):
+    boot = tmp_path / "root" / "boot"
+    boot.mkdir(parents=True)
+    (boot / "vmlinuz-6.1.0-50-686").write_bytes(b"")
+    (boot / "config-6.1.0-50-686").write_text("CONFIG_HZ_250=y\nCONFIG_HZ=250\n")
+    assert linuxboot.kernel_hz(str(tmp_path)) == 250
+    (boot / "config-6.1.0-50-686").unlink()
+    assert linuxboot.kernel_hz(str(tmp_path)) is None
+
+
+def test_the_sampler_cost_table_gives_each_kernels_spread_against_none():
+    rows = [dict(kernel=k, sampler=s, sort_ms=ms, samples_in_sort=n, samples=m, sampler_cpu_ms=c)
+            for k, s, ms, n, m, c in [
+        ("ours", "none", 60000, 0, "", ""), ("ours", "none", 61000, 0, "", ""), ("ours", "none", 59000, 0, "", ""),
+        ("ours", "sampler", 60500, 60, "", ""), ("ours", "sampler", 61500, 61, "", ""),
+        ("ours", "sampler", 62000, 60, "", ""),
+        ("linux", "none", 80000, 0, 0, ""), ("linux", "shell", 90000, 70, 100, 5000),
+        ("linux", "shell", 100000, 75, 100, 7000)]]
+    text = bench_linux.cost_table(rows)
+    line = lambda kernel, label: next(l for l in text.splitlines() if l.startswith(kernel) and label in l)
+    assert line("ours", "none").split()[-7:] == ["3", "59.00", "60.00", "61.00", "-", "0", "-"]
+    assert line("ours", "sampler (kstat").split()[-8:] == ["3", "60.50", "61.50", "62.00", "+2.5", "%", "60", "-"]
+    assert line("linux", "busybox read").split()[-8:] == ["2", "90.00", "95.00", "100.00", "+18.8", "%", "72.5",
+                                                          "60.0"]
+    assert "vmstat -i" not in text               # a configuration not run has no line
+
+
+def test_the_samplers_cpu_time_is_its_own_and_its_childrens():
+    stat = ("@cpu 291 (sh) S 1 291 1 1088 297 4194304 1200 5000 0 0 12 30 250 140 20 0 1 0 380 1236992 "
+            "91 4294967295\n")
+    assert bench_linux.sampler_cpu_ms(stat) == (12 + 30 + 250 + 140) * 10      # USER_HZ ticks in ms
+    assert bench_linux.sampler_cpu_ms("@cpu 291 (a name) S 1 291 1 1088 297 4194304 1 2 0 0 1 2 3 4 20\n") == 100
+    assert bench_linux.sampler_cpu_ms("no sampler\n") == ""
+    with pytest.raises(bench_linux.ParseError):
+        bench_linux.sampler_cpu_ms("@cpu 291 (sh) S 1 291\n")
+    assert "/proc/$sampler_pid/stat" in bench_linux.script(15, None, "/in", 320)
+
+
+def test_our_cost_runs_stamps_are_read_around_the_samplers_lines():
+    """On ours the sampler's lines land on the console among the shell's; the stamps (vmstat -i's
+    one sample) are still found, and the samples taken while sort ran are counted."""
+    typed = ["sysctl vm.policy=clock", "sampler -i 1000 -n 0 kstat fs.cache.blocks vm.pageins.backing "
+             "mem.frames.free &", "vmstat -i 1 1 fs.cache.blocks", "sort -v -m 320 -o /tmp/out /in",
+             "vmstat -i 1 1 fs.cache.blocks"]
+    out = ("$ sysctl vm.policy=clock\nvm.policy = clock\n$ sampler -i 1000 -n 0 kstat fs.cache.blocks "
+           "vm.pageins.backing mem.frames.free &\n[1]\n$ @sampler fs.cache.blocks vm.pageins.backing "
+           "mem.frames.free\n@500 14 0 4000\nvmstat -i 1 1 fs.cache.blocks\n@ms fs.cache.blocks\n@1200 14\n"
+           "$ sort -v -m 320 -o /tmp/out /in\n@1500 20 0 3990\nsort: 9 lines, 1 runs in 1 ms, 0 merge passes and "
+           "the last merge in 1 ms\n@2500 30 0 3980\n$ vmstat -i 1 1 fs.cache.blocks\n@ms fs.cache.blocks\n@3100 30\n$ ")
+    assert bench_linux.parse_ours_cost(out, typed) == (3100 - 1200, 2)
+    with pytest.raises(bench_linux.ParseError, match="stamp"):
+        bench_linux.parse_ours_cost(out.replace("@3100 30\n", ""), typed)

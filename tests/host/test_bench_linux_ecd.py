@@ -148,3 +148,54 @@ def test_the_figures_draw_a_linux_line(tmp_path):
         ecd_figures._grid = real
     assert all(os.path.getsize(p) > 0 for p in pngs)
     assert ["linux" in c for c in drawn] == [True, True, True, True, False]
+
+
+def as_sampler_run(out):
+    """The recorded console as user/sampler.c prints it: each stamp one run of the sampler (its
+    header, then one sample) after "@stamp N", the Cached samples its header and "@UPTIME KB"."""
+    import re
+    spec = " ".join(bench_linux_ecd.VMSTAT + bench_linux_ecd.DISK_WORDS + ["Cached"])
+    out = re.sub(r"^@stamp (\d) (.*)$", lambda m: "@stamp %s\n@sampler %s\n@%s" % (m.group(1), spec, m.group(2)),
+                 out, flags=re.M)
+    return out.replace("@cached-samples\n@cached 4470 1772\n", "@cached-samples\n@sampler Cached\n@4470 1772\n")
+
+
+def test_the_compiled_samplers_stamps_and_samples_give_the_same_figures():
+    out = as_sampler_run(recorded())
+    assert "@stamp 0\n@sampler pgpgin" in out and "@4470 1772" in out
+    r = bench_linux_ecd.parse_run(out, 1)
+    assert {k: r[k] for k in EXPECTED} == EXPECTED
+    # A cache sample inside the phases counts; one the sampler could not read ("?") is an error.
+    assert bench_linux_ecd.parse_run(out.replace("@4470 1772\n", "@4800 100\n"), 1)["cache_min_kb"] == 100
+    with pytest.raises(ParseError, match="values"):
+        bench_linux_ecd.parse_run(out.replace("@4470 1772\n", "@4800 ?\n"), 1)
+    # A stamp whose sampler read other names is refused, not read in the wrong order.
+    with pytest.raises(ParseError, match="read"):
+        bench_linux_ecd.parse_run(out.replace("@sampler pgpgin pgpgout", "@sampler pgpgout pgpgin", 1), 1)
+
+
+def test_the_script_samples_with_the_compiled_sampler_alone():
+    text = bench_linux_ecd.script(5, 1780, 5, 1)
+    assert "/usr/bin/sampler -i 1000 -n 0 /proc/meminfo Cached > /mnt/cached &" in text
+    assert "echo '@stamp 0'; sampler /proc/vmstat pgpgin" in text and "vda@1 vda@5 vda@3 vda@7 vda@10" in text
+    assert "while read" not in text and "$(ms)" not in text
+    lines = text.splitlines()
+    first = next(i for i, l in enumerate(lines) if "@stamp 0" in l)
+    last = next(i for i, l in enumerate(lines) if "@stamp 1" in l)
+    assert all(l.startswith("phase ") for l in lines[first + 1:last])
+
+
+def test_a_recorded_run_with_the_compiled_sampler_gives_the_figures_read_by_hand():
+    """A short-preset run with user/sampler.c: @stamp 0 at 3831 ms (pgpgin 2321, pgfault 2493, vda's
+    reads 52, sectors read 4642, Cached 2132) and @stamp 1 at 3888 ms (2601, 2891, 62, 5202, 2636);
+    Cached sampled once before the phases (3608 ms: not counted); the sampler's own CPU time
+    (/proc/PID/stat of the sampler itself) under one tick."""
+    with open(os.path.join(os.path.dirname(LOG), "linux-ecd-sampler.log"), "rb") as f:
+        r = bench_linux_ecd.parse_run(linuxboot.console_text(f.read()), 1)
+    assert {k: r[k] for k in ("elapsed_ms", "fs_read_kb", "fs_write_kb", "vm_read_kb", "faults", "disk_reads",
+                              "disk_writes", "disk_read_kb", "cache_min_kb", "cache_max_kb", "sampler_cpu_ms",
+                              "cmdline", "lru_gen")} == {
+        "elapsed_ms": 3888 - 3831, "fs_read_kb": 2601 - 2321, "fs_write_kb": 0, "vm_read_kb": 0,
+        "faults": 2891 - 2493, "disk_reads": 62 - 52, "disk_writes": 0, "disk_read_kb": (5202 - 4642) // 2,
+        "cache_min_kb": 2132, "cache_max_kb": 2636, "sampler_cpu_ms": 0, "cmdline": "console=ttyS0 quiet panic=-1",
+        "lru_gen": "0x0000"}

@@ -6,6 +6,7 @@ back both files over the console and checks the output's order against the input
 checksum against the host's cksum of the same bytes; and that the guest booted as the
 benchmark needs it: swap on, /proc/meminfo after boot, the script's status as runqemu's."""
 import os
+import re
 import subprocess
 import sys
 
@@ -84,6 +85,20 @@ def test_the_benchmarks_short_preset_writes_its_rows_and_nothing_tracked(guest, 
         assert int(r["sort_ms"]) > 0 and r["policy"] == "linux" and r["mem_mb"] == "64"
         assert int(r["available_after_boot_kb"]) > 0 and r["kernel"].endswith("-686")
     assert int(rows[1]["rounds"]) >= 1 and rows[1]["toucher_kb"] == "1024"
+    # What decides how Linux's figures read: its tick, command line and multi-gen LRU state.
+    for r in rows:
+        assert int(r["hz"]) in (100, 250, 300, 1000) and "console=ttyS0" in r["cmdline"] and r["lru_gen"]
+    # The compiled sampler's rows: the cache's size each second of each run (the series' times
+    # are from sort's start). Sort alone at full speed ends within the sampler's first second;
+    # beside the toucher the run waits for a round and S + 2 s, sampled before and after sort.
+    series = list(csv.DictReader(open(tmp_path / "linux-ifs-series.csv")))
+    t = {i: [float(r["t_s"]) for r in series if r["interval_s"] == i and r["what"] == "cache_kb"] for i in ("", "1")}
+    assert len(t[""]) >= 1 and len(t["1"]) >= 3 and min(t["1"]) < 0 < max(t["1"]), t
+    log = open(tmp_path / "linux-logs" / "short-s1-run1.log", encoding="utf-8", errors="replace").read()
+    assert "@sampler Cached MemFree SwapFree pswpin pswpout pgmajfault\n" in log and "sample()" not in log
+    # The CPU time read is the sampler's own (the background job is the program, not a shell
+    # running it as a child, whose times would not count it until it was reaped).
+    assert re.search(r"^@cpu \d+ \(sampler\) ", log, re.M) and rows[1]["sampler_cpu_ms"].isdigit()
     assert (tmp_path / "linux-ifs-short.png").stat().st_size > 10000
     after = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
     assert after == before
@@ -123,5 +138,34 @@ def test_the_ecd_benchmarks_short_preset_reads_the_phases_and_linuxs_traffic(gue
     assert int(r["faults"]) > 0 and int(r["cache_max_kb"]) >= int(r["cache_min_kb"]) > 0
     assert int(r["env_kb"]) > 5120 * 5 // 100
     assert r["fs_asks_vm"] == r["vm_asks_fs"] == "" and r["kernel"].endswith("-686")
+    assert int(r["hz"]) > 0 and "console=ttyS0" in r["cmdline"] and r["lru_gen"]
     after = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
     assert after == before
+
+
+def test_the_sampler_cost_is_measured_on_both_kernels(guest, tmp_path):
+    """bench_linux.py --sampler-cost on the short preset, one run of each: sort alone on each
+    kernel with no sampler, the compiled one (user/sampler.c: kstat() on ours, /proc on Linux)
+    and each kernel's other; its table has a line of each and its CSV a row of each."""
+    import csv
+    env = dict(os.environ, BENCH_DIR=str(tmp_path))
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "bench_linux.py"), "--preset", "short",
+                        "--sampler-cost", "--runs", "1", "--no-figures"], capture_output=True, text=True, env=env,
+                       timeout=900)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    rows = list(csv.DictReader(open(tmp_path / "sampler-cost.csv")))
+    assert sorted((r["kernel"], r["sampler"]) for r in rows) == sorted(bench_cost_configs())
+    assert all(int(r["sort_ms"]) > 0 for r in rows)
+    assert "What sampling costs sort alone" in p.stdout and "sampler (kstat, 1 s)" in p.stdout
+    # The samplers ran: ours printed its lines on the console, Linux's into its tmpfs.
+    logs = tmp_path / "linux-logs"
+    assert "@sampler fs.cache.blocks" in (logs / "cost-short-ours-sampler-run1.log").read_text(errors="replace")
+    assert "@sampler Cached" in (logs / "cost-short-linux-sampler-run1.log").read_text(errors="replace")
+    assert "@sampler" not in (logs / "cost-short-linux-none-run1.log").read_text(errors="replace").split(
+        "@samples")[-1].split("@toucher")[0]
+
+
+def bench_cost_configs():
+    sys.path.insert(0, str(ROOT / "tools" / "bench"))
+    import bench_linux
+    return bench_linux.COST_CONFIGS

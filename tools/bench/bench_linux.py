@@ -24,13 +24,25 @@ are printed and written to build/bench/linux-mem.csv; --linux-mem skips the sear
 
 ONE RUN is one boot on a private copy of a prepared disk (sort's input /in made and synced
 beforehand, so it is on disk, not in the cache, when the run begins), at the benchmark's CPU
-speed and disk throttle; a script (tools/linux/linuxboot.py hands it over) starts a sampler of
-/proc/meminfo and /proc/vmstat every second and the toucher (both writing to a tmpfs, read back
-at the end), waits for the toucher's first round, reads the counters, runs sort between two
-time stamps of /proc/uptime, waits for the toucher's round in progress to end (up to 10
-minutes: under Linux a round that began while sort ran can outlast it by minutes), sleeps
-S + 2 s, reads the counters again. Sort alone is the same
-boot without the toucher.
+speed and disk throttle; a script (tools/linux/linuxboot.py hands it over) starts the sampler
+(user/sampler.c built for Linux: every second one read() of /proc/meminfo and of /proc/vmstat
+and one write() of a line, into a tmpfs) and the toucher (its output into the tmpfs too), waits
+for the toucher's first round, reads the counters (one run of the sampler), runs sort between
+two time stamps of /proc/uptime, waits for the toucher's round in progress to end (waitlines,
+one process for the wait, up to 10 minutes: under Linux a round that began while sort ran can
+outlast it by minutes), sleeps S + 2 s, reads the counters again. Sort alone is the same boot
+without the toucher.
+
+NOTHING OF THE HARNESS'S IN THE TIMED SECTIONS but that sampler. The runs used to sample with a
+function of busybox's shell, whose `read` makes a poll and a one-byte read per character: its
+`sample; sleep 1` loop came round every 1.24-1.5 s and took 10-25 % of the CPU while sort was
+timed, and the wait after sort forked a grep every second while the toucher's round was timed.
+--sampler-cost measures what sampling costs sort alone on both kernels, the same sampler on
+ours (its counters through kstat()) as on Linux, with none, and with each kernel's other
+sampler (ours: vmstat -i, which make bench-ifs runs; Linux: the shell's, as it was), --runs
+boots of each, and prints sort's min/median/max and, on Linux, the sampler's own CPU time a
+sample (/proc/PID/stat; ours counts no CPU time by process) (build/bench/sampler-cost.csv).
+Every run's row has that CPU time too (sampler_cpu_ms).
 
 WHAT A ROW REPORTS, in ifs.csv's columns where they apply (bench_ifs.COLUMNS): the toucher's
 responses (the rounds that began while sort ran and the first after), sort's time (the two
@@ -40,7 +52,10 @@ from /proc/PID/stat), all major faults (pgmajfault, for pageins_all), the disk's
 writes (/proc/diskstats), the file cache's least and greatest size from sort's start (Cached of
 /proc/meminfo, sampled). What has no Linux counterpart stays empty: the penalty, the
 negotiation's counters, the toucher's own page-outs (Linux does not count them by process).
-Added at the end: free_after_boot_kb, available_after_boot_kb, kernel.
+Added at the end: free_after_boot_kb, available_after_boot_kb, kernel, and what
+decides how Linux's figures read: hz (CONFIG_HZ of the kernel's own config), cmdline (its
+command line, /proc/cmdline) and lru_gen (/sys/kernel/mm/lru_gen/enabled: 0x0000 is Debian's
+default, the multi-gen LRU built in but off; "absent" when not built).
 
 PRESETS.
   matched   memory matched to ours at 20 MB (about 17 MB to programs), a 15 MB toucher, sort
@@ -52,9 +67,11 @@ PRESETS.
     bench_linux.py [--preset matched|short] [--intervals 5,30] [--runs 1] [-j 1] [--ours-mem MB]
                    [--linux-mem MB] [--toucher-mb MB] [--sort-input SIZE] [--sort-kb KB]
                    [--throttle-bps N] [--throttle-iops N] [--icount SHIFT|none] [--no-standalone]
+    bench_linux.py --sampler-cost [--preset ...] [--runs 3] [-j 1] [--cost-kernels ours,linux]
 
 Writes build/bench/linux-ifs.csv (one line a run; a preset's lines replace its earlier ones),
-linux-ifs-series.csv (cache, swap traffic and responses over time), linux-mem.csv, the console
+linux-ifs-series.csv (cache, swap traffic and responses over time), linux-mem.csv (and with
+--sampler-cost only sampler-cost.csv, a preset's and kernel's lines replacing their earlier ones), the console
 of each run under build/bench/linux-logs and the figure linux-ifs-PRESET.png. The parsing below
 is pure (console text in, numbers out); tests/host/test_bench_linux.py holds it."""
 import argparse, csv, os, re, statistics, sys, time
@@ -62,7 +79,7 @@ import argparse, csv, os, re, statistics, sys, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "linux"))
-from benchlib import ROOT, RUN_COLUMNS, boot_steps, bench_path, run_all, run_identity   # noqa: E402
+from benchlib import ROOT, RUN_COLUMNS, boot_steps, bench_path, run_all, run_identity, spread   # noqa: E402
 import linuxboot  # noqa: E402
 
 NAME = "bench-linux"
@@ -85,7 +102,11 @@ IFS_COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "run", "poli
                "toucher_pageouts", "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied",
                "vm_asks_fs", "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes",
                "sort_host_ms", "host_load"]
-COLUMNS = IFS_COLUMNS + ["sort_kb", "free_after_boot_kb", "available_after_boot_kb", "kernel"] + RUN_COLUMNS
+# hz, cmdline, lru_gen: the Linux guest's tick (CONFIG_HZ), kernel command line and multi-gen LRU
+# state (/sys/kernel/mm/lru_gen/enabled), which decide what its figures mean.
+GUEST = ["hz", "cmdline", "lru_gen"]
+COLUMNS = IFS_COLUMNS + ["sort_kb", "free_after_boot_kb", "available_after_boot_kb", "kernel"] + GUEST + [
+    "sampler_cpu_ms"] + RUN_COLUMNS
 SERIES = ["preset", "interval_s", "penalty_s", "mode", "run", "what", "t_s", "value", "pageins"]
 
 
@@ -95,14 +116,20 @@ class ParseError(Exception):
 
 # --- the guest's script -------------------------------------------------------------------------
 ROUND_WAIT_S = 600      # how long a run waits after sort for the toucher's round in progress
+# The compiled sampler (user/sampler.c, built for Linux): what it reads every SAMPLE_S seconds
+# into the tmpfs, and what it reads once at the two stamps around the timed section (the same,
+# and vda's reads and writes of /proc/diskstats).
+SAMPLED = "/proc/meminfo %s /proc/vmstat %s" % (" ".join(MEMINFO), " ".join(VMSTAT))
+DISK = {"vda@1": "reads", "vda@5": "writes"}
+STAMPED = SAMPLED + " /proc/diskstats " + " ".join(DISK)
+SAMPLERS = ("sampler", "none", "shell")
 
 
-def script(toucher_mb, interval, sort_input_path, sort_kb):
-    """The commands of one run (busybox sh). Lines it prints for the host begin with '@'."""
-    lines = [
-        "mount -t tmpfs -o size=4m tmpfs /mnt",
-        # One sample: uptime in ms, then MEMINFO's and VMSTAT's values. Builtins only, so that
-        # sampling costs no fork but sleep's.
+def shell_sampler():
+    """The sampler these runs had before user/sampler.c: a function of busybox's shell whose
+    `read` makes a poll and a one-byte read per character. Kept only so that --sampler-cost
+    can say what it cost; no benchmark's run uses it."""
+    return [
         "sample() {",
         "  read up rest < /proc/uptime",
         "  while read k v u; do case $k in %s) eval m_${k%%:}=$v;; esac; done < /proc/meminfo"
@@ -111,21 +138,36 @@ def script(toucher_mb, interval, sort_input_path, sort_kb):
         "  echo \"@${up%%.*}${up#*.}0 %s %s\"" % (" ".join("$m_" + k for k in MEMINFO),
                                                   " ".join("$v_" + k for k in VMSTAT)),
         "}",
-        "disk() { while read a b dev r1 r2 r3 r4 w1 rest; do [ $dev = vda ] && echo \"@disk $1 $r1 $w1\"; "
-        "done < /proc/diskstats; }",
-        "echo \"@head %s %s\"" % (" ".join(MEMINFO), " ".join(VMSTAT)),
-        "(while :; do sample; sleep %d; done) > /mnt/samples &" % SAMPLE_S,
-        "sampler=$!",
+        "(echo \"@sampler %s %s\"; while :; do sample; sleep %d; done) > /mnt/samples &"
+        % (" ".join(MEMINFO), " ".join(VMSTAT), SAMPLE_S),
     ]
+
+
+def script(toucher_mb, interval, sort_input_path, sort_kb, sampler="sampler"):
+    """The commands of one run (busybox sh). Lines it prints for the host begin with '@'.
+    Nothing of the shell's runs between the two stamps but sort: the sampler in the background
+    is the compiled one (sampler="none": no sampler, "shell": the old one, for --sampler-cost),
+    the counters are read at the stamps by one run of it, and the wait after sort for the
+    toucher's round is one process (waitlines), not a grep a second."""
+    lines = ["mount -t tmpfs -o size=4m tmpfs /mnt", ": > /mnt/samples"]
+    if sampler == "sampler":
+        # By its path, not through init2's function of its name: the background job is then the
+        # sampler itself (a function would run it as a child of a subshell), so that $! is its
+        # pid and /proc/$!/stat its own CPU time.
+        lines += ["/usr/bin/sampler -i %d -n 0 %s > /mnt/samples &" % (SAMPLE_S * 1000, SAMPLED)]
+    elif sampler == "shell":
+        lines += shell_sampler()
+    elif sampler != "none":
+        raise ValueError("sampler %r: one of %s" % (sampler, ", ".join(SAMPLERS)))
+    lines += ["sampler_pid=$!" if sampler != "none" else "sampler_pid="]
     if interval is not None:
         lines += [
             "toucher -t -m %g -f -s %g -n 100000 > /mnt/toucher &" % (toucher_mb, interval),
             "toucher=$!",
-            "until grep -q '^touch 1 ' /mnt/toucher 2>/dev/null; do sleep 0.2; done",
+            "waitlines /mnt/toucher 'touch 1 ' 1 %d > /dev/null" % ROUND_WAIT_S,
         ]
     lines += [
-        "echo \"@before $(sample)\"",
-        "disk 0",
+        "echo @before; sampler %s" % STAMPED,
         "read up rest < /proc/uptime; echo \"@stamp 0 ${up%%.*}${up#*.}0\"",
         "sort -v -m %d -o /tmp/out %s" % (sort_kb, sort_input_path),
         "st=$?",
@@ -135,15 +177,15 @@ def script(toucher_mb, interval, sort_input_path, sort_kb):
         # A round the toucher began while sort ran may outlast sort by minutes when Linux has
         # swapped the toucher out: wait for it to end (up to ROUND_WAIT_S), or it is not seen.
         lines += [
-            "n=$(grep -c '^touch ' /mnt/toucher)",
-            "i=0; while [ $(grep -c '^touch ' /mnt/toucher) -le $n ] && [ $i -lt %d ]; do sleep 1; i=$((i+1)); done"
-            % ROUND_WAIT_S,
+            "waitlines /mnt/toucher 'touch ' +1 %d > /dev/null" % ROUND_WAIT_S,
             "sleep %g" % (interval + 2),
         ]
     lines += [
-        "echo \"@after $(sample)\"",
-        "disk 1",
-        "kill $sampler %s" % ("$toucher" if interval is not None else ""),
+        "echo @after; sampler %s" % STAMPED,
+        # The sampler's own CPU time and its reaped children's (the shell's sleeps), from
+        # /proc/PID/stat: read after the timed sections, before it is killed.
+        "[ -n \"$sampler_pid\" ] && echo \"@cpu $(cat /proc/$sampler_pid/stat)\"",
+        "kill $sampler_pid %s" % ("$toucher" if interval is not None else ""),
         "echo '@samples'; cat /mnt/samples",
         "echo '@toucher'; cat /mnt/toucher 2>/dev/null",
         "echo '@end'",
@@ -155,14 +197,59 @@ def script(toucher_mb, interval, sort_input_path, sort_kb):
 # --- parsing: console text in, numbers out ------------------------------------------------------
 TOUCH = re.compile(r"^touch (\d+) (\d+) ms, (\d+) page-ins, at (\d+) ms$", re.M)
 SORT_V = re.compile(r"sort: (\d+) lines, (\d+) runs in (\d+) ms, (\d+) merge passes and the last merge in (\d+) ms")
+SAMPLER_HEAD = re.compile(r"^@sampler (.+)$", re.M)
+USER_HZ = 100          # the unit of /proc/PID/stat's times (i386 Linux's USER_HZ, not its HZ)
+
+
+def sampler_cpu_ms(out):
+    """The background sampler's CPU time in ms, its own and its reaped children's (utime, stime,
+    cutime, cstime: fields 14-17 of /proc/PID/stat, after the name in parentheses), or "" when
+    the run had no sampler or was recorded before this was printed."""
+    m = re.search(r"^@cpu \d+ \(.*\) (.*)$", out, re.M)
+    if not m:
+        return ""
+    f = m.group(1).split()          # from field 3, the state, on
+    if len(f) < 15 or not all(x.isdigit() for x in f[11:15]):
+        raise ParseError("the sampler's /proc/PID/stat %r has no times" % m.group(0)[:120])
+    return sum(int(x) for x in f[11:15]) * 1000 // USER_HZ
 
 
 def sample_values(text, names):
-    """{name: value} of one sample line's values after its time stamp."""
+    """(uptime ms, {name: value}) of one sample line's text after its '@'."""
     vals = text.split()
     if len(vals) != len(names) + 1 or not all(v.isdigit() for v in vals):
         raise ParseError("a sample %r has not the %d values of %s" % (text, len(names), " ".join(names)))
     return int(vals[0]), dict(zip(names, map(int, vals[1:])))
+
+
+def sampler_output(text):
+    """(names, [(uptime ms, {name: value})]) of what user/sampler.c wrote: its header
+    "@sampler NAME..." and a line "@UPTIME VALUE..." a sample. A line short of a value, or with
+    a value that is no number ("?": a name gone from its source), is an error; so is a header
+    that is not there when samples are. A last line cut short (the sampler killed while
+    writing it: its one write() makes that all but impossible) is one too."""
+    head = SAMPLER_HEAD.search(text)
+    rows = [l[1:] for l in text.splitlines() if l.startswith("@") and not l.startswith("@sampler ")]
+    if not head:
+        if rows:
+            raise ParseError("samples without the sampler's header")
+        return [], []
+    names = head.group(1).split()
+    return names, [sample_values(r, names) for r in rows]
+
+
+def stamp_sample(out, what, old_names):
+    """The counters read at a stamp (@before, @after): one run of the sampler after the mark
+    "@WHAT" (its header and one sample), or in a run recorded before user/sampler.c, the shell's
+    "@WHAT @UPTIME VALUE..." in the names of "@head"."""
+    m = re.search(r"^@%s\n(@sampler .+\n@\d+(?: \S+)*)$" % what, out, re.M)
+    if m:
+        names, samples = sampler_output(m.group(1))
+        return samples[0][1]
+    m = re.search(r"^@%s @(.+)$" % what, out, re.M)
+    if not m or old_names is None:
+        raise ParseError("no counters %s sort" % what)
+    return sample_values(m.group(1), old_names)[1]
 
 
 def parse_run(out, toucher):
@@ -170,13 +257,15 @@ def parse_run(out, toucher):
     meminfo = linuxboot.boot_meminfo(out)
     if meminfo is None:
         raise ParseError("no /proc/meminfo after boot")
-    head = re.search(r"^@head (.+)$", out, re.M)
-    if not head:
+    if "\n@before" not in out:
         raise ParseError("the script did not start")
-    names = head.group(1).split()
+    head = re.search(r"^@head (.+)$", out, re.M)         # runs recorded before user/sampler.c
+    old_names = head.group(1).split() if head else None
     r = {"free_after_boot_kb": meminfo.get("MemFree"), "available_after_boot_kb": meminfo.get("MemAvailable")}
     k = re.search(r"^linux-init: Linux (\S+) up", out, re.M)
     r["kernel"] = k.group(1) if k else ""
+    r.update(linuxboot.boot_facts(out))
+    r["sampler_cpu_ms"] = sampler_cpu_ms(out)
     stamps = dict((int(a), int(b)) for a, b in re.findall(r"^@stamp (\d) (\d+)$", out, re.M))
     if 0 not in stamps or 1 not in stamps:
         raise ParseError("sort's time stamps are missing (sort did not run to its end?)")
@@ -186,25 +275,27 @@ def parse_run(out, toucher):
         raise ParseError("sort did not finish (no line of sort -v)")
     r.update(sort_ms=t1 - t0, sort_internal_ms=int(m.group(3)) + int(m.group(5)), sort_runs=int(m.group(2)),
              sort_passes=int(m.group(4)), t0=t0, t1=t1)
-    ba = {}
-    for what in ("before", "after"):
-        line = re.search(r"^@%s @(.+)$" % what, out, re.M)
-        if not line:
-            raise ParseError("no counters %s sort" % what)
-        ba[what] = sample_values(line.group(1), names)[1]
+    ba = {what: stamp_sample(out, what, old_names) for what in ("before", "after")}
     r["before_after"] = ba
     r["pageins"] = ba["after"]["pswpin"] - ba["before"]["pswpin"]
     r["pageouts"] = ba["after"]["pswpout"] - ba["before"]["pswpout"]
     r["pageins_all"] = ba["after"]["pgmajfault"] - ba["before"]["pgmajfault"]
-    disk = dict((int(a), (int(b), int(c))) for a, b, c in re.findall(r"^@disk (\d) (\d+) (\d+)$", out, re.M))
-    if 0 in disk and 1 in disk:
-        r["disk_reads"] = disk[1][0] - disk[0][0]
-        r["disk_writes"] = disk[1][1] - disk[0][1]
+    if all(k in ba["before"] and k in ba["after"] for k in DISK):
+        r["disk_reads"], r["disk_writes"] = (ba["after"][k] - ba["before"][k] for k in DISK)
+    else:
+        disk = dict((int(a), (int(b), int(c))) for a, b, c in re.findall(r"^@disk (\d) (\d+) (\d+)$", out, re.M))
+        if 0 in disk and 1 in disk:
+            r["disk_reads"] = disk[1][0] - disk[0][0]
+            r["disk_writes"] = disk[1][1] - disk[0][1]
     body = out.split("\n@samples\n", 1)
     if len(body) < 2:
         raise ParseError("no samples (the script did not reach its end)")
-    samples_text, _, rest = body[1].partition("\n@toucher\n")
-    samples = [sample_values(l[1:], names) for l in samples_text.splitlines() if l.startswith("@")]
+    # No sampler (--sampler-cost's "none") leaves the block empty: the mark follows at once.
+    samples_text, _, rest = ("\n" + body[1]).partition("\n@toucher\n")
+    if old_names is not None and not SAMPLER_HEAD.search(samples_text):
+        samples = [sample_values(l[1:], old_names) for l in samples_text.splitlines() if l.startswith("@")]
+    else:
+        samples = sampler_output(samples_text)[1]
     r["samples"] = samples
     # The sampler's, and the two taken just before sort and after the last sleep.
     since = [s["Cached"] for t, s in samples if t >= t0] + [ba["before"]["Cached"], ba["after"]["Cached"]]
@@ -312,8 +403,8 @@ def prepare(cfg, preset, logs):
     return img
 
 
-def one_run(cfg, img, interval, log):
-    text = script(cfg["toucher_mb"], interval, "/in", cfg["sort_kb"])
+def one_run(cfg, img, interval, log, sampler="sampler"):
+    text = script(cfg["toucher_mb"], interval, "/in", cfg["sort_kb"], sampler)
     rc, out = linuxboot.run(text, img, cfg["linux_mem"], log=log, timeout=3600, icount=cfg["icount"],
                             align=cfg["icount"] is not None, throttle_bps=cfg["throttle_bps"],
                             throttle_iops=cfg["throttle_iops"])
@@ -379,6 +470,145 @@ def table_text(rows, preset):
     return "\n".join(lines)
 
 
+# --- what sampling costs (--sampler-cost) --------------------------------------------------------
+# Sort alone (the preset's sort, input and budget, on its machine), RUNS times with each way of
+# sampling, on both kernels: the compiled sampler (user/sampler.c) on each, none, and each
+# kernel's other: on ours vmstat -i (what make bench-ifs runs beside sort), on Linux the busybox
+# function these runs had before. The figure is sort's time between its two stamps (guest time).
+OURS_SAMPLED = "fs.cache.blocks vm.pageins.backing mem.frames.free"     # bench_ifs.SAMPLED's
+OURS_SAMPLERS = {"none": "", "sampler": "sampler -i %d -n 0 kstat %s &\n" % (SAMPLE_S * 1000, OURS_SAMPLED),
+                 "vmstat": "vmstat -i %d 0 %s &\n" % (SAMPLE_S * 1000, OURS_SAMPLED)}
+COST_CONFIGS = [("ours", "none"), ("ours", "sampler"), ("ours", "vmstat"),
+                ("linux", "none"), ("linux", "sampler"), ("linux", "shell")]
+COST_LABEL = {("ours", "none"): "none", ("ours", "sampler"): "sampler (kstat, 1 s)",
+              ("ours", "vmstat"): "vmstat -i (bench-ifs's, 1 s)", ("linux", "none"): "none",
+              ("linux", "sampler"): "sampler (/proc, 1 s)", ("linux", "shell"): "busybox read (before, 1 s)"}
+COST_COLUMNS = ["preset", "kernel", "sampler", "run", "mem_mb", "sort_input", "sort_kb", "throttle_bps",
+                "throttle_iops", "icount_shift", "sort_ms", "samples_in_sort", "samples", "sampler_cpu_ms",
+                "host_load"] + GUEST + RUN_COLUMNS
+OURS_SAMPLER_HEAD = re.compile(r"@sampler [^\n]*\n")
+
+
+def parse_ours_cost(out, typed):
+    """(sort's ms between its two stamps, the samples taken meanwhile) of one run of ours, from
+    its console and the lines typed: the samplers' lines (vmstat -i's and user/sampler.c's, the
+    same "@UPTIME V V V") are taken out wherever they fell, as bench_ifs does."""
+    import bench_ifs
+    clean, _, samples, _ = bench_ifs.background(out)
+    cmds = bench_ifs.split_commands(OURS_SAMPLER_HEAD.sub("", clean), typed)
+    try:
+        t0, t1 = bench_ifs.stamp(cmds, 0), bench_ifs.stamp(cmds, 1)
+    except bench_ifs.ParseError as e:
+        raise ParseError(str(e))
+    return t1 - t0, sum(1 for t, _ in samples if t0 <= t <= t1)
+
+
+def ours_cost_run(icfg, sampler, log):
+    """One boot of ours at bench_ifs's preset icfg: the sampler (or none), then sort alone
+    between two stamps, then the sampler killed."""
+    import bench_ifs
+    measure = "%s\n%s\n%s\n" % (bench_ifs.STAMP, bench_ifs.sort_line(icfg), bench_ifs.STAMP)
+    done = r"(?s)sort: \d+ lines.*@\d+ \d+\n.*\$ "
+    kill = lambda out: "".join("kill -%s\n" % j for j in re.findall(r"^\[(\d+)\]$", bench_ifs.background(out)[0],
+                                                                   re.M))
+    setup = "sysctl vm.policy=%s\n" % icfg["policy"]
+    if OURS_SAMPLERS[sampler]:
+        steps = [(None, setup + OURS_SAMPLERS[sampler]), (r"\[\d+\]\n", measure), (done, kill)]
+    else:
+        steps = [(None, setup + measure)]
+    rc, out, typed, _ = boot_steps(steps, image=icfg["image"], mem=icfg["mem"], icount=icfg["icount"],
+                                   throttle_bps=icfg["throttle_bps"], throttle_iops=icfg["throttle_iops"],
+                                   timeout=3600, log=log, align=icfg["align"])
+    if rc != 0:
+        raise ParseError("the guest failed (exit %d): see %s" % (rc, os.path.relpath(log)))
+    try:
+        return parse_ours_cost(out, typed)
+    except ParseError as e:
+        raise ParseError("%s: see %s" % (e, os.path.relpath(log)))
+
+
+def cost_table(rows):
+    """The figures of --sampler-cost: per kernel and sampler, sort's min/median/max and the
+    median's change against the same kernel without a sampler."""
+    lines = ["What sampling costs sort alone (s of guest time between its stamps; median against none;",
+             "samples taken while sort ran; Linux's sampler's own CPU ms a sample, median, from /proc/PID/stat)",
+             "%-6s %-30s %4s %8s %8s %8s %9s %8s %8s" % ("kernel", "sampler", "runs", "min", "median", "max",
+                                                        "vs none", "samples", "CPU ms")]
+    med = {}
+    for kernel, sampler in COST_CONFIGS:
+        mine = [r for r in rows if r["kernel"] == kernel and r["sampler"] == sampler]
+        if not mine:
+            continue
+        lo, mid, hi = spread([int(r["sort_ms"]) / 1000 for r in mine])
+        med[kernel, sampler] = mid
+        base = med.get((kernel, "none"))
+        vs = "-" if sampler == "none" or not base else "%+.1f %%" % ((mid / base - 1) * 100)
+        n = statistics.median(int(r["samples_in_sort"]) for r in mine)
+        per = [int(r["sampler_cpu_ms"]) / int(r["samples"]) for r in mine
+               if str(r.get("sampler_cpu_ms", "")).isdigit() and str(r.get("samples", "")).isdigit() and int(r["samples"])]
+        lines.append("%-6s %-30s %4d %8.2f %8.2f %8.2f %9s %8g %8s" % (
+            kernel, COST_LABEL[kernel, sampler], len(mine), lo, mid, hi, vs, n,
+            "%.1f" % statistics.median(per) if per else "-"))
+    return "\n".join(lines)
+
+
+def sampler_cost(a, cfg, logs, progress):
+    """--sampler-cost: RUNS boots of sort alone for each of COST_CONFIGS (the kernels chosen),
+    interleaved run by run so that a change of the host's load falls on every configuration;
+    writes build/bench/sampler-cost.csv and prints cost_table."""
+    import bench_ifs
+    kernels = [k for k in a.cost_kernels.split(",") if k]
+    configs = [c for c in COST_CONFIGS if c[0] in kernels]
+    icfg = dict(bench_ifs.PRESETS["matched"], mem=cfg["ours_mem"] or bench_ifs.PRESETS["matched"]["mem"],
+                sort_input=cfg["sort_input"], sort_kb=cfg["sort_kb"], throttle_bps=cfg["throttle_bps"],
+                throttle_iops=cfg["throttle_iops"], icount=cfg["icount"], align=cfg["icount"] is not None)
+    if "ours" in kernels:
+        icfg["image"] = bench_ifs.prepare_image("sampler-cost", cfg["sort_input"], logs)
+    img = prepare(cfg, a.preset, logs) if "linux" in kernels else None
+    hz = linuxboot.kernel_hz() or ""
+    jobs = [(k, c) for k in range(1, a.runs + 1) for c in configs]
+    progress("sampler cost: %d boots of sort alone (%s), %d at once" % (len(jobs), ", ".join(
+        "%s %s" % c for c in configs), a.jobs))
+    done = [0]
+
+    def job(j):
+        k, (kernel, sampler) = j
+        log = os.path.join(logs, "cost-%s-%s-%s-run%d.log" % (a.preset, kernel, sampler, k))
+        load = "%.1f" % os.getloadavg()[0]
+        row = dict(preset=a.preset, kernel=kernel, sampler=sampler, run=k, sort_input=cfg["sort_input"],
+                   sort_kb=cfg["sort_kb"], throttle_bps=cfg["throttle_bps"] or "",
+                   throttle_iops=cfg["throttle_iops"] or "", icount_shift="" if cfg["icount"] is None else cfg["icount"],
+                   host_load=load)
+        row.update(run_identity(a.preset))
+        if kernel == "ours":
+            ms, n = ours_cost_run(icfg, sampler, log)
+            row.update(mem_mb=icfg["mem"], sort_ms=ms, samples_in_sort=n)
+        else:
+            r = one_run(cfg, img, None, log, sampler)
+            row.update(mem_mb=cfg["linux_mem"], sort_ms=r["sort_ms"], hz=hz, cmdline=r["cmdline"],
+                       lru_gen=r["lru_gen"], samples_in_sort=sum(1 for t, _ in r["samples"] if r["t0"] <= t <= r["t1"]),
+                       samples=len(r["samples"]), sampler_cpu_ms=r["sampler_cpu_ms"])
+        done[0] += 1
+        progress("[%d/%d] %s, %s, run %d: sort %.2f s, %d samples meanwhile" % (
+            done[0], len(jobs), kernel, COST_LABEL[kernel, sampler], k, row["sort_ms"] / 1000, row["samples_in_sort"]))
+        return row
+
+    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
+    path = bench_path("sampler-cost.csv")
+    # This preset's rows of the kernels measured now replace their earlier ones; the other
+    # kernel's (--cost-kernels ours, then linux) stay.
+    keep = [r for r in read_rows(path) if r.get("preset") != a.preset or r.get("kernel") not in kernels]
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COST_COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows({k: r.get(k, "") for k in COST_COLUMNS} for r in keep + results)
+    print()
+    print(cost_table([r for r in read_rows(path) if r["preset"] == a.preset]))
+    print("written: " + os.path.relpath(path))
+    if failures:
+        sys.exit("%s: %d runs failed (above); the others are written" % (NAME, len(failures)))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--preset", choices=sorted(PRESETS), default="matched")
@@ -395,6 +625,9 @@ def main(argv=None):
     ap.add_argument("--icount", help="-icount shift, or none (full speed)")
     ap.add_argument("--no-standalone", action="store_true")
     ap.add_argument("--no-figures", action="store_true")
+    ap.add_argument("--sampler-cost", action="store_true",
+                    help="only measure what sampling costs sort alone, on both kernels (--runs of each)")
+    ap.add_argument("--cost-kernels", default="ours,linux", help="--sampler-cost's kernels (ours,linux)")
     a = ap.parse_args(argv)
     cfg = dict(PRESETS[a.preset])
     for k in ("ours_mem", "linux_mem", "toucher_mb", "sort_input", "sort_kb", "throttle_bps", "throttle_iops",
@@ -419,11 +652,15 @@ def main(argv=None):
         probe_disk = linuxboot.disk(bench_path("linux-disk.img"))
     except Exception as e:
         sys.exit("%s: %s" % (NAME, e))
+    if a.sampler_cost and "linux" not in a.cost_kernels.split(","):
+        return sampler_cost(a, cfg, logs, progress)
     mem_row = dict(preset=a.preset)
     cfg["linux_mem"], info = match_memory(cfg["ours_mem"], cfg["linux_mem"], probe_disk, logs, progress, mem_row)
     write_rows(bench_path("linux-mem.csv"), ["preset", "ours_mem_mb", "ours_free_kb", "linux_mem_mb",
                                              "linux_available_kb", "linux_free_kb", "linux_total_kb"], [mem_row], a.preset)
 
+    if a.sampler_cost:
+        return sampler_cost(a, cfg, logs, progress)
     img = prepare(cfg, a.preset, logs)
     progress("sort's input (%s) made on the disk" % cfg["sort_input"])
     jobs = ([(None, k) for k in range(1, a.runs + 1)] if not a.no_standalone else [])
@@ -444,7 +681,8 @@ def main(argv=None):
                  penalty_s="", mode="", run=k, policy="linux", mem_mb=cfg["linux_mem"],
                  toucher_kb="" if s is None else int(cfg["toucher_mb"] * 1024), sort_input=cfg["sort_input"],
                  sort_kb=cfg["sort_kb"], throttle_bps=cfg["throttle_bps"] or "", throttle_iops=cfg["throttle_iops"] or "",
-                 icount_shift="" if cfg["icount"] is None else cfg["icount"], host_load=load)
+                 icount_shift="" if cfg["icount"] is None else cfg["icount"], host_load=load,
+                 hz=linuxboot.kernel_hz() or "")
         r.update(run_identity(a.preset))
         done[0] += 1
         tail = "" if s is None else ", toucher %d page-ins, touches %d-%d ms" % (

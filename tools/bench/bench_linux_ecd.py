@@ -16,10 +16,13 @@ machine this Linux boots on (LINUX_LEAST_MB, more than matches Sprite's 10 MB). 
 Table 1's 5 MB and MemAvailable's surplus over Sprite's P - 1.3 MB (bench_ecd.env_for), as
 ours takes its own surplus: the phases and Linux's page cache share what Sprite's shared.
 
-ONE RUN is one boot on a private copy of the prepared disk: a sampler of Cached (/proc/meminfo)
-every second into a tmpfs, the environment (once it says it is ready), a time-stamped sample
-of /proc/vmstat and /proc/diskstats, the phases, another sample. Elapsed time is the guest's
-between the two samples (/proc/uptime); each phase's is its own line.
+ONE RUN is one boot on a private copy of the prepared disk: the sampler (user/sampler.c built
+for Linux: one read() of /proc/meminfo and one write() a second) of Cached into a tmpfs, the
+environment (once it says it is ready), a time-stamped sample of /proc/vmstat, /proc/diskstats
+and Cached (one run of the same sampler), the phases, another sample. Elapsed time is the
+guest's between the two samples; each phase's is its own line. No shell loop samples while the
+phases run (there was one, of busybox `read`s and a fork a second, on Linux's side alone: see
+bench_linux.py --sampler-cost for what such sampling costs).
 
 WHAT A ROW REPORTS, in ecd.csv's columns (bench_ecd.COLUMNS) where they apply, config "linux":
 file KB read and written are pgpgin and pgpgout (every block read and written, in KB) less the
@@ -30,7 +33,8 @@ writes from /proc/diskstats (io_ticks: the time the disk had a request in flight
 disk.busy_ms; it stays 0 on this virtio disk, so the table and figures show no busy for Linux). The cache's extremes are Cached's from the first sample on (the sampler's and
 the two samples'). The negotiation's counters have no counterpart and stay empty. Added at
 the end: majfaults, pgpgin_kb, pgpgout_kb, disk_read_kb, disk_write_kb, ours_free_kb,
-free_after_boot_kb, kernel.
+free_after_boot_kb, kernel, hz, cmdline, lru_gen (as bench_linux.py's) and sampler_cpu_ms (the
+sampler's own CPU time over the whole run, from /proc/PID/stat).
 
 PRESETS.
   matched   Sprite's 10 and 16 MB, bench_ecd's CPU and disk, two loops at 100 %. Linux's boot
@@ -76,28 +80,27 @@ STAMPED = VMSTAT + DISK + ["Cached"]
 # Sprite's 10 MB ours leaves 9.3 MB, Linux at 36 MB 12.2 MB: the environment takes the surplus.
 LINUX_LEAST_MB = 36
 COLUMNS = bench_ecd.COLUMNS + ["majfaults", "pgpgin_kb", "pgpgout_kb", "disk_read_kb", "disk_write_kb",
-                               "ours_free_kb", "free_after_boot_kb", "kernel"]
+                               "ours_free_kb", "free_after_boot_kb", "kernel"] + bench_linux.GUEST + ["sampler_cpu_ms"]
 
 
 # --- the guest's script -------------------------------------------------------------------------
+# What the compiled sampler (user/sampler.c) reads at each stamp: VMSTAT, then vda's reads,
+# writes, sectors read and written and io_ticks (the 1st, 5th, 3rd, 7th and 10th word after
+# vda's name in /proc/diskstats), then Cached; and every second, Cached alone.
+DISK_WORDS = ["vda@1", "vda@5", "vda@3", "vda@7", "vda@10"]
+STAMP_SPEC = "/proc/vmstat %s /proc/diskstats %s /proc/meminfo Cached" % (" ".join(VMSTAT), " ".join(DISK_WORDS))
+
+
 def script(scale, env_kb, env_s, loops):
-    """The commands of one run (busybox sh). Lines it prints for the host begin with '@'."""
+    """The commands of one run (busybox sh). Lines it prints for the host begin with '@'.
+    Nothing of the shell's runs while the phases are timed: the sampler of Cached in the
+    background is the compiled one, and each stamp is one run of it (its header and one
+    time-stamped sample)."""
     x = "-x %d " % scale if scale != 100 else ""
     lines = [
         "mount -t tmpfs -o size=2m tmpfs /mnt",
-        "ms() { read up rest < /proc/uptime; echo ${up%%.*}${up#*.}0; }",
-        # One sample: uptime in ms, VMSTAT's values, then vda's reads, writes, sectors read and
-        # written and io_ticks (fields 4, 8, 6, 10 and 13 of /proc/diskstats).
-        "stamp() {",
-        "  while read k v; do case $k in %s) eval v_$k=$v;; esac; done < /proc/vmstat" % "|".join(VMSTAT),
-        "  while read a b dev rd rm rs rt wr wm ws wt fl io rest; do [ $dev = vda ] && d=\"$rd $wr $rs $ws $io\"; "
-        "done < /proc/diskstats",
-        "  while read k v u; do [ $k = Cached: ] && c=$v; done < /proc/meminfo",
-        "  echo \"@stamp $1 $(ms) %s $d $c\"" % " ".join("$v_" + k for k in VMSTAT),
-        "}",
         "echo \"@head %s\"" % " ".join(STAMPED),
-        "(while :; do while read k v u; do [ $k = Cached: ] && echo \"@cached $(ms) $v\"; done < /proc/meminfo; "
-        "sleep 1; done) > /mnt/cached &",
+        "/usr/bin/sampler -i 1000 -n 0 /proc/meminfo Cached > /mnt/cached &",     # $!: the sampler (bench_linux)
         "sampler=$!",
         "phase %s-k %d -s %d env > /mnt/env &" % (x, env_kb, env_s),
         "env=$!",
@@ -105,17 +108,32 @@ def script(scale, env_kb, env_s, loops):
         "exit 1; }; sleep 0.2; done",
         "cat /mnt/env",
         "st=0",
-        "stamp 0",
+        "echo '@stamp 0'; sampler %s" % STAMP_SPEC,
     ]
     lines += ["phase %s-d /ecd %s || st=1" % (x, p) for p in bench_ecd.PHASES * loops]
     lines += [
-        "stamp 1",
+        "echo '@stamp 1'; sampler %s" % STAMP_SPEC,
+        "echo \"@cpu $(cat /proc/$sampler/stat)\"",         # the sampler's CPU time (bench_linux)
         "kill $env $sampler",
         "echo '@cached-samples'; cat /mnt/cached",
         "echo '@end'",
         "exit $st",
     ]
     return "\n".join(lines) + "\n"
+
+
+def stamps(out, names):
+    """{n: (uptime ms, {name: value})} of the stamps: user/sampler.c's after "@stamp N" (its
+    names, in STAMPED's order, as VMSTAT, DISK and Cached), or in a run recorded before it, the
+    shell's "@stamp N UPTIME VALUE..." in the names of "@head"."""
+    st = {}
+    for n, spec, text in re.findall(r"^@stamp (\d)\n@sampler (.+)\n@(.*)$", out, re.M):
+        if spec.split() != VMSTAT + DISK_WORDS + ["Cached"]:
+            raise ParseError("the stamp's sampler read %s, not %s" % (spec, STAMP_SPEC))
+        st[int(n)] = bench_linux.sample_values(text, names)
+    for n, text in re.findall(r"^@stamp (\d) (.*)$", out, re.M):
+        st[int(n)] = bench_linux.sample_values(text, names)
+    return st
 
 
 # --- parsing: console text in, numbers out ------------------------------------------------------
@@ -132,13 +150,7 @@ def parse_run(out, loops):
     names = head.group(1).split()
     if names != STAMPED:
         raise ParseError("the samples' header names %s, not %s" % (names, STAMPED))
-    st = {}
-    for n, text in re.findall(r"^@stamp (\d) (.*)$", out, re.M):
-        vals = text.split()
-        if len(vals) != len(names) + 1 or not all(v.isdigit() for v in vals):
-            raise ParseError("the sample %r has not the uptime and %d values of %s" % (text, len(names),
-                                                                                       " ".join(names)))
-        st[int(n)] = (int(vals[0]), dict(zip(names, map(int, vals[1:]))))
+    st = stamps(out, names)
     if 0 not in st or 1 not in st:
         raise ParseError("a sample before or after the phases is missing (did they run to their end?)")
     (t0, c0), (t1, c1) = st[0], st[1]
@@ -152,6 +164,8 @@ def parse_run(out, loops):
          "free_after_boot_kb": meminfo.get("MemFree"), "usable_kb": meminfo.get("MemAvailable")}
     k = re.search(r"^linux-init: Linux (\S+) up", out, re.M)
     r["kernel"] = k.group(1) if k else ""
+    r.update(linuxboot.boot_facts(out))
+    r["sampler_cpu_ms"] = bench_linux.sampler_cpu_ms(out)
     lines = [m for m in bench_ecd.PHASE_LINE.finditer(out)]
     want = bench_ecd.PHASES * loops
     got = [m.group(1) for m in lines]
@@ -166,7 +180,11 @@ def parse_run(out, loops):
     tail = out.split("\n@cached-samples\n", 1)
     if len(tail) < 2 or "\n@end" not in tail[1]:
         raise ParseError("no samples of Cached (the script did not reach its end)")
-    cached = [(int(t), int(v)) for t, v in re.findall(r"^@cached (\d+) (\d+)$", tail[1].split("\n@end")[0], re.M)]
+    block = tail[1].split("\n@end")[0]
+    if "@sampler " in block:
+        cached = [(t, v["Cached"]) for t, v in bench_linux.sampler_output(block)[1]]
+    else:                                        # the shell's "@cached UPTIME KB", before user/sampler.c
+        cached = [(int(t), int(v)) for t, v in re.findall(r"^@cached (\d+) (\d+)$", block, re.M)]
     since = [v for t, v in cached if t0 <= t <= t1] + [c0["Cached"], c1["Cached"]]
     r["cache_min_kb"], r["cache_max_kb"] = min(since), max(since)
     return r
@@ -285,7 +303,8 @@ def main(argv=None):
         r.update(preset=a.preset, mem_paper_mb=m, mem_mb=mb, cache="linux", run=k, loops=cfg["loops"],
                  scale=cfg["scale"], env_kb=env, throttle_bps=cfg["throttle_bps"] or "",
                  throttle_iops=cfg["throttle_iops"] or "", icount_shift="" if cfg["icount"] is None else cfg["icount"],
-                 ours_free_kb=ours, host_load=load, wall_s=round(time.monotonic() - t, 1))
+                 ours_free_kb=ours, host_load=load, wall_s=round(time.monotonic() - t, 1),
+                 hz=linuxboot.kernel_hz() or "")
         r.update(run_identity(a.preset))
         done[0] += 1
         progress("[%d/%d] Sprite's %d MB (Linux %d MB) run %d: %.1f s (%s), FS %.1f MB, VM %.1f MB, disk busy "

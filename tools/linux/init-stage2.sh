@@ -22,6 +22,10 @@ off() {
 }
 swapon /dev/vda2 || { echo "linux-init: no swap on /dev/vda2"; off 1; }
 echo "linux-init: Linux $(uname -r) up at $(cut -d' ' -f1 /proc/uptime) s"
+# What the benchmarks record of the kernel's settings beside its figures (linuxboot.boot_facts):
+# its command line and the multi-gen LRU's state (absent from a kernel built without it).
+echo "linux-init: cmdline $(cat /proc/cmdline)"
+echo "linux-init: lru_gen $(cat /sys/kernel/mm/lru_gen/enabled 2>/dev/null || echo absent)"
 echo "--- /proc/meminfo after boot"
 cat /proc/meminfo
 echo "--- end of /proc/meminfo"

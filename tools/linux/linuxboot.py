@@ -52,6 +52,29 @@ def boot_meminfo(console):
     return parse_meminfo(console[a + len(MEMINFO_START):b])
 
 
+def boot_facts(console):
+    """{"cmdline", "lru_gen"} as the guest printed them after boot (init-stage2.sh): the
+    kernel's command line and /sys/kernel/mm/lru_gen/enabled ("absent" without it); "" for a
+    console recorded before they were printed."""
+    out = {}
+    for key in ("cmdline", "lru_gen"):
+        m = re.search(r"^linux-init: %s (.*)$" % key, console, re.M)
+        out[key] = m.group(1).strip() if m else ""
+    return out
+
+
+def kernel_hz(linux_dir=LINUX_DIR):
+    """CONFIG_HZ of the kernel booted, from the config its package ships (boot/config-*): the
+    tick's rate, which no file of /proc says. None when there is no config."""
+    try:
+        _, _, config = fetch_linux.kernel_files(linux_dir)
+        with open(config) as f:
+            m = re.search(r"^CONFIG_HZ=(\d+)$", f.read(), re.M)
+    except (OSError, IndexError, fetch_linux.FetchError):
+        return None
+    return int(m.group(1)) if m else None
+
+
 def ready(linux_dir=LINUX_DIR, quiet=False):
     """(vmlinuz, initramfs) once fetched and made; the initramfs is made again when its
     inputs are newer. Under a lock: two tests or benchmarks starting together on a fresh tree
