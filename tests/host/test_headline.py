@@ -77,6 +77,13 @@ def test_each_comparison_is_like_for_like_with_its_verdict(tmp_path, bench):
     assert "ECD beside Linux 6.1 (disk traffic: ahead; time: not compared)." in h
     assert "Elapsed times are not compared: this run's Linux (preset matched-fast) ran at full CPU speed." in h
     assert "ECD preset short, Linux's ECD preset matched-fast" in h
+    # every target beside its control and the control's figure (tools/bench/targets.py)
+    assert "**Targets and their controls (paper IFS preset: 2 met, 2 missed, 2 no target; matched IFS preset: 2 " \
+        "met, 1 missed; ECD: 1 no target).**" in h
+    assert "paper IFS preset, the 120 s penalty: the toucher's page-ins 0 at S >= 5 s, at S = 30 s 0 [0–0] (no " \
+        "penalty: 273 [273–273]): met" in h
+    assert "the variable cache (no penalty) about as fast as the fastest fixed cache, at 16 MB 100 s [96–104] against " \
+        "fixed 0.5M's 120 s [120–120] (the fixed 64 KB cache: not run): no control measured: not a target" in h
     assert "not one run" not in h
     assert "Partial run" in h
 

@@ -30,6 +30,7 @@ import datetime, os, statistics
 from ecd_paper import APPENDIX_C, aggregate as ecd_aggregate, config_key, label, linux_rows
 import ifs_tables
 from ifs_tables import slowest_touch_ms, spread
+import targets
 
 INSTANT_MS = 100        # WRL 90/4's instant response: a touch of at most 0.1 s
 ONE_RUN = "one run: no verdict"
@@ -239,6 +240,23 @@ def ecd_linux(agg, linux, runs):
                 overall(v), overall(tv) if tv else "not compared", _join(parts), times))
 
 
+def targets_item(ifs_rows, ecd_rows):
+    """Every target of the runs (tools/bench/targets.py), each with its control and the control's
+    figure beside its own: a target its control meets too is said to be no target."""
+    heads, clauses = [], []
+    for name, judged in [("%s IFS preset" % p, targets.judge_ifs(ifs_tables.aggregate(ifs_rows, p)[0]))
+                         for p in ("paper", "matched")] + [("ECD", targets.judge_ecd(ecd_rows))]:
+        if judged:
+            heads.append("%s: %s" % (name, targets.tally(judged)))
+            clauses += ["%s, %s" % (name, t) for t in targets.sentences(judged)]
+    if not heads:
+        return "**Targets and their controls: none run.**"
+    return ("**Targets and their controls (%s).** Each target is judged beside its control, the configuration "
+            "that must fail it (the no-penalty rows for the penalty's, the fixed 64 KB cache for ECD's variable "
+            "cache); a target its control meets too cannot fail and is no target: %s." % (
+                "; ".join(heads), "; ".join(clauses)))
+
+
 def when(bench, rows=()):
     """The span of the runs' dates (their rows' date column, benchlib.run_identity), or of the
     source CSVs' modification times where a row has no date, in UTC; and the commits the rows
@@ -278,6 +296,7 @@ def headline(bench, load):
     if not linux:
         raise Lacking("Linux's ECD runs")
     runs = ecd_runs([r for r in ecd_all if r["preset"] == preset])
-    items = [ifs_linux(ifs, lifs), ifs_sprite(ifs), ecd_sprite(agg, runs), ecd_linux(agg, linux, runs)]
+    items = [ifs_linux(ifs, lifs), ifs_sprite(ifs), ecd_sprite(agg, runs), ecd_linux(agg, linux, runs),
+             targets_item(ifs, [r for r in ecd_all if r["preset"] == preset])]
     return items, "From the CSVs of build/bench (%s; ECD preset %s, Linux's ECD preset %s):" % (
         when(bench, ifs + lifs + ecd_all + linux), preset, linux[0]["preset"])

@@ -381,35 +381,16 @@ def met(ok):
     return "met" if ok else "NOT MET"
 
 
-def ifs_targets(agg):
-    """The targets with a 120 s penalty, on the worst run of each row. A target on the
-    toucher's page-ins or touches can fail only where the cache wanted the VM's pages: each names
-    how often it asked, and with no ask it is not tested, not met."""
-    pen = {s: a for (p, m, s), a in agg.items() if p == 120 and m == "fixed"}
-    if not pen:
-        return []
-
-    def tested(rows, text, ok):
-        asked = sum(a["fs_asks_vm"] for a in rows)
-        given = sum(a["fs_asks_vm_satisfied"] for a in rows)
-        if not asked:
-            return "%s (not tested: the cache never asked the VM)" % text
-        return "%s (%s; the cache asked the VM %s times and got %s pages)" % (text, met(ok), num(asked), num(given))
-
-    parts = []
-    long_s = [pen[s] for s in pen if s >= 5]
-    if long_s:
-        ins = max(a["worst_toucher_pageins"] for a in long_s)
-        parts.append(tested(long_s, "the toucher's page-ins at S >= 5 %d, target 0" % ins, ins == 0))
-    if 1 in pen:
-        ins = pen[1]["worst_toucher_pageins"]
-        parts.append(tested([pen[1]], "at S = 1 %d, target at most 2" % ins, ins <= 2))
-    slow = max(slowest_ms(a, worst=True) for a in pen.values())
-    parts.append(tested(list(pen.values()), "its slowest touch %.2f s, target 0.1" % (slow / 1000), slow <= 100))
-    deg = [a["worst_deg"] for a in pen.values() if a["worst_deg"] is not None]
-    if deg:
-        parts.append("sort's degradation at most %+.0f %% (target 20 %%: %s)" % (max(deg), met(max(deg) <= 20)))
-    return ["Targets with a 120 s penalty (worst run of each row): %s." % "; ".join(parts)]
+def targets_part(judged):
+    """The targets of a table, each at each point beside the control that must fail it
+    (tools/bench/targets.py), as a sentence and a table; "" for none."""
+    import targets
+    if not judged:
+        return ""
+    return "\n\n" + para("The targets, each beside its control, the configuration that must fail it (a target its "
+                          "control meets too cannot fail, and is no target; a verdict only where the runs' range "
+                          "clears the target), by point: %s." % targets.tally(judged)) + \
+        "\n\n" + targets.markdown(judged)
 
 
 def ifs_fixed(agg):
@@ -513,7 +494,6 @@ def ifs_part(preset):
                 notes.append("No Linux rows: build/bench/%s is missing (make bench-linux). The hand-made runs "
                              "(not measured in this run: a constant of bench_ifs.py) had Linux 6.1 at %.1f MB free "
                              "after boot in a 96 MB guest." % (LINUX_CSV, LINUX_FREE_KB / 1024))
-        notes += ifs_targets(agg)
         notes += ifs_fixed(agg)
         none = {s: a for (p, m, s), a in agg.items() if p == 0 and m != "cache"}
         if len(none) > 1 and preset == "paper":       # the shape of Sprite's Table 3
@@ -541,7 +521,9 @@ def ifs_part(preset):
                          "instructions on average, %s at least, over %s of them (neg.untraded_tsc_avg and _min, "
                          "the guest's time-stamp counter over 2^shift)." % (num(round(avg)), num(round(least)), num(n)))
         notes += ifs_reading(agg, avg, least, paper=preset == "paper", miss=fastest_miss(bench))
-        return head + "\n\n" + table + ("\n\n" + para(" ".join(notes)) if notes else "")
+        import targets
+        return head + "\n\n" + table + ("\n\n" + para(" ".join(notes)) if notes else "") + \
+            targets_part(targets.judge_ifs(agg))
     return part
 
 
@@ -654,7 +636,8 @@ def ecd_points(bench):
                          paper_mb(m, "p0")[1]) for m, c in pens)))
     if linux:
         text += " " + ecd_linux_note(linux, agg)
-    return ecd_setup(rows) + "\n\n" + "\n".join(out) + "\n\n" + para(text)
+    import targets
+    return ecd_setup(rows) + "\n\n" + "\n".join(out) + "\n\n" + para(text) + targets_part(targets.judge_ecd(rows))
 
 
 def ecd_linux_rows(bench):
