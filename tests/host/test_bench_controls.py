@@ -114,3 +114,11 @@ def test_the_headline_names_each_target_its_control_and_its_figure():
     assert text.startswith("**Targets and their controls (paper IFS preset: ")
     assert "paper IFS preset, the 120 s penalty: the toucher's page-ins 0 at S >= 5 s, at S = 30 s 0 [0–0] " \
         "(no penalty: 273 [250–300]): met" in text
+
+
+def test_the_printed_ifs_table_shows_each_target_beside_its_control():
+    import bench_ifs
+    rows = alone() + penalty() + [ifs_row(0, "fixed", 30, i) for i in (250, 273, 300)]
+    text = bench_ifs.table_text(rows, "paper")
+    assert "Targets, each beside the control that must fail it (" in text
+    assert "| %s | S = 30 s | 0 [0–0] | no penalty | 273 [250–300] | met |" % TOUCH in text

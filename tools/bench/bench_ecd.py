@@ -62,6 +62,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import RUN_COLUMNS, boot_steps, bench_path, run_all, run_identity   # noqa: E402
 from bench_ifs import split_commands, read_log, ParseError, QEMU_LATE, TYPED, host_load   # noqa: E402
 import ecd_paper   # noqa: E402
+import targets   # noqa: E402
 
 NAME = "bench-ecd"
 PHASES = ["edit", "compile", "link", "debug"]
@@ -336,6 +337,8 @@ def main(argv=None):
     print(table_text(rows))
     print()
     print(table2_text(rows))
+    print()
+    print(targets.printed(targets.judge_ecd(rows)))
     if not a.no_figures:
         import ecd_figures
         pngs = ecd_figures.draw(csv_path, a.preset, bench_path("ecd"), linux_csv=bench_path("linux-ecd.csv"))

@@ -87,6 +87,7 @@ from benchlib import (RUN_COLUMNS, ROOT, TOO_SLOW, TOO_SLOW_RC, boot_steps, benc
                       run_identity, run_ratio)
 import ifs_tables   # noqa: E402
 from ifs_tables import aggregate, config_label, read_csv   # noqa: E402
+import targets   # noqa: E402
 
 NAME = "bench-ifs"
 PRESETS = {
@@ -639,6 +640,7 @@ def table_text(rows, preset, linux_rows=()):
         "; Linux %.1f MB" % (lin[2] / 1024) if lin and lin[2] else "")]
     lines.append(ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None,
                                                       too_slow=ifs_tables.refused(rows, preset))))
+    lines += ["", targets.printed(targets.judge_ifs(agg))]
     return "\n".join(lines)
 
 

@@ -44,7 +44,7 @@ def _label(c):
     if c == "linux":
         return "Linux 6.1, the same work"
     if c == "nocache":
-        return "no cache"
+        return "no cache (64 KB: the variable cache's control)"
     if c == "adaptive":
         return "variable, adaptive (the bias learned)"
     if c.startswith("p"):

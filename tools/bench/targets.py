@@ -222,6 +222,13 @@ def markdown(judged):
     return "\n".join(out)
 
 
+def printed(judged):
+    """The targets as the benchmarks print them under their tables (bench_ifs, bench_ecd)."""
+    if not judged:
+        return "Targets: none of this run's points has a target's configuration."
+    return "Targets, each beside the control that must fail it (%s):\n%s" % (tally(judged), markdown(judged))
+
+
 def sentences(judged):
     """The targets in prose, one clause a point: 'the 120 s penalty: ... at S = 30 s 0 [0–0]
     (no penalty: 273 [270–280]): met'."""
