@@ -86,6 +86,27 @@ def test_the_arbiters_control_is_the_kernel_that_ignores_the_penalty_else_no_pen
     assert j["verdict"] == "cannot fail (its control, a kernel built with the penalty ignored, meets it too)"
 
 
+def fixed(kb, s, sort_s, toucher_pageins=0):
+    return dict(ifs_row("", "cache", s, toucher_pageins, sort_s=sort_s, asks=0), cache_fixed_kb=str(kb))
+
+
+def test_a_small_fixed_caches_cost_to_sort_against_the_least_cache():
+    claim = "the 170 KB fixed cache: sort within 25 % of sort alone"
+    small = [fixed(170, 30, x) for x in (55, 56, 57)]                  # +10 to +14 % over 50 s alone
+    j = judged(small + [fixed(64, 30, x) for x in (80, 85, 90)], claim)[30]
+    assert j["verdict"] == "met" and j["control"] == "the fixed 64 KB cache"
+    assert j["control_figure"] == "+70 % [+60–+80]"
+    # sort as fast with the least cache: the bound says nothing of this one's size
+    j = judged(small + [fixed(64, 30, x) for x in (55, 56, 58)], claim)[30]
+    assert j["verdict"] == "cannot fail (its control, the fixed 64 KB cache, meets it too)"
+    # and the 64 KB cache is no subject of its own
+    assert not judged([fixed(64, 30, 80)] * 3, "the 64 KB fixed cache: sort within 25 % of sort alone")
+    # its response, against the no-penalty rows, whose toucher pages
+    j = judged(small + [ifs_row(0, "fixed", 30, 273) for _ in range(3)],
+               "the 170 KB fixed cache: the toucher's page-ins 0")
+    assert j[30]["verdict"] == "met" and j[30]["control_figure"] == "273 [273–273]"
+
+
 def ecd_row(mem, cache, elapsed_s, kb=0, pen=0):
     return {"preset": "short", "mem_paper_mb": str(mem), "cache": cache, "cache_kb": str(kb), "penalty_s": str(pen),
             "elapsed_ms": str(int(elapsed_s * 1000))}

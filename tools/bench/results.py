@@ -312,7 +312,6 @@ PRINTED_CONSTANTS = {"MISS_BOUND_NS": "a bound, printed as not measured",
                      "BOOT_FULL_RUNS": "the runs a full boot table has (a setting)",
                      "LINUX_FREE_KB": "the hand-made Linux runs' figure, printed as not measured in this run",
                      "LINUX_LEAST_MB": "bench_linux_ecd.py's floor for Linux's machine (a setting)",
-                     "FIXED_CACHE_COST": "WRL 90/4's target for a small fixed cache",
                      "GUEST_FLOOR": "the least guest/real-time ratio a run is taken at (a setting)",
                      "PACE_TRIES": "the boots a run gets (a setting)"}
 
@@ -391,26 +390,6 @@ def targets_part(judged):
                           "control meets too cannot fail, and is no target; a verdict only where the runs' range "
                           "clears the target), by point: %s." % targets.tally(judged)) + \
         "\n\n" + targets.markdown(judged)
-
-
-def ifs_fixed(agg):
-    """WRL 90/4 section 4: a small fixed cache gives instant response (no page faults) at a cost
-    to sort of at most 25 %, against sort alone with all of memory its cache's."""
-    from ifs_tables import FIXED_CACHE_COST
-    caches = sorted({p for (p, m, s) in agg if m == "cache"})
-    out = []
-    for kb in caches:
-        rows = [a for (p, m, s), a in agg.items() if m == "cache" and p == kb]
-        ins = max(a["worst_toucher_pageins"] for a in rows)
-        slow = max(slowest_ms(a, worst=True) for a in rows)
-        deg = [a["worst_deg"] for a in rows if a["worst_deg"] is not None]
-        out.append("%d KB: the toucher's page-ins %d (0: %s), slowest touch %.2f s, sort %s" % (
-            kb, ins, met(ins == 0), slow / 1000, "%+.0f %% (at most %d %%: %s)" % (
-                max(deg), FIXED_CACHE_COST, met(max(deg) <= FIXED_CACHE_COST)) if deg else "? (sort alone not run)"))
-    if not out:
-        return []
-    return ["The paper's claim for a small fixed cache (section 4: instant response at a cost to sort of at most "
-            "%d %%), worst run of each row: %s." % (FIXED_CACHE_COST, "; ".join(out))]
 
 
 def ifs_negotiated(preset, agg):
@@ -494,7 +473,6 @@ def ifs_part(preset):
                 notes.append("No Linux rows: build/bench/%s is missing (make bench-linux). The hand-made runs "
                              "(not measured in this run: a constant of bench_ifs.py) had Linux 6.1 at %.1f MB free "
                              "after boot in a 96 MB guest." % (LINUX_CSV, LINUX_FREE_KB / 1024))
-        notes += ifs_fixed(agg)
         none = {s: a for (p, m, s), a in agg.items() if p == 0 and m != "cache"}
         if len(none) > 1 and preset == "paper":       # the shape of Sprite's Table 3
             order = sorted(none)

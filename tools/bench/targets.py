@@ -15,6 +15,11 @@ FAIL it:
   the arbiter's targets    a kernel built with the penalty ignored (CSV mode "ignored"); until
                            such a kernel has rows, the no-penalty rows
   ECD's variable cache     the least fixed cache, 64 KB ("nocache", bench_ecd.NOCACHE_KB)
+  a small fixed cache      WRL 90/4 section 4: instant response at a cost to sort of at most
+                           25 %. Its response against the no-penalty rows (a variable cache
+                           that takes the toucher's pages); its cost to sort against the fixed
+                           64 KB cache: if even the least cache costs sort no more, sort does
+                           not need a cache here and the bound says nothing about this one
 
 and is judged at each point (an S for IFS, a memory size for ECD) on the target's rows and its
 control's rows at that point:
@@ -39,14 +44,16 @@ exercise the penalty at all, and says so ("not tested") whatever its control sho
 import collections
 import statistics
 
-from ifs_tables import spread
+from ifs_tables import FIXED_CACHE_COST, spread
 
 INSTANT_MS = 100        # WRL 90/4's instant response: a touch of at most 0.1 s
 DEG_PCT = 20            # WRL 90/4 section 4: the penalty costs sort at most about 20 %
 S1_PAGEINS = 2          # Table 4 at S = 1 s: 1 page-in (an average of 3); at most 2 allowed
 # Numbers that reach the text, each with what it is (tests/host/test_bench_literals.py).
 PRINTED_CONSTANTS = {"INSTANT_MS": "WRL 90/4's instant response (a bound)", "DEG_PCT": "the penalty's target on sort",
-                     "S1_PAGEINS": "the target at S = 1 s (Table 4's 1 page-in, with a page to spare)"}
+                     "S1_PAGEINS": "the target at S = 1 s (Table 4's 1 page-in, with a page to spare)",
+                     "FIXED_CACHE_COST": "WRL 90/4's target for a small fixed cache", "LEAST_CACHE_KB": "a setting"}
+LEAST_CACHE_KB = 64     # the least cache there is (bench_ecd.NOCACHE_KB, fs.cache_min_kb's floor)
 
 MET, MISSED = "met", "missed"
 STRADDLES = "no verdict: its runs straddle the target"
@@ -136,6 +143,24 @@ TARGETS = _penalty_targets((120, "fixed"), [NO_PENALTY], "the 120 s penalty") + 
                lambda m: True, ecd_test)]
 
 
+def fixed_cache_targets(sizes):
+    """The targets of each fixed cache of sizes (KB) but the least, the control of their cost."""
+    least = ((LEAST_CACHE_KB, "cache"), "the fixed %d KB cache" % LEAST_CACHE_KB)
+    out = []
+    for kb in sorted(sizes):
+        if kb == LEAST_CACHE_KB:
+            continue
+        who = "the %d KB fixed cache" % kb
+        out += [Target("ifs", "%s: the toucher's page-ins 0" % who, (kb, "cache"), [NO_PENALTY], lambda s: True,
+                       ifs_test(lambda a: a["of"]["toucher_pageins"], lambda x: x == 0, _pages, False)),
+                Target("ifs", "%s: its slowest touch at most %.1f s" % (who, INSTANT_MS / 1000), (kb, "cache"),
+                       [NO_PENALTY], lambda s: True,
+                       ifs_test(lambda a: a["slowest_of"], lambda x: x <= INSTANT_MS, _secs, False)),
+                Target("ifs", "%s: sort within %d %% of sort alone" % (who, FIXED_CACHE_COST), (kb, "cache"), [least],
+                       lambda s: True, ifs_test(lambda a: a["deg_of"], lambda x: x <= FIXED_CACHE_COST, _pct, False))]
+    return out
+
+
 def decide(own, control):
     """The verdict of a point: own and control are (word, figure) or None (no rows); control
     also names its label. See the docstring's table."""
@@ -177,7 +202,8 @@ def judge(target, data, points):
 def judge_ifs(agg):
     """Every IFS target judged on one preset's aggregate (ifs_tables.aggregate)."""
     points = {s for (v, m, s) in agg}
-    return [j for t in TARGETS if t.bench == "ifs" for j in judge(t, agg, points)]
+    every = [t for t in TARGETS if t.bench == "ifs"] + fixed_cache_targets({v for (v, m, s) in agg if m == "cache"})
+    return [j for t in every for j in judge(t, agg, points)]
 
 
 def ecd_runs(rows):
