@@ -143,3 +143,10 @@ def test_the_printed_ifs_table_shows_each_target_beside_its_control():
     text = bench_ifs.table_text(rows, "paper")
     assert "Targets, each beside the control that must fail it (" in text
     assert "| %s | S = 30 s | 0 [0–0] | no penalty | 273 [250–300] | met |" % TOUCH in text
+
+
+def test_one_run_on_either_side_gives_no_verdict():
+    nopen = [ifs_row(0, "fixed", 30, 273) for _ in range(3)]
+    assert judged(penalty((0,)) + nopen, TOUCH)[30]["verdict"] == targets.ONE_RUN
+    assert judged(penalty() + nopen[:1], TOUCH)[30]["verdict"] == targets.ONE_RUN
+    assert targets.kind(targets.ONE_RUN) == "no verdict"

@@ -27,13 +27,14 @@ control's rows at that point:
   no control rows          "no control measured: not a target"
   the control meets it     "cannot fail (its control, X, meets it too)": no target
   the control in between   its runs on both sides of the target: "cannot fail (its control, X,
-                           meets it in some runs)"; one run a point where the rule needs two:
-                           "no control verdict (X: one run): not a target"
+                           meets it in some runs)"; one run a point: "one run: no verdict",
+                           as when the target itself has one
   the control fails it     the target's own word: met, missed, or no verdict
 
 SPREADS (benchtrust, as tools/bench/headline.py's VERDICTS). A point is several runs. A target
 on a bound (page-ins at most N, a touch at most 0.1 s, a degradation at most 20 %) is met when
-every run meets it, missed when none does, and has no verdict when its runs straddle the bound.
+every run meets it, missed when none does, and has no verdict when its runs straddle the bound
+or when there is one run (no spread: "one run: no verdict"), for the target as for its control.
 A target against another configuration (ECD's variable cache against the fastest fixed one) is
 met when the two ranges overlap or the target's is below, missed when every run is slower than
 every run of the other; with a single run on either side, "one run: no verdict". Each figure is
@@ -104,6 +105,8 @@ def ifs_test(figure, ok, fmt, toucher):
             return None
         if toucher and subject and not a.get("fs_asks_vm"):
             return NOT_TESTED, fmt(values)
+        if len(values) < 2:             # no spread to clear the bound with (SPREADS above)
+            return ONE_RUN, fmt(values)
         return on_bound(values, ok), fmt(values)
     return test
 
@@ -164,6 +167,8 @@ def fixed_cache_targets(sizes):
 def decide(own, control):
     """The verdict of a point: own and control are (word, figure) or None (no rows); control
     also names its label. See the docstring's table."""
+    if own == NOT_TESTED:               # the penalty never came into play (the docstring's end)
+        return own
     if control is None:
         return NO_CONTROL
     word, label = control
@@ -171,8 +176,8 @@ def decide(own, control):
         return "cannot fail (its control, %s, meets it too)" % label
     if word == STRADDLES:
         return "cannot fail (its control, %s, meets it in some runs)" % label
-    if word != MISSED:
-        return "no control verdict (%s: %s): not a target" % (label, word)
+    if word != MISSED:                  # one run: no range to tell the control's from the bound
+        return word
     return own
 
 
