@@ -368,10 +368,8 @@ def ifs_reading(agg, untraded_avg, untraded_min, paper=True, miss=None):
     return out
 
 
-def slowest_ms(a, worst=False):
+def slowest_ms(a):
     """The slowest touch of a row: during sort or the first after it."""
-    if worst:
-        return max(a["worst_resp_max_ms"], a["worst_after_ms"])
     from ifs_tables import slowest_touch_ms
     return slowest_touch_ms(a)
 
