@@ -167,8 +167,10 @@ def ps_rows(out):
 
 
 def test_background_job_number_is_what_kill_and_jobs_take(tmp_path):
-    # The job's number comes from the guest, so the kill is typed once it has been printed.
-    first = "sleep 100 | cat &\nsleep 60 &\njobs\nps\n"
+    # The job's number comes from the guest, so the kill is typed once it has been printed. The
+    # sleep lets the pipeline's second child exec cat before ps looks (a loaded run once listed
+    # it still as the shell it was forked from).
+    first = "sleep 100 | cat &\nsleep 60 &\nsleep 1\njobs\nps\n"
 
     def kill(out):
         n = re.search(r"^\[(\d+)\]$", out, re.M).group(1)
