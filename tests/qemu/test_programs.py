@@ -56,7 +56,8 @@ def test_ls_long(sh):
 
 
 def test_ps_lists_a_background_sleeper_and_kill_rejects_bad_pids(sh):
-    r = sh("sleep 30 &\nps\nkill 9999\n", status=True)
+    # The sleep 1 lets the background child exec first: forked, it is still named sh.
+    r = sh("sleep 30 &\nsleep 1\nps\nkill 9999\n", status=True)
     ps = [l.split() for l in lines(r.printed("ps"))]
     assert r.cmd("ps").status == 0 and ps[0][0] == "PID", r
     # The NAME column: "sleep" is also the STATE of every waiting process.
