@@ -158,22 +158,30 @@ class Recording:
         """The data blocks this recording writes that were zero (free) in the initial image."""
         return sorted({b for b, _, _, _ in self.blocks if b >= data_start and b not in initial_blocks})
 
-    def write_image(self, path, m, order, initial_blocks, stale=()):
-        """Writes the state's image: the initial disk with stale bytes in the blocks `stale`
-        (stale_blocks), then writes before flush m, then order."""
-        over = dict(self.base(m))
+    def image_blocks(self, m, order, floor):
+        """{block: data} of state (m, order)'s image, every other block zeros: floor (floor()),
+        then the writes before flush m, then order."""
+        want = dict(floor)
+        want.update(self.base(m))
         for i in order:
-            over[self.blocks[i][0]] = self.blocks[i][1]
+            want[self.blocks[i][0]] = self.blocks[i][1]
+        return want
+
+    @staticmethod
+    def floor(initial_blocks, stale=()):
+        """What every state's image holds where it keeps no write: the initial disk's blocks,
+        and stale bytes in the blocks `stale` (stale_blocks)."""
+        floor = {b: stale_data(b) for b in stale}
+        floor.update(initial_blocks)
+        return floor
+
+    def write_image(self, path, m, order, initial_blocks, stale=()):
+        """Writes the state's image whole (image_blocks)."""
+        blocks = self.image_blocks(m, order, self.floor(initial_blocks, stale))
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
             os.ftruncate(fd, self.size)
-            for b in stale:
-                if b not in over:
-                    os.pwrite(fd, stale_data(b), b * BSIZE)
-            for b, data in initial_blocks.items():
-                if b not in over:
-                    os.pwrite(fd, data, b * BSIZE)
-            for b, data in over.items():
+            for b, data in blocks.items():
                 os.pwrite(fd, data, b * BSIZE)
         finally:
             os.close(fd)
@@ -192,27 +200,19 @@ class StateImage:
 
     def __init__(self, rec, path, initial_blocks, stale=()):
         self.rec, self.path = rec, path
-        self.floor = {b: stale_data(b) for b in stale}      # what every state holds unless written
-        self.floor.update(initial_blocks)
+        self.floor = rec.floor(initial_blocks, stale)    # computed once: the Ace run's is ~26 MB
         self.held = {}          # {block: data} the file holds, the rest zeros
         self.changed = None     # blocks changed since held was written; None: unknown
 
-    def wanted(self, m, order):
-        want = dict(self.floor)
-        want.update(self.rec.base(m))
-        for i in order:
-            want[self.rec.blocks[i][0]] = self.rec.blocks[i][1]
-        return want
-
     def write(self, m, order):
         """Makes the file state (m, order)'s image; returns the blocks written."""
-        want = self.wanted(m, order)
+        want = self.rec.image_blocks(m, order, self.floor)
         zero = bytes(BSIZE)
         whole = self.changed is None
         if whole:
             todo = sorted(want)
         else:
-            todo = {b for b, d in want.items() if self.held.get(b) is not d and self.held.get(b) != d}
+            todo = {b for b, d in want.items() if self.held.get(b) != d}
             todo = sorted(todo | {b for b in self.held if b not in want} | self.changed)
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if whole else 0), 0o644)
         try:
