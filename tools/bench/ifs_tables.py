@@ -103,9 +103,8 @@ def _values(rs, k):
     return [float(r[k]) for r in rs if r.get(k) not in (None, "")]
 
 
-def _mean(rs, k):
-    """The median of column k over the runs that have it, or None when none has. (Named for
-    what it was, the mean, which hid the spread.)"""
+def _median(rs, k):
+    """The median of column k over the runs that have it, or None when none has."""
     vals = _values(rs, k)
     return statistics.median(vals) if vals else None
 
@@ -138,7 +137,7 @@ def aggregate(rows, preset):
             groups.setdefault(config_of(r) + (float(r["interval_s"]),), []).append(r)
     out = {}
     for key, rs in groups.items():
-        a = {k: _mean(rs, k) for k in AVERAGED}
+        a = {k: _median(rs, k) for k in AVERAGED}
         a["runs"] = len(rs)
         a["deg"] = 100 * (a["sort_ms"] / base - 1) if base else None
         _spreads(rs, a, base)
@@ -160,7 +159,7 @@ def ordered(agg):
 
 
 def linux(rows, preset):
-    """Linux's rows (of linux-ifs.csv): ({interval: averages}, its median sort alone, its free KB
+    """Linux's rows (of linux-ifs.csv): ({interval: medians}, its median sort alone, its free KB
     after boot), or None without any. The rows of this preset if it names any, else all."""
     if not rows:
         return None
@@ -173,13 +172,13 @@ def linux(rows, preset):
             groups.setdefault(float(r["interval_s"]), []).append(r)
     out = {}
     for s, rs in groups.items():
-        a = {k: _mean(rs, k) for k in AVERAGED}
+        a = {k: _median(rs, k) for k in AVERAGED}
         a["runs"] = len(rs)
         a["deg"] = 100 * (a["sort_ms"] / base - 1) if base and a["sort_ms"] is not None else None
         _spreads(rs, a, base)
         out[s] = a
-    free = _mean(rows, "available_after_boot_kb")
-    return out, base, free if free is not None else _mean(rows, "free_kb")
+    free = _median(rows, "available_after_boot_kb")
+    return out, base, free if free is not None else _median(rows, "free_kb")
 
 
 # --- the table ---------------------------------------------------------------------------------
