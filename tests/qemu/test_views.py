@@ -335,7 +335,11 @@ def test_negbreak_vm_asks_and_every_negotiation(disk, kernel):
             (verdict, r.of("finish", nth))
         seqs.append(int(seq))
     assert seqs[1] == seqs[0] + 1, seqs            # negbreak alone: the very next negotiation
-    assert "neg_decide" not in r.of("continue", 2) and "memhog: 14 MB ok" in r.console, r
+    # The last continue ends at the harness's interrupt once the guest is done. It may land in
+    # neg_decide (its breakpoint is hit at every call, to test the condition, and a loaded host
+    # once interrupted it there): only a stop *at* the breakpoint means negbreak vm stopped.
+    assert not re.search(r"^Breakpoint \d+, neg_decide", r.of("continue", 2), re.M), r
+    assert "memhog: 14 MB ok" in r.console, r
     trace = r.console.split("$ negtrace\n", 1)[1].splitlines()
     assert trace[0].startswith("seq time_ms asker"), trace[:2]
     rows = [l.split() for l in trace[1:] if re.match(r"\d+ \d+ ", l)]
