@@ -195,7 +195,7 @@ def test_every_part_regenerated_and_nothing_else(setup):
     # sort apart from the first after it; page-ins in pages and MB; Sprite's row beside
     assert "| ours | 0 s | 30 | 13.94 / 15.39 / 14.67 (2) | 8.14, 110 | 119.0 | +159 % | 280 (1.1 MB) | " \
         "354 (1.4 MB) | 273 / 310 | 912–2,076 | 623 / 992 | 610 / 630 | " \
-        "12.5 / 22.0 / 15.8 s, 96.3 s, 61 %, 1250 / 983, 141–2533 |" in ifs
+        "12.5 / 22.0 / 15.8 s, 96.3 s, 61 %, 1250 / 983 (9.8 MB in), 141–2533 |" in ifs
     assert "| ours | 170 KB fixed cache | 30 | 0.00 / 0.00 / 0.00 (4) | 0.00, 0 | 55.0 | +20 % |" in ifs
     assert "8 MB (5.3 MB free after boot" in ifs and "a toucher of 4.16 MB dirtying 50 % of its pages a round, " \
         "sort of a 1M file with a 128 KB budget (17 runs, 1 merge pass before the last merge)" in ifs

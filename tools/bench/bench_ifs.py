@@ -92,7 +92,7 @@ import targets   # noqa: E402
 NAME = "bench-ifs"
 PRESETS = {
     "paper": dict(mem=8, toucher_mb=None, sort_input="1M", sort_kb=None, throttle_bps=1 << 20, throttle_iops=50,
-                  icount=8, policy="clock", align=True, dirty=50),
+                  icount=8, policy="clock", align=True, dirty=50, fill=True),
     # must_negotiate: its table is refused unless the cache and the VM asked each other (results.py)
     "matched": dict(mem=20, toucher_mb=15.0, sort_input="8M", sort_kb=320, throttle_bps=512 << 10,
                     throttle_iops=100, icount=4, policy="clock", align=True, dirty=50, must_negotiate=True,
@@ -100,8 +100,7 @@ PRESETS = {
 }
 LINUX_CSV = "linux-ifs.csv"         # make bench-linux's runs, columns as ifs.csv's
 LINUX_FREE_KB = 17818               # Linux 6.1 in a 96 MB guest, after boot, without linux-ifs.csv
-LEAVE_KB = 1024           # what the paper preset's toucher leaves to the file cache
-SORT_KB = 180             # sort's own memory: its 128 KB budget, code, stack, buffers (ps: 168 KB)
+LEAVE_KB = 1024           # what the paper preset's toucher leaves to sort and the cache together
 SORT_DEFAULT_KB = 128     # sort's budget without -m (user/sort.c)
 RESERVE_FRAMES = 64       # the kernel's reserve of free frames (kernel/negotiate.c KERNEL_RESERVE)
 SAMPLE_MS = 1000          # the cache sampler's period (a sample costs the guest some kstat text)
@@ -296,11 +295,13 @@ def parse_run(out, typed, toucher):
     return r
 
 
-def toucher_kb(out, mem_free_line, sort_kb=SORT_DEFAULT_KB):
-    """The paper preset's toucher: all that the kernel's reserve, sort (its budget and the rest)
-    and LEAVE_KB leave of the frames free (and in the cache) before it starts."""
+def toucher_kb(out, mem_free_line):
+    """The paper preset's toucher: all of the frames free (and in the cache) before it starts but
+    the kernel's reserve and LEAVE_KB, which sort and the file cache share (WRL 90/4 section 3:
+    of 6.7 MB for user processes the toucher took 5.7 and left "at most 1 Mbyte for sort and
+    the file system cache")."""
     free, cached = numbers(mem_free_line, 2, "free frames")
-    return max(64, (free + cached - RESERVE_FRAMES) * 4 - (SORT_KB - SORT_DEFAULT_KB + sort_kb) - LEAVE_KB)
+    return max(64, (free + cached - RESERVE_FRAMES) * 4 - LEAVE_KB)
 
 
 # --- one run in the guest ---------------------------------------------------------------------
@@ -345,7 +346,7 @@ def one_run(cfg, interval, value, mode, run, log):
 
     def start_toucher(out):
         cmds = split_commands(background(out)[0], [FREE])
-        kb = toucher_kb(out, printed(cmds, FREE), cfg["sort_kb"] or SORT_DEFAULT_KB) if cfg["toucher_mb"] is None \
+        kb = toucher_kb(out, printed(cmds, FREE)) if cfg["toucher_mb"] is None \
             else int(cfg["toucher_mb"] * 1024)
         chosen["kb"] = kb
         return toucher_line(cfg, kb, interval)
@@ -479,7 +480,9 @@ def main(argv=None):
     ap.add_argument("-j", type=int, default=2, dest="jobs", help="QEMUs at once (2; the clocks are held to the "
                     "host's, and 4 at once on a busy 2-core host moved sort by 1 %%)")
     ap.add_argument("--mem", type=int, help="MB of the machine")
-    ap.add_argument("--toucher-mb", type=float, help="the toucher's MB (paper: all but 1 MB for the cache)")
+    ap.add_argument("--toucher-mb", type=float, help="the toucher's MB (paper: all but 1 MB for sort and the cache)")
+    ap.add_argument("--fill", action=argparse.BooleanOptionalAction, help="the toucher writes every page before its "
+                    "first round (toucher -f; both presets do: a page only read is a zero fill, freed without I/O)")
     ap.add_argument("--sort-input", help="the size of sort's input (mklines: 1M, 512K)")
     ap.add_argument("--sort-kb", type=int, help="sort's memory budget, sort -m KB (matched: 320; else sort's 128)")
     ap.add_argument("--throttle-bps", type=int, help="the disk's bytes a second, reads and writes together")
@@ -507,7 +510,7 @@ def main(argv=None):
 def run_preset(a):
     """Every run of one preset; writes its CSV lines and figures. Returns how many runs failed."""
     cfg = dict(PRESETS[a.preset])
-    for k in ("mem", "toucher_mb", "sort_input", "sort_kb", "throttle_bps", "throttle_iops", "policy", "dirty"):
+    for k in ("mem", "toucher_mb", "sort_input", "sort_kb", "throttle_bps", "throttle_iops", "policy", "dirty", "fill"):
         if getattr(a, k) is not None:
             cfg[k] = getattr(a, k)
     if a.icount is not None:
@@ -640,6 +643,9 @@ def table_text(rows, preset, linux_rows=()):
         "; Linux %.1f MB" % (lin[2] / 1024) if lin and lin[2] else "")]
     lines.append(ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None,
                                                       too_slow=ifs_tables.refused(rows, preset))))
+    if preset == "paper":
+        lines += ["", "Calibration, the rows without a penalty against Table 3 (in bytes):"]
+        lines += ["  " + l for l in ifs_tables.calibration(agg)]
     lines += ["", targets.printed(targets.judge_ifs(agg))]
     return "\n".join(lines)
 
