@@ -67,7 +67,8 @@
  * terms, a big one pays more and more. Sprite ran with 20 minutes (1200 s, the default); the
  * paper measures 0 and 120 s. vm.penalty_mode=adaptive sets no constant at all: the bias is
  * what the VM learned from its refaults (kernel/refault.c keeps the evidence,
- * kernel/negotiate_rule.c turns it into ms), and vm.penalty is not used.
+ * kernel/negotiate_rule.c turns it into ms), and vm.penalty is not used. vm.penalty_mode=ignored
+ * is adaptive's control: the bias learned, not applied (a global LRU that pays for learning).
  *
  * UNASKED. Most negotiations trade nothing: the asker's own page is younger than the other's
  * with the penalty, and the asker recycles its own. Asking the other is then wasted work (the
@@ -177,6 +178,10 @@ static uint32_t penalty_ms(struct shares *sh)
   sh->free = *free_count;
   if (penalty_mode == NEG_PENALTY_ADAPTIVE)
     return refault_bias_ms();
+  if (penalty_mode == NEG_PENALTY_IGNORED) {
+    (void)refault_bias_ms();    /* computed as adaptive computes it, so only its use differs */
+    return 0;
+  }
   struct neg_penalty p = {
     .penalty_s = penalty_s,
     .mode = penalty_mode,
@@ -388,7 +393,8 @@ int sys_negtrace(void)
 static void mode_get(char *out, int len)
 {
   snprintf(out, len, "%s", penalty_mode == NEG_PENALTY_STEPPED ? "stepped" :
-           penalty_mode == NEG_PENALTY_ADAPTIVE ? "adaptive" : "fixed");
+           penalty_mode == NEG_PENALTY_ADAPTIVE ? "adaptive" :
+           penalty_mode == NEG_PENALTY_IGNORED ? "ignored" : "fixed");
 }
 
 static int mode_set(const char *v)
@@ -399,6 +405,8 @@ static int mode_set(const char *v)
     penalty_mode = NEG_PENALTY_STEPPED;
   else if (strcmp(v, "adaptive") == 0)
     penalty_mode = NEG_PENALTY_ADAPTIVE;
+  else if (strcmp(v, "ignored") == 0)
+    penalty_mode = NEG_PENALTY_IGNORED;
   else
     return -EINVAL;
   return 0;
@@ -429,7 +437,7 @@ static int reset_set(const char *v)
 static const struct setting settings[] = {
   { "vm.penalty", "seconds added to a VM page's time of last reference when the file cache and the VM compare ages",
     &penalty_s, 0, 1000000, 0, 0 },
-  { "vm.penalty_mode", "fixed: the penalty once; stepped: once per tenth of memory the cache holds; adaptive: no constant, a bias learned from the VM's refaults",
+  { "vm.penalty_mode", "fixed: the penalty once; stepped: once per tenth of memory the cache holds; adaptive: no constant, a bias learned from the VM's refaults; ignored: the bias learned as adaptive learns it and not used (adaptive's control)",
     0, 0, 0, mode_get, mode_set },
   { "neg.reset", "1: the negotiation counters, its trace and fs.cache.min_kb/max_kb and fs.dirty.max start again",
     &reset_value, 0, 1, 0, reset_set },

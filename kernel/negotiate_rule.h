@@ -28,7 +28,9 @@ struct neg_offer {
  * vmFSPenalty / vmNumPageGroups): memory is cut into groups tenths, and the VM gets
  * penalty_s for every whole group the cache holds, so a small cache pays nothing and each
  * tenth of memory it grows costs it another penalty. */
-enum neg_penalty_mode { NEG_PENALTY_FIXED = 0, NEG_PENALTY_STEPPED = 1, NEG_PENALTY_ADAPTIVE = 2 };
+/* IGNORED: the adaptive arbiter's control (issue 36): the bias is learned as under ADAPTIVE, at
+ * the same cost, and not applied; every negotiation compares the two ages as they are. */
+enum neg_penalty_mode { NEG_PENALTY_FIXED = 0, NEG_PENALTY_STEPPED = 1, NEG_PENALTY_ADAPTIVE = 2, NEG_PENALTY_IGNORED = 3 };
 
 struct neg_penalty {
   uint32_t penalty_s;

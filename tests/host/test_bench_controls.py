@@ -79,11 +79,11 @@ def test_the_arbiters_control_is_the_kernel_that_ignores_the_penalty_else_no_pen
     nopen = [ifs_row(0, "fixed", 30, 273) for _ in range(3)]
     j = judged(arb + nopen, claim)[30]
     assert j["control"] == "no penalty" and j["verdict"] == "met"
-    # the kernel built with the penalty ignored, once it has rows, comes first: here it meets it
+    # the bias learned and ignored, once it has rows, comes first: here it meets it
     ignored = [ifs_row(120, "ignored", 30, 0) for _ in range(3)]
     j = judged(arb + nopen + ignored, claim)[30]
-    assert j["control"] == "a kernel built with the penalty ignored"
-    assert j["verdict"] == "cannot fail (its control, a kernel built with the penalty ignored, meets it too)"
+    assert j["control"] == "the bias learned and ignored"
+    assert j["verdict"] == "cannot fail (its control, the bias learned and ignored, meets it too)"
 
 
 def fixed(kb, s, sort_s, toucher_pageins=0):

@@ -111,6 +111,19 @@ def test_without_protection_the_sleeper_loses_its_pages_every_round(disk):
     assert sum(1 for n in (3, 4, 5, 6) if t.get(n, 0) > 0) >= 3, (t, r)
 
 
+def test_with_the_bias_ignored_it_is_learned_and_the_sleeper_still_pages(disk):
+    """The arbiter's control in the kernel (vm.penalty_mode=ignored; issue 36's benchmarks judge
+    the adaptive arbiter against it): the VM learns the same bias from the same refaults, and
+    the negotiation does not use it, so the toucher pages in round after round as under
+    vm.penalty=0. What the learned bias buys is the difference from the first test."""
+    r, c = run(disk, "vm.penalty_mode=ignored")
+    t = touch_rounds(r)
+    assert "vm.penalty_mode = ignored" in r.out, r
+    assert c["neg.fs_asks_vm_satisfied"] > 500 and c["refault.vm.early"] > 0, (c, r)
+    assert SLEEP_S * 1000 < c["refault.vm.bias_ms"] <= 3600 * 1000, (c, r)
+    assert sum(1 for n in (3, 4, 5, 6) if t.get(n, 0) > 0) >= 3, (t, r)
+
+
 def test_a_file_only_workload_grows_the_cache_as_with_no_penalty(disk):
     """No interactive program, nothing of the VM's refaulting: no bias, and the cache grows
     to most of memory as with vm.penalty=0."""

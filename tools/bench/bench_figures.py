@@ -160,7 +160,7 @@ def boot(csv_path, png):
 
 IFS_STYLE = {(0, "fixed"): ("tab:red", "no penalty"), (120, "fixed"): ("tab:blue", "120 s"),
              (120, "stepped"): ("tab:green", "120 s stepped"), (1200, "fixed"): ("tab:purple", "1200 s"),
-             (0, "adaptive"): ("tab:orange", "adaptive")}
+             (0, "adaptive"): ("tab:orange", "adaptive"), (0, "ignored"): ("tab:gray", "bias ignored")}
 CACHE_COLORS = ["tab:olive", "tab:cyan", "tab:brown", "tab:gray"]
 
 

@@ -431,17 +431,18 @@ def prepare_image(preset, size, logs):
 
 # --- the whole benchmark ----------------------------------------------------------------------
 def parse_penalties(text):
-    """"0,120,120:stepped,adaptive" -> [(0, 'fixed'), (120, 'fixed'), (120, 'stepped'),
-    (0, 'adaptive')]: adaptive sets no penalty (the bias is learned, vm.penalty is not used)."""
+    """"0,120,120:stepped,adaptive,ignored" -> [(0, 'fixed'), (120, 'fixed'), (120, 'stepped'),
+    (0, 'adaptive'), (0, 'ignored')]: adaptive sets no penalty (the bias is learned, vm.penalty is
+    not used); ignored is its control, the bias learned and not applied."""
     out = []
     for item in text.split(","):
-        if item.strip() == "adaptive":
-            out.append((0, "adaptive"))
+        if item.strip() in ("adaptive", "ignored"):
+            out.append((0, item.strip()))
             continue
         p, _, mode = item.strip().partition(":")
         mode = mode or "fixed"
         if mode not in ("fixed", "stepped") or not p.isdigit():
-            raise ValueError("penalty %r: give SECONDS, SECONDS:stepped or adaptive" % item)
+            raise ValueError("penalty %r: give SECONDS, SECONDS:stepped, adaptive or ignored" % item)
         out.append((int(p), mode))
     return out
 
@@ -471,7 +472,8 @@ def main(argv=None):
     ap.add_argument("--intervals", default="1,5,10,30", help="the toucher's sleep intervals, seconds")
     ap.add_argument("--penalties", default="0,120,120:stepped,1200",
                     help="vm.penalty values, :stepped for that mode (1200: Sprite's own); adaptive: "
-                         "vm.penalty_mode=adaptive, the bias learned from refaults")
+                         "vm.penalty_mode=adaptive, the bias learned from refaults; ignored: its control, "
+                         "vm.penalty_mode=ignored, the bias learned and not applied")
     ap.add_argument("--fixed-kb", default="170,512,1024", help="rows with a fixed cache of these KB "
                     "(fs.cache_fixed_kb; the paper's section 4); '' for none")
     ap.add_argument("--dirty", type=int, help="the %% of its pages the toucher dirties a round (toucher -d; 50, "
@@ -540,7 +542,7 @@ def run_preset(a):
         s, v, m, k = j
         tag = "%s-%s-%s-run%d" % (a.preset, "alone" if s is None else "s%g" % s,
                                   "" if v is None else "c%d" % v if m == "cache" else
-                                  "adaptive" if m == "adaptive" else
+                                  m if m in ("adaptive", "ignored") else
                                   "p%d%s" % (v, "s" if m == "stepped" else ""), k)
         load, ident = host_load(), run_identity(a.preset)
         try:

@@ -63,8 +63,8 @@ def config_label(value, mode):
         return "none"
     if mode == "cache":
         return "%d KB fixed cache" % value
-    if mode == "adaptive":
-        return "adaptive"
+    if mode in ("adaptive", "ignored"):
+        return "adaptive" if mode == "adaptive" else "bias ignored"
     return "%d s%s" % (value, " stepped" if mode == "stepped" else "")
 
 

@@ -12,8 +12,9 @@ nothing about the penalty. So each target here names its control, the configurat
 FAIL it:
 
   the penalty's targets    the no-penalty rows of the same preset and S
-  the arbiter's targets    a kernel built with the penalty ignored (CSV mode "ignored"); until
-                           such a kernel has rows, the no-penalty rows
+  the arbiter's targets    the same kernel with the learned bias ignored (vm.penalty_mode=
+                           ignored, CSV mode "ignored": learned as adaptive learns it, not
+                           applied); until it has rows, the no-penalty rows
   ECD's variable cache     the least fixed cache, 64 KB ("nocache", bench_ecd.NOCACHE_KB)
   a small fixed cache      WRL 90/4 section 4: instant response at a cost to sort of at most
                            25 %. Its response against the no-penalty rows (a variable cache
@@ -63,7 +64,7 @@ NOT_TESTED = "not tested: the cache never asked the VM"
 NO_CONTROL = "no control measured: not a target"
 
 NO_PENALTY = ((0, "fixed"), "no penalty")
-IGNORED = ((None, "ignored"), "a kernel built with the penalty ignored")   # mode "ignored", any penalty
+IGNORED = ((None, "ignored"), "the bias learned and ignored")   # vm.penalty_mode=ignored, any penalty
 NOCACHE = ("nocache", "the fixed 64 KB cache")
 
 # One target: its bench ("ifs" or "ecd"), its claim, the configuration it is a claim of, the
