@@ -322,7 +322,10 @@ def test_negbreak_vm_asks_and_every_negotiation(disk, kernel):
     negotiation gave the VM a cache frame."""
     steps = ["negbreak vm-asks", "continue", "negbreak off", "finish", "negbreak", "continue", "negbreak off",
              "finish", "negbreak vm", "continue", "kill"]
-    r = session(disk, "memhog 14\nnegtrace\n", steps, cmdline="fs.cache_fixed_kb=256", kernel=kernel)
+    # negbreak vm's conditional breakpoint stops gdb at every negotiation of memhog's thousands
+    # to test its condition: beside a CPU hog that outran the default 150 s (run16), and
+    # the session's end interrupted memhog. Ten times an idle run's time.
+    r = session(disk, "memhog 14\nnegtrace\n", steps, cmdline="fs.cache_fixed_kb=256", kernel=kernel, timeout=600)
     for c in steps[:-2]:
         assert not errors(r.of(c)), (c, r.of(c), r)
     seqs = []
