@@ -16,6 +16,7 @@ from conftest import BUILD, ROOT, _new_log, runqemu
 DEBUG_KERNEL = BUILD / "debug" / "kernel.elf"
 KERNEL = BUILD / "kernel.elf"
 MARK = "@@@gdbtest "
+HARNESS = Path(__file__).resolve().parent / "gdbharness.py"
 
 
 class GdbRun:
@@ -64,26 +65,27 @@ def feed(qemu, log, guest):
         pass
 
 
-def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, timeout=150):
+def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, timeout=150, qemu_extra=()):
     """Boots kernel waiting for gdb, the guest's shell fed `guest` (see feed), and runs `steps`
     (gdb commands) in `gdb -batch`. The last step usually kills QEMU ('kill') or lets it go on
-    ('detach'); QEMU is killed at the end in any case."""
+    ('detach'); QEMU is killed at the end in any case. qemu_extra: QEMU's own arguments."""
     log = _new_log()
     gdb_log = Path(str(log)[:-len(".log")] + ".gdb.log")
     portfile = Path(str(log)[:-len(".log")] + ".port")
     # --gdb auto: runqemu picks a free port, and another when a QEMU started alongside took it
     qemu = subprocess.Popen(
         runqemu.command(kernel=kernel, append=cmdline, disk=disk, mem=mem, gdb="auto", gdb_file=portfile,
-                        timeout=timeout),
+                        timeout=timeout, extra=qemu_extra),
         stdin=subprocess.PIPE, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
     deadline = time.time() + 30
     while not portfile.exists() and qemu.poll() is None and time.time() < deadline:
         time.sleep(0.05)
     feeder = threading.Thread(target=feed, args=(qemu, log, guest), daemon=True)
     feeder.start()
-    args = [sys.executable, str(ROOT / "tools/gdb/rungdb.py"), str(portfile), "-batch"]
+    args = [sys.executable, str(ROOT / "tools/gdb/rungdb.py"), str(portfile), "-batch", "-x", str(HARNESS)]
     for i, c in enumerate(steps):
-        args += ["-ex", "echo %s%d\\n" % (MARK, i), "-ex", c]
+        # A step's `continue` goes on through a stop by SIGINT that no step asked for (gdbharness.py).
+        args += ["-ex", "echo %s%d\\n" % (MARK, i), "-ex", "harness-continue" if c == "continue" else c]
     try:
         g = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout + 30,
                            cwd=str(ROOT))

@@ -483,3 +483,41 @@ def test_a_cow_fault_hands_the_page_to_the_slave(disk):
     if val("print $cor_slave($seg, $va)") < 0:      # it was the only slave: the master may write
         assert "W" in master_after["BITS"].split() and "COW" not in master_after["BITS"], master_after
         assert not any(l.startswith("  0x%08x" % va) for l in r.of("cowlists $seg", 1).splitlines()), r
+
+
+def test_a_continue_goes_on_through_a_stop_that_no_step_asked_for(disk, tmp_path):
+    """The harness's `continue` (tests/qemu/gdbharness.py): a run beside a CPU hog once had two
+    sessions' targets stop with SIGINT in the middle of a long continue, cutting the guest's
+    work short. The same stop planted (QEMU told to pause through its QMP socket while memhog
+    runs) is gone through: the session says so and memhog finishes."""
+    import json, socket, threading, time
+    sock = tmp_path / "qmp.sock"
+    paused = []
+
+    def pause():
+        deadline = time.time() + 120
+        while not sock.exists() and time.time() < deadline:
+            time.sleep(0.05)
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(str(sock))
+        f = s.makefile("rw")
+        f.readline()
+        for cmd in ("qmp_capabilities", "stop"):
+            f.write(json.dumps({"execute": cmd}) + "\n")
+            f.flush()
+            line = f.readline()
+            while line and '"return"' not in line:       # QMP's events ("STOP") come between
+                line = f.readline()
+            paused.append(line)
+        s.close()
+
+    def start_pausing(m):
+        threading.Thread(target=pause, daemon=True).start()
+        return ""
+
+    r = session(disk, [(None, "memhog 24\n"), (r"^\$ memhog 24$", start_pausing)], ["continue", "kill"], mem=32,
+                qemu_extra=["-qmp", "unix:%s,server=on,wait=off" % sock])
+    assert paused and "return" in paused[-1], (paused, r)
+    assert "Program received signal SIGINT" in r.of("continue"), r      # the planted stop happened
+    assert "harness: the target stopped with SIGINT, which no step asked for: continuing" in r.of("continue"), r
+    assert "memhog: 24 MB ok" in r.console, r

@@ -63,8 +63,10 @@ def config_label(value, mode):
         return "none"
     if mode == "cache":
         return "%d KB fixed cache" % value
-    if mode in ("adaptive", "ignored"):
-        return "adaptive" if mode == "adaptive" else "bias ignored"
+    if mode == "adaptive":
+        return "adaptive"
+    if mode == "ignored":
+        return "bias ignored"
     return "%d s%s" % (value, " stepped" if mode == "stepped" else "")
 
 
@@ -194,9 +196,14 @@ def _n(x):
     return "{:,}".format(int(round(x))) if x is not None else ""
 
 
+def _mb(pages, page=PAGE):
+    """MB in so many pages of page bytes."""
+    return pages * page / (1 << 20)
+
+
 def _pages(x):
     """Pages, and bytes as MB: '1,234 (4.8 MB)'."""
-    return "" if x is None else "%s (%.1f MB)" % (_n(x), x * PAGE / (1 << 20))
+    return "" if x is None else "%s (%.1f MB)" % (_n(x), _mb(x))
 
 
 def _pair(a, b, sep=" / "):
@@ -236,7 +243,7 @@ def table(agg, paper=False, linux_rows=None, too_slow=()):
         if paper:
             sp = PAPER.get(v, {}).get(int(s)) if m == "fixed" and s == int(s) else None
             row.append("{} / {} / {} s, {} s, {} %, {} / {} ({:.1f} MB in), {}–{}".format(
-                *sp[:7], sp[5] * SPRITE_PAGE / (1 << 20), *sp[7:]) if sp else "–")
+                *sp[:7], _mb(sp[5], SPRITE_PAGE), *sp[7:]) if sp else "–")
         out.append(row)
     for s, a in sorted((linux_rows or {}).items()):
         out.append(["Linux", "page cache"] + cells(a, s) + (["–"] if paper else []))
@@ -258,12 +265,12 @@ def calibration(agg):
     for s in CALIBRATED_S:
         a = agg.get((0, "fixed", float(s)))
         sp = PAPER[0][s]
-        sprite_mb, sprite_deg = sp[5] * SPRITE_PAGE / (1 << 20), sp[4]
+        sprite_mb, sprite_deg = _mb(sp[5], SPRITE_PAGE), sp[4]
         if a is None:
             out.append("S = %d s: no run without a penalty (Sprite: %.1f MB paged in, sort %+d %%)"
                        % (s, sprite_mb, sprite_deg))
             continue
-        mbs = [x * PAGE / (1 << 20) for x in a["of"]["pageins"]]
+        mbs = [_mb(x) for x in a["of"]["pageins"]]
         degs = a["deg_of"]
         within = lambda vs, ref: bool(vs) and all(ref / CALIBRATION_FACTOR <= v <= ref * CALIBRATION_FACTOR for v in vs)
         ok = within(mbs, sprite_mb) and within(degs, sprite_deg)
