@@ -16,7 +16,6 @@ from conftest import BUILD, ROOT, _new_log, runqemu
 DEBUG_KERNEL = BUILD / "debug" / "kernel.elf"
 KERNEL = BUILD / "kernel.elf"
 MARK = "@@@gdbtest "
-HARNESS = Path(__file__).resolve().parent / "gdbharness.py"
 
 
 class GdbRun:
@@ -82,10 +81,9 @@ def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, time
         time.sleep(0.05)
     feeder = threading.Thread(target=feed, args=(qemu, log, guest), daemon=True)
     feeder.start()
-    args = [sys.executable, str(ROOT / "tools/gdb/rungdb.py"), str(portfile), "-batch", "-x", str(HARNESS)]
+    args = [sys.executable, str(ROOT / "tools/gdb/rungdb.py"), str(portfile), "-batch"]
     for i, c in enumerate(steps):
-        # A step's `continue` goes on through a stop by SIGINT that no step asked for (gdbharness.py).
-        args += ["-ex", "echo %s%d\\n" % (MARK, i), "-ex", "harness-continue" if c == "continue" else c]
+        args += ["-ex", "echo %s%d\\n" % (MARK, i), "-ex", c]
     try:
         g = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout + 30,
                            cwd=str(ROOT))

@@ -485,39 +485,49 @@ def test_a_cow_fault_hands_the_page_to_the_slave(disk):
         assert not any(l.startswith("  0x%08x" % va) for l in r.of("cowlists $seg", 1).splitlines()), r
 
 
-def test_a_continue_goes_on_through_a_stop_that_no_step_asked_for(disk, tmp_path):
-    """The harness's `continue` (tests/qemu/gdbharness.py): a run beside a CPU hog once had two
-    sessions' targets stop with SIGINT in the middle of a long continue, cutting the guest's
-    work short. The same stop planted (QEMU told to pause through its QMP socket while memhog
-    runs) is gone through: the session says so and memhog finishes."""
-    import json, socket, threading, time
-    sock = tmp_path / "qmp.sock"
-    paused = []
 
-    def pause():
-        deadline = time.time() + 120
-        while not sock.exists() and time.time() < deadline:
-            time.sleep(0.05)
-        s = socket.socket(socket.AF_UNIX)
-        s.connect(str(sock))
-        f = s.makefile("rw")
-        f.readline()
-        for cmd in ("qmp_capabilities", "stop"):
-            f.write(json.dumps({"execute": cmd}) + "\n")
-            f.flush()
-            line = f.readline()
-            while line and '"return"' not in line:       # QMP's events ("STOP") come between
-                line = f.readline()
-            paused.append(line)
-        s.close()
+def test_a_session_outlasts_a_qemu_that_stalls(disk):
+    """gdb waits for a slow reply (tools/gdb/rungdb.py: remotetimeout). A loaded host leaves
+    QEMU's gdb stub unscheduled for seconds; with gdb's default 2 s, gdb gave up on a reply,
+    read it late as the answer to its next packet, and a session reported "Invalid hex digit",
+    garbage memory or a stop by SIGINT (runs 19 and 21 beside a CPU hog). Planted here: QEMU
+    stopped for 3 s, three times, while negbreak's breakpoint reads memory at every negotiation
+    of memhog's; the session must end as an undisturbed one does."""
+    import os, signal, threading, time
 
-    def start_pausing(m):
-        threading.Thread(target=pause, daemon=True).start()
+    def our_qemus():
+        kids, todo = [], [os.getpid()]
+        while todo:
+            p = todo.pop()
+            try:
+                with open("/proc/%d/task/%d/children" % (p, p)) as f:
+                    found = [int(c) for c in f.read().split()]
+            except OSError:
+                found = []
+            kids += found
+            todo += found
+        return [k for k in kids if open("/proc/%d/comm" % k).read().startswith("qemu-system")]
+
+    def stall():
+        for _ in range(3):
+            time.sleep(1)
+            qemus = our_qemus()
+            for q in qemus:
+                os.kill(q, signal.SIGSTOP)
+            time.sleep(3)
+            for q in qemus:
+                os.kill(q, signal.SIGCONT)
+            stalls.append(qemus)
+
+    def start_stalling(m):
+        threading.Thread(target=stall, daemon=True).start()
         return ""
 
-    r = session(disk, [(None, "memhog 24\n"), (r"^\$ memhog 24$", start_pausing)], ["continue", "kill"], mem=32,
-                qemu_extra=["-qmp", "unix:%s,server=on,wait=off" % sock])
-    assert paused and "return" in paused[-1], (paused, r)
-    assert "Program received signal SIGINT" in r.of("continue"), r      # the planted stop happened
-    assert "harness: the target stopped with SIGINT, which no step asked for: continuing" in r.of("continue"), r
-    assert "memhog: 24 MB ok" in r.console, r
+    stalls = []
+    steps = ["negbreak vm", "continue", "kill"]
+    r = session(disk, [(None, "memhog 14\n"), (r"^\$ memhog 14$", start_stalling)], steps,
+                cmdline="fs.cache_fixed_kb=256", timeout=600)
+    assert len(stalls) == 3 and all(stalls), (stalls, r)
+    assert not errors(r.of("continue")) and "Invalid" not in r.of("continue"), r
+    assert "SIGINT" not in r.of("continue"), r
+    assert "memhog: 14 MB ok" in r.console, r
