@@ -64,17 +64,17 @@ def feed(qemu, log, guest):
         pass
 
 
-def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, timeout=150, qemu_extra=()):
+def session(disk, guest, steps, *, mem=16, cmdline="", kernel=DEBUG_KERNEL, timeout=150):
     """Boots kernel waiting for gdb, the guest's shell fed `guest` (see feed), and runs `steps`
     (gdb commands) in `gdb -batch`. The last step usually kills QEMU ('kill') or lets it go on
-    ('detach'); QEMU is killed at the end in any case. qemu_extra: QEMU's own arguments."""
+    ('detach'); QEMU is killed at the end in any case."""
     log = _new_log()
     gdb_log = Path(str(log)[:-len(".log")] + ".gdb.log")
     portfile = Path(str(log)[:-len(".log")] + ".port")
     # --gdb auto: runqemu picks a free port, and another when a QEMU started alongside took it
     qemu = subprocess.Popen(
         runqemu.command(kernel=kernel, append=cmdline, disk=disk, mem=mem, gdb="auto", gdb_file=portfile,
-                        timeout=timeout, extra=qemu_extra),
+                        timeout=timeout),
         stdin=subprocess.PIPE, stdout=open(log, "wb"), stderr=subprocess.STDOUT)
     deadline = time.time() + 30
     while not portfile.exists() and qemu.poll() is None and time.time() < deadline:

@@ -485,7 +485,6 @@ def test_a_cow_fault_hands_the_page_to_the_slave(disk):
         assert not any(l.startswith("  0x%08x" % va) for l in r.of("cowlists $seg", 1).splitlines()), r
 
 
-
 def test_a_session_outlasts_a_qemu_that_stalls(disk):
     """gdb waits for a slow reply (tools/gdb/rungdb.py: remotetimeout). A loaded host leaves
     QEMU's gdb stub unscheduled for seconds; with gdb's default 2 s, gdb gave up on a reply,
@@ -493,20 +492,12 @@ def test_a_session_outlasts_a_qemu_that_stalls(disk):
     garbage memory or a stop by SIGINT (runs 19 and 21 beside a CPU hog). Planted here: QEMU
     stopped for 3 s, three times, while negbreak's breakpoint reads memory at every negotiation
     of memhog's; the session must end as an undisturbed one does."""
-    import os, signal, threading, time
+    import os, signal, sys, threading, time
+    sys.path.insert(0, str(ROOT_DIR / "tools" / "fuzz"))
+    from repeat_test import descendants, is_qemu      # its --jitter stops QEMUs the same way
 
     def our_qemus():
-        kids, todo = [], [os.getpid()]
-        while todo:
-            p = todo.pop()
-            try:
-                with open("/proc/%d/task/%d/children" % (p, p)) as f:
-                    found = [int(c) for c in f.read().split()]
-            except OSError:
-                found = []
-            kids += found
-            todo += found
-        return [k for k in kids if open("/proc/%d/comm" % k).read().startswith("qemu-system")]
+        return [p for p in descendants([os.getpid()]) if is_qemu(p)]
 
     def stall():
         for _ in range(3):

@@ -340,7 +340,7 @@ def test_negbreak_vm_asks_and_every_negotiation(disk, kernel):
     assert seqs[1] == seqs[0] + 1, seqs            # negbreak alone: the very next negotiation
     # The last continue ends when the guest powers off: only a stop *at* the breakpoint means
     # negbreak vm stopped (a stop elsewhere in neg_decide, where gdb spends its time testing the
-    # condition, was gdb reading a late reply as another's: test_gdb's stalled-QEMU test).
+    # condition, was most likely gdb reading a late reply as another's: test_gdb's stalled-QEMU test).
     assert not re.search(r"^Breakpoint \d+, neg_decide", r.of("continue", 2), re.M), r
     assert "memhog: 14 MB ok" in r.console, r
     trace = r.console.split("$ negtrace\n", 1)[1].splitlines()

@@ -40,9 +40,9 @@ def gdbinit(port, kernel):
         # A QEMU that died since we looked: fail in a second, not after gdb's 15 s of retries.
         "set tcp connect-timeout 3",
         # A reply QEMU is slow to send (a loaded host leaves its gdb stub unscheduled for seconds)
-        # must not be given up on: after gdb's default 2 s it sends the packet again and reads
-        # the late reply as the answer to its next one ("Invalid hex digit", garbage memory, a
-        # stop reported as SIGINT). A QEMU that dies closes the connection, which gdb sees at once.
+        # must not be given up on: after gdb's default 2 s it gives up on the reply and reads it
+        # late as the answer to its next packet ("Invalid hex digit", garbage memory; most likely
+        # also a stop reported as SIGINT). A QEMU that dies closes the connection, which gdb sees at once.
         "set remotetimeout 60",
         "file %s" % kernel,
         "source %s" % os.path.join(ROOT, "tools", "gdb", "kernel.py"),
