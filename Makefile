@@ -16,6 +16,11 @@ ACCEL   ?= tcg
 FILES   ?=
 FSSIZE  ?= 128
 JOBS    ?= 2
+# make test builds on JOBS cores too (on a fresh clone 21 s instead of 42); its tests run with
+# MAKEFLAGS cleared, so that a make they start does not look for this one's job slots.
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(JOBS)
+endif
 
 CROSS   ?= i686-linux-gnu-
 CC      := $(CROSS)gcc
@@ -388,7 +393,7 @@ gdb-walkthrough: $(DB)/kernel.elf $(B)/mkfs $(UBINS) $(PY_OK)
 # make test TESTS='tests/qemu/test_gdb.py -k frames' runs some of them, after the same build.
 TESTS ?= tests
 test: test-build
-	$(PY) -m pytest -q -n $(JOBS) --durations=20 $(TESTS)
+	MAKEFLAGS= MFLAGS= $(PY) -m pytest -q -n $(JOBS) --durations=20 $(TESTS)
 
 # Everything the tests use, built and installed, without running them.
 .PHONY: test-build mutants results
