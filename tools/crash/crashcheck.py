@@ -82,6 +82,7 @@ class Model:
     def __init__(self, man):
         self.man = man
         self.steps = man["steps"]
+        self.touched = [frozenset(touches(st)) for st in self.steps]     # per step, worked out once
         self.contents = {}          # ident -> [versions (bytes)], in the order they were written
         self.after = []             # per step: {path: ident} after it
         self.ver_after = []         # per step: {ident: index of its version then}
@@ -231,6 +232,17 @@ def touches(s):
 
 def under(path, roots):
     return any(path == r or path.startswith(r + "/") for r in roots)
+
+
+@functools.lru_cache(maxsize=None)
+def ancestors(path):
+    """path and every folder above it but "/": under(path, {r}) is r in ancestors(path). The
+    checks ask it of the same few hundred paths in every state (sets, not string scans)."""
+    out = {path}
+    while path.count("/") > 1:
+        path = path.rsplit("/", 1)[0]
+        out.add(path)
+    return frozenset(out)
 
 
 # --- reading a state ------------------------------------------------------------------------
@@ -423,7 +435,7 @@ class Checker:
                     allowed.add(s["dst"])
                     if acked[j]:
                         required = s["dst"]
-                elif any(a == t or under(a, {t}) for a in allowed for t in touches(s)):
+                elif any(ancestors(a) & model.touched[j] for a in allowed):
                     void = True         # removed or rewritten: nothing promised
                     break
             if void:
@@ -446,12 +458,12 @@ class Checker:
             for j in range(i + 1, len(steps)):
                 if not started[j]:
                     break
-                later |= touches(steps[j])
+                later |= model.touched[j]
             for p in sorted(here):
-                if p not in tree and not any(p == t or under(p, {t}) or under(t, {p}) for t in later):
+                if p not in tree and not (ancestors(p) & later or any(under(t, {p}) for t in later)):
                     v.append(("acked-lost", "%s is absent, though its directory was fsync'ed (step %d)" % (p, i), 0))
             for p in sorted(before - here):
-                if p in tree and not any(p == t or under(p, {t}) or under(t, {p}) for t in later):
+                if p in tree and not (ancestors(p) & later or any(under(t, {p}) for t in later)):
                     v.append(("deleted-back", "%s was removed before its directory was fsync'ed (step %d), but is "
                               "there: %s" % (p, i, show(p)), 0))
 
@@ -463,7 +475,7 @@ class Checker:
                 gone |= model.dirs_after[j] - model.dirs_after[k]
             for j in range(k + 1, len(steps)):
                 if started[j]:
-                    gone = {p for p in gone if not any(under(p, {t}) or p == t for t in touches(steps[j]))}
+                    gone = {p for p in gone if not ancestors(p) & model.touched[j]}
             for p in sorted(gone):
                 if p in tree:
                     v.append(("deleted-back", "%s was removed before an acknowledged sync, but is there: %s" %
@@ -501,8 +513,7 @@ class Checker:
             paths = [s["path"]] if s["kind"] == "mkdata" else \
                 ["%s/f%d" % (s["path"], x) for x in range(s["n"])]
             for p in paths:
-                if any(started[j] and (p in touches(steps[j]) or under(p, touches(steps[j])))
-                       for j in range(i + 1, len(steps))):
+                if any(started[j] and ancestors(p) & model.touched[j] for j in range(i + 1, len(steps))):
                     continue
                 want = model.content(model.after[i][p], i)
                 if tree.get(p) != want:
