@@ -22,6 +22,7 @@ TEXT = {
     "vm.arbiter": ("reference", "nosuch"),   # the arbiter lab's (kernel/arbiters.c); none by default
     "neg.arbiter_trace": ("1", "2"),   # 0 or 1: records to QEMU's debug console (nowhere without -debugcon)
     "disk.ceiling_kb": ("0", "100"),  # an action: measures the disk's ceiling (0: nothing; 64 KB steps)
+    "kernel.clock": ("tsc", "nosuch"),   # ticks by default (kernel/time.c)
 }
 
 
