@@ -35,7 +35,7 @@ static uint32_t tsc_per_ms(void)
 
 void timer_init(void)
 {
-  time_set_tsc_measure(tsc_per_ms);
+  time_init(tsc_per_ms);
   uint16_t div = PIT_FREQ / HZ;
   outb(0x43, 0x34);            /* channel 0, lo/hi byte, rate generator */
   outb(0x40, div & 0xFF);

@@ -10,7 +10,6 @@
 #include "kernel/x86.h"
 #include "drivers/serial.h"
 #include "drivers/timer.h"
-#include "kernel/time.h"
 #include "drivers/pci.h"
 #include "drivers/disk.h"
 #include "drivers/kbd.h"
@@ -95,7 +94,6 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
   coremap_register_stats();
   proc_init();
   timer_init();
-  time_init();
   serial_enable_input();
   kbd_init();
   pci_init();

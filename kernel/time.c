@@ -45,11 +45,6 @@ void timer_tick(void)
   wakeup((void *)&ticks);
 }
 
-void time_set_tsc_measure(uint32_t (*measure)(void))
-{
-  measure_tsc = measure;
-}
-
 bool time_slice_over(void)
 {
   if (interrupts - slice_start >= TIMESLICE_MS) {
@@ -106,7 +101,7 @@ static int clock_set(const char *v)
 }
 
 static const struct setting settings[] = {
-  { "kernel.clock", "ticks: uptime counts the PIT's interrupts (a tick due while interrupts are off too long is lost); tsc: the time-stamp counter, its rate measured against the PIT at boot (loses nothing)",
+  { "kernel.clock", "ticks: uptime counts the PIT's interrupts (a tick due while interrupts are off too long is lost); tsc: the time-stamp counter, its rate measured against the PIT when first chosen (loses nothing)",
     0, 0, 0, clock_get, clock_set },
 };
 
@@ -115,10 +110,11 @@ static const struct counter counters[] = {
   COUNTER("time.tsc_per_ms", &tsc_per_ms),
 };
 
-/* After timer_init, which hands over the TSC's measure: kernel.clock=tsc on the command line
- * measures it then. */
-void time_init(void)
+/* From timer_init, which hands over its measure of the TSC: kernel.clock=tsc on the command
+ * line measures it then. */
+void time_init(uint32_t (*measure)(void))
 {
+  measure_tsc = measure;
   for (uint32_t i = 0; i < NELEM(settings); i++)
     setting_register(&settings[i]);
   stat_register_table(counters, NELEM(counters));

@@ -8,8 +8,8 @@
 #define HZ 1000
 uint32_t uptime_ms(void);
 void timer_tick(void);            /* called by the PIT interrupt */
-void time_set_tsc_measure(uint32_t (*measure)(void));   /* the PIT driver's: TSC ticks a ms */
-void time_init(void);              /* registers kernel.clock, once the rate is known */
+/* From the PIT driver, with its measure of the TSC's ticks a ms: registers kernel.clock. */
+void time_init(uint32_t (*measure)(void));
 void sleep_ms(uint32_t ms);        /* sleeps the calling process or kernel thread */
 #define TIMESLICE_MS 10
 bool time_slice_over(void);        /* true once every TIMESLICE_MS: the timer preempts */
