@@ -66,7 +66,7 @@ import targets   # noqa: E402
 
 NAME = "bench-ecd"
 PHASES = ["edit", "compile", "link", "debug"]
-COMMON = dict(throttle_bps=1 << 20, throttle_iops=50, icount=8, align=True, loops=2, scale=100, env_s=5)
+COMMON = dict(throttle_bps=1 << 20, throttle_iops=50, icount=8, align=True, loops=2, scale=100, env_s=5, clock="tsc")
 PRESETS = {
     "full": dict(mems=[10, 11, 12, 14, 16], fixed=[0.5, 1, 2, 3, 4, 5, 6, 7], nocache=True,
                  penalties=[0, 60, 120, 240, 480, 960]),
@@ -204,7 +204,7 @@ def one_run(cfg, paper_mb, cache, kb, penalty, log):
              (r"(?s)(@\d+(?: \d+)+\n.*){2}\$ ", finish)]
     rc, out, typed, _ = boot_steps(steps, image=cfg["image"], mem=paper_mb + 2, icount=cfg["icount"],
                                    throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=3600,
-                                   log=log, align=cfg["align"], pace=cfg["align"])
+                                   log=log, align=cfg["align"], pace=cfg["align"], clock=cfg.get("clock"))
     with open(log, "a") as f:
         f.write(TYPED + "\n".join(typed) + "\n")
     if rc != 0:

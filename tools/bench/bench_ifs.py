@@ -92,11 +92,11 @@ import targets   # noqa: E402
 NAME = "bench-ifs"
 PRESETS = {
     "paper": dict(mem=8, toucher_mb=None, sort_input="1M", sort_kb=None, throttle_bps=1 << 20, throttle_iops=50,
-                  icount=8, policy="clock", align=True, dirty=50, fill=True),
+                  icount=8, policy="clock", align=True, dirty=50, fill=True, clock="tsc"),
     # must_negotiate: its table is refused unless the cache and the VM asked each other (results.py)
     "matched": dict(mem=20, toucher_mb=15.0, sort_input="8M", sort_kb=320, throttle_bps=512 << 10,
                     throttle_iops=100, icount=4, policy="clock", align=True, dirty=50, must_negotiate=True,
-                    fill=True),
+                    fill=True, clock="tsc"),
 }
 LINUX_CSV = "linux-ifs.csv"         # make bench-linux's runs, columns as ifs.csv's
 LINUX_FREE_KB = 17818               # Linux 6.1 in a 96 MB guest, after boot, without linux-ifs.csv
@@ -129,7 +129,7 @@ STAMP = "vmstat -i 1 1 fs.cache.blocks"          # one time-stamped sample: "@UP
 
 COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "run", "policy", "mem_mb",
            "free_kb", "toucher_kb", "dirty_pct", "sort_input", "sort_kb", "throttle_bps", "throttle_iops",
-           "icount_shift", "rounds", "resp_min_ms", "resp_max_ms", "resp_avg_ms", "after_ms", "after_pageins",
+           "icount_shift", "clock", "rounds", "resp_min_ms", "resp_max_ms", "resp_avg_ms", "after_ms", "after_pageins",
            "sort_ms", "sort_internal_ms", "sort_runs", "sort_passes", "pageins", "pageouts", "toucher_pageins", "toucher_pageouts",
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
@@ -250,7 +250,8 @@ def parse_run(out, typed, toucher):
     line = "vmstat " + " ".join(COUNTERS)
     c = dict(zip(COUNTERS, numbers(printed(cmds, line), len(COUNTERS), line)))
     free, cached = numbers(printed(cmds, FREE), 2, FREE)
-    r = {"sort_ms": t1 - t0, "sort_internal_ms": int(m.group(2)) + int(m.group(4)),
+    clock = re.search(r"kernel\.clock = (\w+)", cmds[CLOCK][0]) if CLOCK in cmds else None
+    r = {"clock": clock.group(1) if clock else "", "sort_ms": t1 - t0, "sort_internal_ms": int(m.group(2)) + int(m.group(4)),
          "sort_runs": int(m.group(1)), "sort_passes": int(m.group(3)), "free_kb": (free + cached - RESERVE_FRAMES) * 4,
          "pageins": c["vm.pageins.backing"], "pageouts": c["vm.pageouts"],
          "cache_min_kb": c["fs.cache.min_kb"], "cache_max_kb": c["fs.cache.max_kb"],
@@ -306,12 +307,13 @@ def toucher_kb(out, mem_free_line):
 
 # --- one run in the guest ---------------------------------------------------------------------
 FREE = "vmstat mem.frames.free fs.cache.blocks"     # typed first: what the kernel has free after boot
+CLOCK = "sysctl kernel.clock"        # the guest's own word on the clock its times are read from
 
 
 def setup_lines(cfg, value, mode):
     """What is typed first: the policy, then the penalty (value s and mode) or the fixed cache's
     size (mode "cache", value KB), what is free, the sampler."""
-    setup = "sysctl vm.policy=%s\n" % cfg["policy"]
+    setup = "%s\nsysctl vm.policy=%s\n" % (CLOCK, cfg["policy"])
     if mode == "cache":
         setup += "sysctl fs.cache_fixed_kb=%d\n" % value
     elif value is not None:
@@ -368,7 +370,7 @@ def one_run(cfg, interval, value, mode, run, log):
     timeout = 3600
     rc, out, typed, arrivals = boot_steps(steps, image=cfg["image"], mem=cfg["mem"], icount=cfg["icount"], throttle_bps=cfg["throttle_bps"],
                                 throttle_iops=cfg["throttle_iops"], timeout=timeout, log=log, align=cfg["align"],
-                                pace=pace if cfg["align"] else None)
+                                pace=pace if cfg["align"] else None, clock=cfg.get("clock"))
     with open(log, "a") as f:          # what was typed, for reading the log again (tests/host)
         f.write(TYPED + "\n".join(typed) + "\n")
     if rc == TOO_SLOW_RC:
@@ -493,6 +495,8 @@ def main(argv=None):
                     "or none (full speed, wall clock)")
     ap.add_argument("--policy", help="vm.policy (clock, the kernel's default; the VM's offer to the "
                     "negotiation is its oldest page whatever the policy, the policy chooses among its own)")
+    ap.add_argument("--clock", choices=["ticks", "tsc"], help="kernel.clock the guest keeps its time by (both "
+                    "presets: tsc, as the PIT's count loses ticks under a slow -icount)")
     ap.add_argument("--no-align", action="store_true", help="with --icount, let the guest's clock run ahead of "
                     "the host's while its CPU is busy (QEMU's align=off): disk transfers overlapping the CPU's work "
                     "then look that much slower")
@@ -512,7 +516,8 @@ def main(argv=None):
 def run_preset(a):
     """Every run of one preset; writes its CSV lines and figures. Returns how many runs failed."""
     cfg = dict(PRESETS[a.preset])
-    for k in ("mem", "toucher_mb", "sort_input", "sort_kb", "throttle_bps", "throttle_iops", "policy", "dirty", "fill"):
+    for k in ("mem", "toucher_mb", "sort_input", "sort_kb", "throttle_bps", "throttle_iops", "policy", "dirty", "fill",
+              "clock"):
         if getattr(a, k) is not None:
             cfg[k] = getattr(a, k)
     if a.icount is not None:
@@ -533,7 +538,8 @@ def run_preset(a):
               NAME, a.preset, cfg["mem"], cfg["policy"], "all but %d KB" % LEAVE_KB if cfg["toucher_mb"] is None
               else "%g MB" % cfg["toucher_mb"], " filled first" if cfg.get("fill") else "", cfg["dirty"], cfg["sort_input"], cfg["sort_kb"] or SORT_DEFAULT_KB,
               cfg["throttle_bps"] or "any", cfg["throttle_iops"] or "any", "full speed" if cfg["icount"] is None else
-              "-icount shift=%s%s" % (cfg["icount"], ",align=on" if cfg["align"] else ""), len(jobs), a.jobs),
+              "-icount shift=%s%s" % (cfg["icount"], ",align=on" if cfg["align"] else "")
+              + ", kernel.clock=%s" % (cfg.get("clock") or "ticks"), len(jobs), a.jobs),
           flush=True)
     t_start, done = time.monotonic(), [0]
     cfg["image"] = prepare_image(a.preset, cfg["sort_input"], logs)

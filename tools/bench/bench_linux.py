@@ -518,7 +518,7 @@ def ours_cost_run(icfg, sampler, log):
         steps = [(None, setup + measure)]
     rc, out, typed, _ = boot_steps(steps, image=icfg["image"], mem=icfg["mem"], icount=icfg["icount"],
                                    throttle_bps=icfg["throttle_bps"], throttle_iops=icfg["throttle_iops"],
-                                   timeout=3600, log=log, align=icfg["align"])
+                                   timeout=3600, log=log, align=icfg["align"], clock=icfg.get("clock"))
     if rc != 0:
         raise ParseError("the guest failed (exit %d): see %s" % (rc, os.path.relpath(log)))
     try:

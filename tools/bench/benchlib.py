@@ -192,7 +192,8 @@ def ready(cond, text):
 
 
 def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None, timeout=1800, log=None,
-               align=False, image=None, keep=None, extra=(), cpu_limit=None, pace=None, host_flush=True):
+               align=False, image=None, keep=None, extra=(), cpu_limit=None, pace=None, host_flush=True,
+               clock=None):
     """Boots build/kernel.elf on a private copy of image (build/fs-pristine.img) and types each step's text once
     the console, since the step before was typed, matches the step's regex (None: at once; a function of
     that text: once it returns true, for a condition no regex can say, as "a line with a number above N").
@@ -206,6 +207,9 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
     --cpu-limit (seconds of QEMU's CPU time, the guest's work; status 125 when spent).
     host_flush=False: the disk's flushes end in QEMU (runqemu --no-host-flush), for a test
     such as the soak that syncs often and measures no time; a benchmark keeps them.
+    clock: kernel.clock on the command line ("tsc" for a paced benchmark: under a slow -icount
+    the default clock, a count of the PIT's interrupts, loses the ticks that fall due while
+    interrupts are off, kernel/time.c; None leaves the kernel's default).
     pace: for a benchmark whose guest is held to the host's clock (icount with align): True
     refuses a boot whose guest fell below GUEST_FLOOR of real time over the whole run (QEMU's
     own count of how late it is and the guest's time-stamped samples: run_ratio), a function (console, lines typed, arrivals,
@@ -213,7 +217,7 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
     booted again, PACE_TRIES boots in all, and when every one was too slow the status is
     TOO_SLOW_RC and the console ends with TOO_SLOW and the ratios (see paced)."""
     once = lambda: _boot_once(steps, mem, icount, throttle_bps, throttle_iops, timeout, log, align, image, keep,
-                              extra, cpu_limit, host_flush)
+                              extra, cpu_limit, host_flush, clock)
     if not pace:
         return once()[:4]
     measure = pace if callable(pace) else lambda out, typed, arrivals, host_s: run_ratio(out, arrivals, host_s)
@@ -234,13 +238,14 @@ def boot_steps(steps, mem=64, icount=None, throttle_bps=None, throttle_iops=None
 
 
 def _boot_once(steps, mem, icount, throttle_bps, throttle_iops, timeout, log, align, image, keep, extra,
-               cpu_limit, host_flush=True):
+               cpu_limit, host_flush=True, clock=None):
     """One boot of boot_steps: (status, console, lines typed, arrivals, the host's seconds of it)."""
     with tempfile.TemporaryDirectory() as d:
         img, args = private_boot(d, mem, timeout, image, icount=None if icount is None else str(icount),
                                  icount_align=align and icount is not None,
                                  throttle_bps=throttle_bps or None, throttle_iops=throttle_iops or None,
-                                 extra=extra, cpu_limit=cpu_limit, no_host_flush=not host_flush)
+                                 extra=extra, cpu_limit=cpu_limit, no_host_flush=not host_flush,
+                                 append="kernel.clock=%s" % clock if clock else None)
         t0 = time.monotonic()
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         steps, typed, out, mark, arrivals = list(steps), [], bytearray(), 0, []

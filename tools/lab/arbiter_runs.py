@@ -107,7 +107,7 @@ def ifs_run(how, log, trace=None, alone=False):
 
     def start_toucher(out):
         cmds = bench_ifs.split_commands(bench_ifs.background(out)[0], [bench_ifs.FREE])
-        kb = bench_ifs.toucher_kb(out, bench_ifs.printed(cmds, bench_ifs.FREE), bench_ifs.SORT_DEFAULT_KB)
+        kb = bench_ifs.toucher_kb(out, bench_ifs.printed(cmds, bench_ifs.FREE))
         chosen["kb"] = kb
         return bench_ifs.toucher_line(cfg, kb, IFS_S)
 
@@ -128,7 +128,8 @@ def ifs_run(how, log, trace=None, alone=False):
                  (bench_ifs.round_after_sort, finish)]
     rc, out, typed, _ = boot_steps(steps, image=cfg["image"], mem=cfg["mem"], icount=cfg["icount"],
                                    throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=RUN_TIMEOUT,
-                                   log=log, align=cfg["align"], extra=extra_for(trace), cpu_limit=RUN_CPU_LIMIT)
+                                   log=log, align=cfg["align"], extra=extra_for(trace), cpu_limit=RUN_CPU_LIMIT,
+                                   clock=cfg.get("clock"))
     if rc == HUNG:
         raise ParseError("the guest hung: %d s of CPU time and the run not done (a hook that never returns; the "
                          "console's ^P dump says where): see %s" % (RUN_CPU_LIMIT, log))
@@ -179,7 +180,8 @@ def ecd_run(how, log, trace=None):
              (bench_ecd.ENV_READY.pattern, measure), (r"(?s)(@\d+(?: \d+)+\n.*){2}\$ ", finish)]
     rc, out, typed, _ = boot_steps(steps, image=cfg["image"], mem=ECD_MB + 2, icount=cfg["icount"],
                                    throttle_bps=cfg["throttle_bps"], throttle_iops=cfg["throttle_iops"], timeout=RUN_TIMEOUT,
-                                   log=log, align=cfg["align"], extra=extra_for(trace), cpu_limit=RUN_CPU_LIMIT)
+                                   log=log, align=cfg["align"], extra=extra_for(trace), cpu_limit=RUN_CPU_LIMIT,
+                                   clock=cfg.get("clock"))
     if rc == HUNG:
         raise ParseError("the guest hung: %d s of CPU time and the run not done (a hook that never returns; the "
                          "console's ^P dump says where): see %s" % (RUN_CPU_LIMIT, log))
