@@ -304,3 +304,14 @@ def test_the_calibration_holds_the_rows_without_a_penalty_to_table_3_in_bytes():
     cpu = {**near, (0, "fixed", 30.0): point([2600] * 3, [3, 61, 61])}
     assert ifs_tables.calibration(cpu)[1].endswith("NOT within a factor of 2")
     assert ifs_tables.calibration({})[0] == "S = 5 s: no run without a penalty (Sprite: 3.4 MB paged in, sort +40 %)"
+
+
+def test_a_row_keeps_the_clock_the_guest_says_it_keeps():
+    out, typed = recorded()
+    assert bench_ifs.parse_run(out, typed, toucher=True)["clock"] == "", "recorded before the clock was typed"
+    setup = bench_ifs.setup_lines(bench_ifs.PRESETS["paper"], 0, "fixed")
+    assert setup.startswith(bench_ifs.CLOCK + "\n")
+    i = out.index("$ sysctl vm.policy")
+    said = out[:i] + "$ %s\nkernel.clock = tsc\n" % bench_ifs.CLOCK + out[i:]
+    assert bench_ifs.parse_run(said, [bench_ifs.CLOCK] + typed, toucher=True)["clock"] == "tsc"
+    assert "clock" in bench_ifs.COLUMNS

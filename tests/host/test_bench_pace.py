@@ -6,10 +6,13 @@ warnings over a run's host seconds, and sort's guest span over its host span."""
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "bench"))
 import benchlib  # noqa: E402
 import bench_ifs  # noqa: E402
+import bench_ecd  # noqa: E402
 import ifs_tables  # noqa: E402
 
 LATE = "Warning: The guest is now late by %.1f to %.1f seconds\n"
@@ -176,3 +179,19 @@ def test_the_ifs_benchmark_runs_three_times_a_point(monkeypatch):
     monkeypatch.setattr(bench_ifs, "run_preset", lambda a: seen.append(a.runs) or 0)
     bench_ifs.main([])
     assert seen == [3, 3]
+
+
+def test_a_benchmarks_clock_goes_on_the_kernels_command_line(monkeypatch):
+    seen = []
+
+    def private_boot(d, mem, timeout, image=None, **options):
+        seen.append(options.get("append"))
+        raise RuntimeError("the command line is all this test wants")
+    monkeypatch.setattr(benchlib, "private_boot", private_boot)
+    for clock in ("tsc", None):
+        with pytest.raises(RuntimeError):
+            benchlib.boot_steps([(None, "x\n")], icount=8, align=True, clock=clock)
+    assert seen == ["kernel.clock=tsc", None]
+    # Every paced preset keeps its time by the TSC (the PIT's count loses ticks at 3.9 MIPS).
+    assert all(p["clock"] == "tsc" for p in bench_ifs.PRESETS.values())
+    assert bench_ecd.COMMON["clock"] == "tsc"

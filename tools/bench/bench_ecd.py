@@ -46,9 +46,9 @@ against a recorded console.
 PRESETS. full (make bench-ecd's default): the five memory sizes, every fixed cache that fits,
 no cache, the variable cache with the six penalties: 58 boots of 4-7 minutes of wall clock (one
 standing for 10 MB about 6 since the VM's calibration: its debug phases page some 60 MB), about
-3 hours at -j 2 (estimated from the 10 MB runs, not measured since). short: 10 and 16 MB, a fixed
-0.5 MB (and 2 MB at 16), penalties 0 and 120: 7 boots, 20 minutes at -j 2 on a loaded 2-core
-host before that calibration (more now).
+3 hours at -j 2 (estimated from the 10 MB runs, not measured since). short: 10 and 16 MB, no cache (the
+variable cache's control: targets.py), a fixed 0.5 MB (and 2 MB at 16), penalties 0 and 120: 9
+points, each --runs boots.
 
     bench_ecd.py [--preset full|short] [--mems 10,16] [--fixed 0.5,2] [--penalties 0,120]
                  [--adaptive] [--no-nocache] [--runs 3] [-j 2] [--loops 2] [--scale PERCENT] [--no-figures]
@@ -70,7 +70,7 @@ COMMON = dict(throttle_bps=1 << 20, throttle_iops=50, icount=8, align=True, loop
 PRESETS = {
     "full": dict(mems=[10, 11, 12, 14, 16], fixed=[0.5, 1, 2, 3, 4, 5, 6, 7], nocache=True,
                  penalties=[0, 60, 120, 240, 480, 960]),
-    "short": dict(mems=[10, 16], fixed=[0.5, 2], nocache=False, penalties=[0, 120]),
+    "short": dict(mems=[10, 16], fixed=[0.5, 2], nocache=True, penalties=[0, 120]),
 }
 RESERVE_FRAMES = 64          # the kernel's reserve (neg.kernel_reserve), which no pool may use
 ENV_KB = 5120                # Table 1's environment
@@ -267,7 +267,6 @@ def main(argv=None):
     ap.add_argument("--adaptive", action="store_true", help="add the variable cache under vm.penalty_mode=adaptive "
                     "(cache adaptive in the CSV)")
     ap.add_argument("--no-nocache", action="store_true", help="leave out the no-cache (64 KB) runs")
-    ap.add_argument("--nocache", action="store_true", help="add the no-cache runs (the short preset has none)")
     ap.add_argument("--runs", type=int, default=3, help="boots a point (3, as Sprite averaged)")
     ap.add_argument("-j", type=int, default=2, dest="jobs", help="QEMUs at once (2)")
     ap.add_argument("--loops", type=int, default=COMMON["loops"], help="edit-compile-link-debug loops (2, as Sprite)")
@@ -289,7 +288,7 @@ def main(argv=None):
     if bad or a.runs < 1 or a.loops < 1 or not 1 <= a.scale <= 1000:
         sys.exit("%s: memory sizes are Sprite's (%s), not %s; --runs and --loops at least 1; --scale 1-1000"
                  % (NAME, ", ".join(map(str, ecd_paper.MEMS)), bad or "-"))
-    nocache = (p["nocache"] or a.nocache) and not a.no_nocache
+    nocache = p["nocache"] and not a.no_nocache
     cfg = dict(COMMON, loops=a.loops, scale=a.scale)
     jobs = [j + (k,) for j in grid(p["mems"], p["fixed"], nocache, p["penalties"], a.adaptive) for k in range(1, a.runs + 1)]
     if not jobs:
