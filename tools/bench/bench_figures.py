@@ -57,7 +57,7 @@ def vm(csv_path, png):
     if frames:
         ax.axvline(frames[0], color="grey", linestyle="--", label="physical memory (%.1f MB)" % frames[0])
     ax.set_xlabel("active virtual memory (MB)")
-    ax.set_ylabel("page touches/s relative to %d MB" % xs[0])
+    ax.set_ylabel("work done a second relative to %d MB" % xs[0])
     ax.legend(fontsize=8)
     return _save(fig, ax, png, "Irlam's vmtest (%s)" % data[0]["mode"])
 
