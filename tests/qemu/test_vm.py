@@ -130,8 +130,8 @@ def test_out_of_backing_store_kills_or_fails_only_that_process(make_disk):
 
 
 def test_vmtest_after_irlam(disk):
-    r = boot("vmtest 4 3\nvmtest 16 2\nvmtest -t 300 4\nvmtest -t\naudit\n", disk=disk, mem=MEM, timeout=400,
-             status=True)
+    r = boot("vmtest 4 3\nvmtest 16 2\nvmtest -t 300 4\nvmtest -t\nvmtest -l 2000 32 20000\nvmtest -l 60000 4 3\nps\n"
+             "audit\n", disk=disk, mem=MEM, timeout=400, status=True)
     assert r.rc == 0, r
     runs = [r.cmd(c) for c in ("vmtest 4 3", "vmtest 16 2", "vmtest -t 300 4")]
     assert all(c.status == 0 and c.out.startswith("vmtest: ") and c.out.count("\n") == 1
@@ -144,5 +144,15 @@ def test_vmtest_after_irlam(disk):
     assert m, r
     sweeps, ms, rate = map(int, m.groups())
     assert sweeps >= 2 and 300 <= ms < 30000 and rate == sweeps * 512 * 1000 // ms, r
-    assert r.printed("vmtest -t") == "usage: vmtest [-t MS] MB [LOOPS]\n" and r.cmd("vmtest -t").status != 0, r.cmds
+    assert r.printed("vmtest -t") == "usage: vmtest [-t MS | -l MS] MB [LOOPS]\n" and r.cmd("vmtest -t").status != 0, r.cmds
+    # With a limit: 32 MB on 16 MB of memory thrashes (every touch a page-in), so 20,000 sweeps
+    # each are not done in 2 s; the run stops there, its children killed, and says so. A run
+    # inside its limit reports as without one.
+    cut = r.cmd("vmtest -l 2000 32 20000")
+    m = re.match(r"vmtest: 32 MB, 16 procs, 20000 loops: not done in (\d+) ms \((\d+) of 16 processes done\), "
+                 r"\d+ faults, (\d+) pageins", cut.out)
+    assert m and cut.status == 0 and 2000 <= int(m.group(1)) < 30000 and int(m.group(2)) < 16, r.cmds
+    assert int(m.group(3)) > 16 * 512, r    # more than each child's 2 MB paged in once
+    assert re.match(r"vmtest: 4 MB, 2 procs, 3 loops: \d+ ms, ", r.printed("vmtest -l 60000 4 3")), r
+    assert " vmtest" not in r.printed("ps"), r          # neither children nor the timer left behind
     audited(r)

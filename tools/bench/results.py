@@ -130,27 +130,33 @@ def vm_irlam(bench):
     med = {mb: statistics.median(float(r["relative_speed"]) for r in by[mb]) for mb in by}
     out = ["| active MB | processes | relative speed (median) | min | max | page-ins (median) |",
            "|---|---|---|---|---|---|"]
+    bound = lambda mb: "< " if any(r.get("bound") == "<" for r in by[mb]) else ""
     for mb in sorted(by):
         rel = [float(r["relative_speed"]) for r in by[mb]]
         ins = [int(r["pageins"]) for r in by[mb]]
-        out.append("| %d | %s | %s | %s | %s | %s |" % (mb, by[mb][0]["procs"], fmt(med[mb]),
-                                                      fmt(min(rel)), fmt(max(rel)), num(statistics.median(ins))))
+        b = bound(mb)
+        out.append("| %d | %s | %s%s | %s%s | %s%s | %s |" % (mb, by[mb][0]["procs"], b, fmt(med[mb]), b, fmt(min(rel)),
+                                                            b, fmt(max(rel)), num(statistics.median(ins))))
     knee = next((mb for mb in sorted(by) if med[mb] < 0.5), None)
     if knee is None:
         where = "No row fell below half the %d MB row's speed: no knee within %d MB." % (base, max(by))
     else:
         before = max((mb for mb in by if mb < knee), default=base)
         where = ("The knee: %d MB (%s MB of frames), the first row below half the %d MB row's speed, where %d MB "
-                 "still ran at %s. Its cause here is memory: the page-ins go from %s at %d MB to %s at %d MB. "
+                 "still ran at %s. Its cause here is memory: the page-ins go from %s at %d MB to %s at %d MB%s. "
                  "Irlam's Sparcstation-1 never ran short of memory (his processes shared one data segment); "
                  "its knee was the MMU's pmegs." % (
                      knee, frames, base, before, fmt(med[before]),
                      num(statistics.median(int(r["pageins"]) for r in by[before])), before,
-                     num(statistics.median(int(r["pageins"]) for r in by[knee])), knee))
-    return para("`vmtest MB %s` at MEM=16 (%s MB of frames): MB/2 processes, each sweeping its own 2 MB "
+                     num(statistics.median(int(r["pageins"]) for r in by[knee])), knee,
+                     " (in the time limit, not done: every touch a page-in)" if bound(knee) else ""))
+    limit = re.search(r"at most (\d+) ms a row", rows[0]["mode"])
+    return para("`vmtest -l %s MB %s` at MEM=16 (%s MB of frames): MB/2 processes, each sweeping its own 2 MB "
                 "(a byte a page) %s times, started together once all have touched their memory, timed until "
                 "the last is done: the work a second against the %d MB row of the same run; %d runs (min, "
-                "median, max):" % (sweeps.group(1), frames, sweeps.group(1), base, runs)) + \
+                "median, max). A row not done in %s ms of guest time is stopped, and its speed is a bound "
+                "(\"<\"): the work over the limit." % (limit.group(1) if limit else "?", sweeps.group(1), frames,
+                                                    sweeps.group(1), base, runs, limit.group(1) if limit else "?")) + \
         "\n\n" + "\n".join(out) + "\n\n" + para(where)
 
 
