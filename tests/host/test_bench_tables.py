@@ -178,6 +178,7 @@ def test_every_part_regenerated_and_nothing_else(setup):
     assert "| 4 | 2 | 0.93 | 0.87 | 1.00 | 0 |" in part(text, "vm-irlam")
     irl = part(text, "vm-irlam")
     assert "| 26 | 13 | < 0.03 | < 0.03 | < 0.04 | 153,138 |" in irl, irl
+    assert "had runs cut" not in irl
     assert "| 4 | 2 | 0.93 | 0.87 | 1.00 | 0 |" in irl
     assert "3 runs" in irl and "13.7 MB of frames" in irl and "`vmtest -l 30000 MB 20000`" in irl
     # The knee is the first row below half the 2 MB row's speed, read from the rows, with its page-ins.

@@ -30,7 +30,7 @@ SIZES = [int(x) for x in os.environ.get("VMTEST_MB", "2 4 8 12 16 20 24 26 28 30
 SWEEPS = int(os.environ.get("SWEEPS", "20000"))
 # A row stops after LIMIT_MS of guest time (vmtest -l): a thrashing row would take hours (every touch
 # a page-in), so it reports that it was not done, and its speed is a bound, below the work over the limit.
-LIMIT_MS = int(os.environ.get("LIMIT_MS", "30000"))
+LIMIT_MS = int(os.environ.get("LIMIT_MS", "10000"))
 RUNS = int(os.environ.get("RUNS", "3"))
 NAME = "bench-vm"
 VMTEST = re.compile(r"vmtest: (\d+) MB, (\d+) procs, (\d+) loops: (?:(\d+) ms|not done in (\d+) ms \((\d+) of \d+ "

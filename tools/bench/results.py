@@ -130,13 +130,16 @@ def vm_irlam(bench):
     med = {mb: statistics.median(float(r["relative_speed"]) for r in by[mb]) for mb in by}
     out = ["| active MB | processes | relative speed (median) | min | max | page-ins (median) |",
            "|---|---|---|---|---|---|"]
-    bound = lambda mb: "< " if any(r.get("bound") == "<" for r in by[mb]) else ""
+    bound = lambda mb: any(r.get("bound") == "<" for r in by[mb])
+
+    def cell(r):                      # a run cut at the limit gives a bound, "< X"
+        return ("< " if r.get("bound") == "<" else "") + fmt(float(r["relative_speed"]))
     for mb in sorted(by):
-        rel = [float(r["relative_speed"]) for r in by[mb]]
+        ranked = sorted(by[mb], key=lambda r: float(r["relative_speed"]))
         ins = [int(r["pageins"]) for r in by[mb]]
-        b = bound(mb)
-        out.append("| %d | %s | %s%s | %s%s | %s%s | %s |" % (mb, by[mb][0]["procs"], b, fmt(med[mb]), b, fmt(min(rel)),
-                                                            b, fmt(max(rel)), num(statistics.median(ins))))
+        mid = cell(ranked[len(ranked) // 2]) if len(ranked) % 2 else fmt(med[mb])
+        out.append("| %d | %s | %s | %s | %s | %s |" % (mb, by[mb][0]["procs"], mid, cell(ranked[0]), cell(ranked[-1]),
+                                                      num(statistics.median(ins))))
     knee = next((mb for mb in sorted(by) if med[mb] < 0.5), None)
     if knee is None:
         where = "No row fell below half the %d MB row's speed: no knee within %d MB." % (base, max(by))
@@ -150,6 +153,10 @@ def vm_irlam(bench):
                      num(statistics.median(int(r["pageins"]) for r in by[before])), before,
                      num(statistics.median(int(r["pageins"]) for r in by[knee])), knee,
                      " (in the time limit, not done: every touch a page-in)" if bound(knee) else ""))
+        cut = [mb for mb in sorted(by) if mb < knee and bound(mb)]
+        if cut:
+            where += (" Below it, %s MB had runs cut at the limit beside runs that finished: the edge is not "
+                      "sharp from run to run." % ", ".join("%d" % mb for mb in cut))
     limit = re.search(r"at most (\d+) ms a row", rows[0]["mode"])
     return para("`vmtest -l %s MB %s` at MEM=16 (%s MB of frames): MB/2 processes, each sweeping its own 2 MB "
                 "(a byte a page) %s times, started together once all have touched their memory, timed until "
