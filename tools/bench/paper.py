@@ -61,7 +61,7 @@ BENCHES = [
     Bench("tracesim", "../lab/tracesim.py", "Hagmann's comparison of replacement policies on the shipped traces", True,
           (["--out", "build/bench/tracesim"], {}), (["--out", "build/bench/tracesim"], {}), {"short": 30, "full": 30}),
     Bench("bench-vm", "bench_vm.py", "Irlam's vmtest table; the fault costs of thesis ch. 7", False,
-          ([], {"RUNS": "1", "VMTEST_MB": "2 8 16 24", "SWEEPS": "5000"}), ([], {}), {"short": 300, "full": 1500}),
+          ([], {"RUNS": "1", "VMTEST_MB": "2 8 16 24 32"}), ([], {}), {"short": 300, "full": 1500}),
     Bench("bench-negcost", "bench_negcost.py", "docs/negotiation.md's cost: an untraded negotiation against a cache miss",
           True, ([], {"RUNS": "1"}), ([], {}), {"short": 20, "full": 60}),
     Bench("bench-fs", "bench_fs.py", "Braunstein's transfer sizes; thesis Tables 5-5 to 5-7 (write policies)", False,
