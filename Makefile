@@ -205,7 +205,7 @@ $(B)/user/bin/%: $(B)/u/user/%.c.o $(B)/u/user/lib/crt0.S.o $(B)/user/libc.a use
 # under the same library), for the benchmark of Linux beside this kernel (make bench-linux).
 # Any user/NAME.c builds as build/linux/bin/NAME; LINUX_PROGS are those the Linux guest's disk
 # holds (tools/linux/linuxdisk.py).
-LINUX_PROGS := sort toucher mklines cksum wc sampler waitlines $(patsubst user/%.c,%,$(wildcard user/phase.c))
+LINUX_PROGS := sort toucher mklines cksum wc sampler waitlines memfit $(patsubst user/%.c,%,$(wildcard user/phase.c))
 LULIBSRC := $(filter-out user/lib/syscall.c user/lib/vm.c user/lib/crt0.S,$(ULIBSRC)) \
   $(wildcard user/lib/linux/*.c user/lib/linux/*.S)
 LULIBOBJ := $(patsubst %,$(B)/lu/%.o,$(filter-out user/lib/linux/crt0.S,$(LULIBSRC)))

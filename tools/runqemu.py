@@ -66,8 +66,12 @@ def qemu_command(a):
         cmd += ["-icount", "shift=%s%s%s" % (a.icount, ",align=on" if a.icount_align else "",
                                              ",sleep=off" if a.icount_sleep_off else "")]
     if a.disk:
-        cmd += ["-drive", "file=%s,if=virtio,format=raw%s%s" % (a.disk, throttling(a),
-                                                                ",cache.no-flush=on" if a.no_host_flush else "")]
+        # The cache mode named, not left to QEMU's default, so that both kernels' disks are the
+        # same by construction (bench_linux.py boots Linux through here too): writeback, the
+        # host's page cache under the image, a guest's flush an fdatasync of it (unless
+        # --no-host-flush).
+        cmd += ["-drive", "file=%s,if=virtio,format=raw,cache=%s%s%s" % (
+            a.disk, DISK_CACHE, throttling(a), ",cache.no-flush=on" if a.no_host_flush else "")]
     if a.drive:
         cmd += ["-drive", a.drive]
     if a.iso:
@@ -122,6 +126,9 @@ def icount_shift(text):
     if text != "auto" and not (text.isdigit() and int(text) <= 10):
         raise argparse.ArgumentTypeError("SHIFT is 0 to 10, or auto")
     return text
+
+
+DISK_CACHE = "writeback"
 
 
 def throttling(a):

@@ -256,18 +256,24 @@ def test_requests_and_their_bytes_before_sort_and_at_the_end():
     """The disk's requests and KB (REQUESTS), a line before sort and one at the end: the
     columns are their differences; a recording without them (older runs) has none."""
     out, typed = recorded()
-    line = "vmstat " + " ".join(bench_ifs.REQUESTS)
     delta = "vmstat " + " ".join(bench_ifs.DELTA)
     final = "vmstat " + " ".join(bench_ifs.COUNTERS)
     k = out.index("$ " + delta + "\n")
-    out = out[:k] + "$ %s\n10\n20\n300\n400\n" % line + out[k:]
-    k = out.index("$ ps\n", out.index("$ " + final))
-    out = out[:k] + "$ %s\n15\n80\n340\n1600\n" % line + out[k:]
-    i, j = typed.index(delta), typed.index(final)
-    typed = typed[:i] + [line] + typed[i:j + 1] + [line] + typed[j + 1:]
-    r = bench_ifs.parse_run(out, typed, toucher=True)
-    check(r)
-    assert (r["read_requests"], r["write_requests"], r["read_kb"], r["write_kb"]) == (5, 60, 40, 1200)
+    out0, typed0 = out, typed
+    for n, first, last in ((5, "10\n20\n300\n400\n7\n", "15\n80\n340\n1600\n9\n"),
+                           (4, "10\n20\n300\n400\n", "15\n80\n340\n1600\n")):
+        # The line of today's runs, with the flushes, and that of runs recorded before them.
+        line = "vmstat " + " ".join(bench_ifs.REQUESTS[:n])
+        k = out0.index("$ " + delta + "\n")
+        out = out0[:k] + "$ %s\n%s" % (line, first) + out0[k:]
+        k = out.index("$ ps\n", out.index("$ " + final))
+        out = out[:k] + "$ %s\n%s" % (line, last) + out[k:]
+        i, j = typed0.index(delta), typed0.index(final)
+        typed = typed0[:i] + [line] + typed0[i:j + 1] + [line] + typed0[j + 1:]
+        r = bench_ifs.parse_run(out, typed, toucher=True)
+        check(r)
+        assert (r["read_requests"], r["write_requests"], r["read_kb"], r["write_kb"]) == (5, 60, 40, 1200)
+        assert r.get("flush_requests") == (2 if n == 5 else None)
     assert "read_requests" not in bench_ifs.parse_run(*recorded(), toucher=True)
 
 

@@ -257,3 +257,108 @@ def test_our_cost_runs_stamps_are_read_around_the_samplers_lines():
     assert bench_linux.parse_ours_cost(out, typed) == (3100 - 1200, 2)
     with pytest.raises(bench_linux.ParseError, match="stamp"):
         bench_linux.parse_ours_cost(out.replace("@3100 30\n", ""), typed)
+
+
+PROTECTED_LOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "linux-short-protected-s1.log")
+
+
+def test_a_recorded_protected_run_has_its_settings_and_the_disk_by_class():
+    """A run of the short preset's protected setup (--setup protected), read by hand: the
+    settings in force as the script printed them, the toucher in its cgroup with its
+    memory.low, and the disk's requests by class and their KB across sort (/proc/diskstats'
+    reads, read sectors, writes, written sectors and flushes of vda at the two stamps)."""
+    with open(PROTECTED_LOG, "rb") as f:
+        r = bench_linux.parse_run(linuxboot.console_text(f.read()), True)
+    assert r["settings"] == ("swappiness=0 dirty_background_bytes=3453747 dirty_bytes=6907494 root=rw,noatime "
+                             "toucher_cgroup=/toucher memory.low=1572864")
+    assert {k: r[k] for k in ("read_requests", "read_kb", "write_requests", "write_kb", "flush_requests",
+                              "disk_reads", "disk_writes")} == {
+        "read_requests": 65 - 52, "read_kb": (5434 - 4618) // 2, "write_requests": 13 - 2,
+        "write_kb": (632 - 16) // 2, "flush_requests": 0, "disk_reads": 13, "disk_writes": 11}
+    # A run recorded before the classes were read has reads and writes, and no classes.
+    old = bench_linux.parse_run(recorded(), True)
+    assert "read_kb" not in old and "flush_requests" not in old and old["settings"] == ""
+
+
+def test_the_settings_line_of_each_setup():
+    assert bench_linux.settings("@setup 60 0 0 rw,relatime\n@cgroup  \n") == \
+        "swappiness=60 dirty_background_bytes=0 dirty_bytes=0 root=rw,relatime"
+    assert bench_linux.settings("@setup 60 0 0 rw,relatime\n") == \
+        "swappiness=60 dirty_background_bytes=0 dirty_bytes=0 root=rw,relatime"
+    assert bench_linux.settings("no such line\n") == ""
+
+
+def test_the_protected_setup_is_set_as_ours_and_fails_the_run_if_it_cannot_be():
+    """The dirty bounds are fs/dirtybound.c's default shares of what our pools share after boot
+    (or, with no boot of ours, of what memfit kept on Linux); memory.low covers the toucher's
+    heap; each setting's command ends the script when it fails; the toucher is put in its
+    cgroup before it allocates, by busybox's shell (/bin/sh: a program of ours named sh would
+    stand in for a bare `sh`); the default setup sets none of it and prints the same line."""
+    src = open(os.path.join(ROOT, "fs", "dirtybound.c")).read()
+    import re
+    m = re.search(r"background_ratio = (\d+), dirty_ratio = (\d+);", src)
+    assert (bench_linux.DIRTY_BACKGROUND_PCT, bench_linux.DIRTY_PCT) == (int(m.group(1)), int(m.group(2)))
+    cfg = dict(bench_linux.PRESETS["short"], toucher_mb=6.0)
+    p = bench_linux.protection(cfg, {"ours_shared_kb": 7500}, {"memfit_kb": 9000, "MemAvailable": 1})
+    assert p == {"dirty_background_bytes": 7500 * 1024 // 10, "dirty_bytes": 7500 * 1024 // 5,
+                 "low_bytes": (6 * 1024 + 512) * 1024}
+    assert bench_linux.protection(cfg, {}, {"memfit_kb": 9000, "MemAvailable": 1})["dirty_bytes"] == 9000 * 1024 // 5
+    s = bench_linux.script(6, 5, "/in", 128, protect=p)
+    lines = s.splitlines()
+    for l in bench_linux.protect_lines(p):
+        assert l + " || exit 1" in lines
+    assert "echo 0 > /proc/sys/vm/swappiness || exit 1" in lines and "mount -o remount,noatime / || exit 1" in lines
+    tl = next(l for l in lines if "toucher -t" in l)
+    assert tl.startswith("/bin/sh -c 'echo $$ > /sys/fs/cgroup/toucher/cgroup.procs && exec /usr/bin/toucher -t -m 6 ")
+    assert lines.index(tl) > max(lines.index(l + " || exit 1") for l in bench_linux.protect_lines(p))
+    plain = bench_linux.script(6, 5, "/in", 128)
+    assert "swappiness" in plain and "echo 0 >" not in plain and "cgroup.procs" not in plain
+    assert [l for l in plain.splitlines() if l.startswith("echo \"@setup")] == \
+        [l for l in lines if l.startswith("echo \"@setup")]
+
+
+def test_memfits_line_and_a_run_without_it():
+    assert bench_linux.memfit_kb("$ memfit\nmemfit: 7168 KB written and kept, a page-out at 7232 KB\n") == 7168
+    with pytest.raises(bench_linux.ParseError):
+        bench_linux.memfit_kb("$ memfit\nsh: memfit: not found\n")
+
+
+def test_memory_is_matched_by_what_memfit_kept_on_both(monkeypatch):
+    """The line through two probes gives the size, which goes up a MB while Linux's memfit is
+    short of ours; linux-mem.csv's row has both kernels' figures. With --linux-mem the size is
+    kept, and ECD's matching (by MemAvailable) boots Linux without memfit."""
+    boots = []
+    monkeypatch.setattr(bench_linux, "ours_after_boot",
+                        lambda mem, log: dict(free_kb=7244, shared_kb=7500, memfit_kb=7168))
+
+    def linux(mem, img, log, memfit=True):
+        boots.append((mem, memfit))
+        # The line through the probes (30 and 38 MB) says 37 MB, which keeps 7,000 KB: short.
+        fit = {30: 0, 37: 7000, 38: 9000}.get(mem, 64000)
+        return {"MemAvailable": fit + 4000, "MemFree": fit, "MemTotal": mem * 1024,
+                **({"memfit_kb": fit} if memfit else {})}
+    monkeypatch.setattr(bench_linux, "linux_after_boot", linux)
+    row = {}
+    mb, info = bench_linux.match_memory(10, None, "disk", "/tmp", lambda t: None, row)
+    assert mb == 38 and info["memfit_kb"] == 9000
+    assert [b[0] for b in boots] == [30, 38, 37, 38]
+    assert row["ours_memfit_kb"] == 7168 and row["linux_memfit_kb"] == info["memfit_kb"] and row["matched_by"] == "memfit"
+    assert all(c in bench_linux.MEM_COLUMNS for c in row)
+    boots.clear()
+    assert bench_linux.match_memory(10, 64, "disk", "/tmp", lambda t: None, {})[0] == 64 and boots == [(64, True)]
+    boots.clear()
+    assert bench_linux.match_memory(12, 80, "disk", "/tmp", lambda t: None, {}, by="available")[0] == 80
+    assert boots == [(80, False)]
+
+
+def test_rows_of_another_setup_stay_when_one_is_run_again(tmp_path):
+    path = str(tmp_path / "linux-ifs.csv")
+    cols = ["preset", "setup", "run"]
+    bench_linux.write_rows(path, cols, [dict(preset="paper", setup="default", run=1),
+                                        dict(preset="paper", setup="protected", run=1),
+                                        dict(preset="matched", setup="", run=1)], "paper")
+    bench_linux.write_rows(path, cols, [dict(preset="paper", setup="protected", run=2)], "paper", ("protected",))
+    assert [(r["preset"], r["setup"], r["run"]) for r in bench_linux.read_rows(path)] == [
+        ("paper", "default", "1"), ("matched", "", "1"), ("paper", "protected", "2")]
+    bench_linux.write_rows(path, cols, [dict(preset="matched", setup="default", run=3)], "matched", ("default",))
+    assert ("matched", "", "1") not in [(r["preset"], r["setup"], r["run"]) for r in bench_linux.read_rows(path)]

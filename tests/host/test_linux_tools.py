@@ -200,6 +200,7 @@ def test_the_disk_holds_ext2_with_busybox_init2_the_programs_and_the_files(tmp_p
     progs.mkdir()
     (progs / "sort").write_bytes(b"\x7fELF sort")
     (progs / "toucher").write_bytes(b"\x7fELF toucher")
+    (progs / "sh").write_bytes(b"\x7fELF our sh")      # host-only (linuxdisk.HOST_ONLY): not on the disk
     extra = tmp_path / "input.txt"
     extra.write_text("b\na\n")
     img = str(tmp_path / "disk.img")
@@ -220,7 +221,7 @@ def test_the_disk_holds_ext2_with_busybox_init2_the_programs_and_the_files(tmp_p
         return subprocess.run([debugfs, "-R", "cat " + path, str(part)], capture_output=True).stdout
 
     assert cat("/usr/bin/sort") == b"\x7fELF sort"
-    assert cat("/bin/busybox") == b"\x7fELF busybox"
+    assert cat("/bin/busybox") == b"\x7fELF busybox" and cat("/usr/bin/sh") == b""
     assert cat("/input.txt") == b"b\na\n"
     assert cat("/sbin/init2") == open(os.path.join(ROOT, "tools", "linux", "init-stage2.sh"), "rb").read()
     stats = subprocess.run([debugfs, "-R", "stats", str(part)], capture_output=True, text=True).stdout

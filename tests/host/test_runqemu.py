@@ -36,3 +36,5 @@ def test_the_disk_keeps_the_hosts_flushes_unless_told(tmp_path):
     assert "no-flush" not in qemu_args(tmp_path)
     drive = qemu_args(tmp_path, "--no-host-flush", "--throttle-iops", "50")
     assert drive.endswith(",throttling.iops-total=50,cache.no-flush=on"), drive
+    # The cache mode is named on every disk, the same for both kernels (bench_linux.py).
+    assert ",cache=writeback," in drive and ",cache=writeback" in qemu_args(tmp_path)

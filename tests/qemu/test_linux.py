@@ -70,17 +70,34 @@ def test_commands_on_the_kernels_command_line_and_a_failure_reported(guest):
 
 
 def test_the_benchmarks_short_preset_writes_its_rows_and_nothing_tracked(guest, tmp_path):
-    """make bench-linux's short preset, into a folder of its own: sort alone and beside the
-    toucher, rows in ifs.csv's columns, the figure drawn, and the tracked tree left alone."""
+    """make bench-linux's short preset, into a folder of its own, in both setups: sort alone and
+    beside the toucher, rows in ifs.csv's columns, the figure drawn, and the tracked tree left
+    alone; the protected setup's settings in force in its runs and not in the default's, the
+    toucher in its cgroup; memfit's figure of the machine; the disk's requests by class."""
     import csv
     before = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
     env = dict(os.environ, BENCH_DIR=str(tmp_path))
-    p = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "bench_linux.py"), "--preset", "short"],
-                       capture_output=True, text=True, env=env, timeout=900)
+    p = subprocess.run([sys.executable, str(ROOT / "tools" / "bench" / "bench_linux.py"), "--preset", "short",
+                        "--setup", "both"], capture_output=True, text=True, env=env, timeout=900)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
-    assert "bench-linux: [2/2] S=1 run 1: sort" in p.stdout
+    assert "bench-linux: [4/4] protected, S=1 run 1: sort" in p.stdout
     rows = list(csv.DictReader(open(tmp_path / "linux-ifs.csv")))
-    assert [(r["kind"], r["interval_s"]) for r in rows] == [("standalone", ""), ("ifs", "1")]
+    assert [(r["setup"], r["kind"], r["interval_s"]) for r in rows] == [
+        ("default", "standalone", ""), ("protected", "standalone", ""), ("default", "ifs", "1"), ("protected", "ifs", "1")]
+    mem = list(csv.DictReader(open(tmp_path / "linux-mem.csv")))[0]
+    assert 0 < int(mem["linux_memfit_kb"]) < int(mem["linux_available_kb"]) < 64 * 1024, mem
+    for r in rows:
+        assert r["memfit_kb"] == mem["linux_memfit_kb"]
+        # The requests by class while sort ran: it reads its 256 KB input (and more).
+        assert int(r["read_requests"]) > 0 and int(r["read_kb"]) >= 256 and r["flush_requests"].isdigit()
+        want = ("swappiness=0 dirty_background_bytes=%d dirty_bytes=%d root=rw,noatime" % (
+            int(mem["linux_memfit_kb"]) * 1024 // 10, int(mem["linux_memfit_kb"]) * 1024 // 5)
+            if r["setup"] == "protected" else "swappiness=60 dirty_background_bytes=0 dirty_bytes=0 root=rw,relatime")
+        if r["kind"] == "ifs":
+            want += " toucher_cgroup=/toucher memory.low=%d" % ((1024 + 512) * 1024) if r["setup"] == "protected" \
+                else ""
+        assert r["settings"] == want, r
+    rows = [r for r in rows if r["setup"] == "default"]
     for r in rows:
         assert int(r["sort_ms"]) > 0 and r["policy"] == "linux" and r["mem_mb"] == "64"
         assert int(r["available_after_boot_kb"]) > 0 and r["kernel"].endswith("-686")

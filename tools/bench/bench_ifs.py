@@ -102,7 +102,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (RUN_COLUMNS, ROOT, TOO_SLOW, TOO_SLOW_RC, boot_steps, bench_path, run_all,  # noqa: E402
                       run_identity, run_ratio)
 import ifs_tables   # noqa: E402
-from ifs_tables import aggregate, config_label, read_csv   # noqa: E402
+from ifs_tables import aggregate, config_label, config_of, read_csv   # noqa: E402
 import targets   # noqa: E402
 
 NAME = "bench-ifs"
@@ -132,9 +132,12 @@ COUNTERS = DELTA + ["fs.cache.min_kb", "fs.cache.max_kb", "neg.fs_asks_vm", "neg
 # What a negotiation in which nothing was traded cost (kernel/negotiate.c): a line of its own after
 # the others (runs recorded before it have none).
 COST = ["neg.untraded", "neg.untraded_tsc_avg", "neg.untraded_tsc_min"]
-# The disk's requests and their bytes (a request may carry several blocks: fs/cluster.c), before
-# sort and at the end, each a line of its own (runs recorded before them have neither).
-REQUESTS = ["disk.reads", "disk.writes", "disk.read_kb", "disk.write_kb"]
+# The disk's requests by class and their bytes (a request may carry several blocks: fs/cluster.c),
+# before sort and at the end, each a line of its own (runs recorded before them have neither; runs
+# recorded before the flushes were counted have the first four). bench_linux.py reads the same
+# classes of Linux's /proc/diskstats.
+REQUESTS = ["disk.reads", "disk.writes", "disk.read_kb", "disk.write_kb", "disk.flushes"]
+REQUEST_COLUMNS = ["read_requests", "write_requests", "read_kb", "write_kb", "flush_requests"]
 # The pools' refaults since sort began (neg.reset clears them, kernel/refault.c) and the bias the
 # VM had learned at the end (vm.penalty_mode=adaptive; 0 in the other modes): a line at the end.
 REFAULTS = ["refault.vm.refaults", "refault.vm.early", "refault.vm.saved", "refault.vm.bias_ms",
@@ -149,8 +152,7 @@ COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb"
            "sort_ms", "sort_internal_ms", "sort_runs", "sort_passes", "pageins", "pageouts", "toucher_pageins", "toucher_pageouts",
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
-           "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min", "read_requests", "write_requests",
-           "read_kb", "write_kb"] + REFAULT_COLUMNS + ["guest_ratio", "refused"] + RUN_COLUMNS
+           "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min"] + REQUEST_COLUMNS + REFAULT_COLUMNS + ["guest_ratio", "refused"] + RUN_COLUMNS
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
@@ -279,11 +281,13 @@ def parse_run(out, typed, toucher):
     line = "vmstat " + " ".join(COST)
     if line in cmds:
         r["untraded"], r["untraded_tsc_avg"], r["untraded_tsc_min"] = numbers(printed(cmds, line), len(COST), line)
-    line = "vmstat " + " ".join(REQUESTS)
-    if len(cmds.get(line, [])) == 2:
-        ends = [numbers(printed(cmds, line, k), len(REQUESTS), line) for k in (0, 1)]
-        for col, a, b in zip(["read_requests", "write_requests", "read_kb", "write_kb"], *ends):
-            r[col] = b - a
+    for n in (len(REQUESTS), 4):
+        line = "vmstat " + " ".join(REQUESTS[:n])
+        if len(cmds.get(line, [])) == 2:
+            ends = [numbers(printed(cmds, line, k), n, line) for k in (0, 1)]
+            for col, a, b in zip(REQUEST_COLUMNS, *ends):
+                r[col] = b - a
+            break
     line = "vmstat " + " ".join(REFAULTS)
     if line in cmds:
         r.update(zip(REFAULT_COLUMNS, numbers(printed(cmds, line), len(REFAULTS), line)))
@@ -652,21 +656,34 @@ def write_series(path, results, preset):
                                     pageins=ins))
 
 
-def linux_of(linux_rows, preset):
-    """Linux's rows beside a preset's: only the matched preset's sizes are Linux's."""
-    return ifs_tables.linux(linux_rows, preset) if PRESETS[preset].get("must_negotiate") else None
+def linux_of(linux_rows, preset, setup="default"):
+    """Linux's rows of one setup beside a preset's: those of the same preset (bench_linux.py runs
+    the paper and the matched presets); the matched preset's also those recorded before rows
+    named their preset."""
+    if not PRESETS[preset].get("must_negotiate") and not any(r.get("preset") == preset for r in linux_rows):
+        return None
+    return ifs_tables.linux(linux_rows, preset, setup)
 
 
 def table_text(rows, preset, linux_rows=()):
     agg, base = aggregate(rows, preset)
-    lin = linux_of(list(linux_rows), preset)
+    linux_rows = list(linux_rows)
+    lin, prot = linux_of(linux_rows, preset), linux_of(linux_rows, preset, "protected")
     free = [float(r["free_kb"]) for r in rows if r["preset"] == preset and r.get("free_kb")]
     lines = ["IFS benchmark, preset %s (medians of the runs [min–max]; sort alone %s; free after boot %s%s)" % (
         preset, "%.1f s" % (base / 1000) if base else "not run",
         "%.1f MB" % (statistics.median(free) / 1024) if free else "not measured",
         "; Linux %.1f MB" % (lin[2] / 1024) if lin and lin[2] else "")]
     lines.append(ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None,
-                                                      too_slow=ifs_tables.refused(rows, preset))))
+                                                      too_slow=ifs_tables.refused(rows, preset),
+                                                      linux_protected=prot[0] if prot else None)))
+    mine = [r for r in rows if r["preset"] == preset]
+    theirs = [r for r in linux_rows if r.get("preset") == preset] if lin or prot else []
+    disk = ifs_tables.disk_table(mine + theirs, lambda r: (
+        ("Linux", r.get("setup") or "default") if r.get("policy") == "linux" else ("ours", config_label(*config_of(r)))))
+    if len(disk) > 1:
+        lines += ["", "The disk's requests during sort, by class (medians of the runs [min–max]):",
+                  ifs_tables.markdown(disk)]
     if preset == "paper":
         lines += ["", "Calibration, the rows without a penalty against Table 3 (in bytes):"]
         lines += ["  " + l for l in ifs_tables.calibration(agg)]

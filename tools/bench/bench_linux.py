@@ -13,14 +13,27 @@ clock held to the host's (align=on). Linux is Debian 12's i386 kernel (linux-ima
 busybox as its user land (tools/linux/), on one disk holding an ext2 file system (4 KB blocks)
 and a swap partition, as our kernel keeps its files and its backing store on one disk.
 
-MATCHED MEMORY. What counts is not the machine's size but what each kernel leaves to programs
-after boot: our kernel at --ours-mem MB (its free frames and cache blocks after boot, less the
-kernel's reserve, KERNEL_RESERVE of kernel/negotiate.c, read with vmstat), and Linux's
-MemAvailable of /proc/meminfo after boot (its free pages, plus the page cache and reclaimable
-slab it would give up, less its watermarks). Linux's kernel is larger, so its machine is larger:
-it is booted at two sizes, MemAvailable is interpolated (it grows one for one with the machine)
-and the size that leaves at least what ours leaves is chosen and booted to check. Both figures
-are printed and written to build/bench/linux-mem.csv; --linux-mem skips the search.
+MATCHED MEMORY. What counts is not the machine's size but what a program can hold on it, and
+the kernels' own figures do not say it alike (ours: free frames and cache blocks less the
+kernel's reserve; Linux's MemAvailable counts reclaimable slab and page cache it may not give
+up, and busybox's text in use: at 64 MB it says 39.3 MB where a program keeps 33.2 MB). So it
+is found by trying, the same way on both: user/memfit.c grows a heap 64 KB at a time, writes
+all of it each step, and stops at the first page-out of the machine (ours: vm.pageouts;
+Linux: pswpout). Our kernel is booted at --ours-mem MB and memfit run; Linux's kernel is
+larger, so its machine is larger: it is booted at two sizes with memfit, the figure is
+interpolated (it grows one for one with the machine) and the size at which Linux keeps at
+least what ours keeps is chosen and booted to check (a MB more while short). Both kernels'
+figures, memfit's and their own, are printed and written to build/bench/linux-mem.csv;
+--linux-mem skips the search. (bench_linux_ecd.py matches by the kernels' own figures:
+ECD's environment is sized by MemAvailable.)
+
+SETUPS (--setup). default: Debian's settings. protected: the control rows, Linux set where our
+kernel's rules differ and the paper does not study them, and the toucher protected as our
+penalty protects it (protect_lines): swappiness 0, the dirty bounds in bytes at ours (10 and
+20 % of the frames our pools share after boot, fs/dirtybound.c, where Linux's ratios are of
+its dirtyable memory), the root mounted noatime, and the toucher in a cgroup of its own whose
+memory.low covers its heap. Read the protected rows against our penalty's, the default ones
+against our penalty 0. Each run prints the settings in force, kept in its row (settings).
 
 ONE RUN is one boot on a private copy of a prepared disk (sort's input /in made and synced
 beforehand, so it is on disk, not in the cache, when the run begins), at the benchmark's CPU
@@ -52,19 +65,28 @@ from /proc/PID/stat), all major faults (pgmajfault, for pageins_all), the disk's
 writes (/proc/diskstats), the file cache's least and greatest size from sort's start (Cached of
 /proc/meminfo, sampled). What has no Linux counterpart stays empty: the penalty, the
 negotiation's counters, the toucher's own page-outs (Linux does not count them by process).
+The disk's requests by class across sort, as bench_ifs.py's (read_requests, read_kb,
+write_requests, write_kb, flush_requests: /proc/diskstats' reads, read sectors, writes, written
+sectors and flushes of vda), printed by class under the table beside ours.
 Added at the end: free_after_boot_kb, available_after_boot_kb, kernel, and what
 decides how Linux's figures read: hz (CONFIG_HZ of the kernel's own config), cmdline (its
 command line, /proc/cmdline) and lru_gen (/sys/kernel/mm/lru_gen/enabled: 0x0000 is Debian's
-default, the multi-gen LRU built in but off; "absent" when not built).
+default, the multi-gen LRU built in but off; "absent" when not built); setup, settings (the
+settings in force) and memfit_kb (what memfit kept on this machine).
 
 PRESETS.
+  paper     bench_ifs.py's paper preset on Linux: its machine matched to ours at 10 MB by
+            memfit, a toucher of what memfit kept on ours less 1 MB (bench_ifs.LEAVE_KB), sort
+            of 3 MB with sort's default budget (-m 128), the disk at 1 MB/s and 25 requests a
+            second, -icount shift=7 (7.8 MIPS), align=on; S = 5 and 30, and sort alone.
   matched   memory matched to ours at 20 MB (about 17 MB to programs), a 15 MB toucher, sort
             of 8 MB with -m 320, the disk at 512 KB/s and 100 requests a second, -icount
             shift=4 (62.5 MIPS), align=on; S = 5 and 30, and sort alone.
   short     for the test: full speed, no throttle, a 1 MB toucher, sort of 256 KB with -m 32,
             S = 1, a 64 MB machine (no search).
 
-    bench_linux.py [--preset matched|short] [--intervals 5,30] [--runs 1] [-j 1] [--ours-mem MB]
+    bench_linux.py [--preset paper|matched|short] [--setup default|protected|both] [--intervals 5,30]
+                   [--runs 1] [-j 1] [--ours-mem MB]
                    [--linux-mem MB] [--toucher-mb MB] [--sort-input SIZE] [--sort-kb KB]
                    [--throttle-bps N] [--throttle-iops N] [--icount SHIFT|none] [--no-standalone]
     bench_linux.py --sampler-cost [--preset ...] [--runs 3] [-j 1] [--cost-kernels ours,linux]
@@ -86,9 +108,16 @@ NAME = "bench-linux"
 PRESETS = {
     "matched": dict(ours_mem=20, linux_mem=None, toucher_mb=15.0, sort_input="8M", sort_kb=320,
                     throttle_bps=512 << 10, throttle_iops=100, icount=4, intervals="5,30"),
+    # toucher_mb None: what memfit kept on our kernel at ours_mem, less LEAVE_KB (bench_ifs's paper
+    # preset leaves 1 MB of what its free frames say, computed in the guest).
+    "paper": dict(ours_mem=10, linux_mem=None, toucher_mb=None, sort_input="3M", sort_kb=128,
+                  throttle_bps=1 << 20, throttle_iops=25, icount=7, intervals="5,30"),
     "short": dict(ours_mem=None, linux_mem=64, toucher_mb=1.0, sort_input="256K", sort_kb=32,
                   throttle_bps=None, throttle_iops=None, icount=None, intervals="1"),
 }
+SETUPS = ("default", "protected")
+DIRTY_BACKGROUND_PCT, DIRTY_PCT = 10, 20     # fs/dirtybound.c's defaults (a host test reads them)
+LOW_SLACK_KB = 512        # memory.low above the toucher's heap: its page tables, stack and text
 SAMPLE_S = 1
 VMSTAT = ["pswpin", "pswpout", "pgmajfault"]
 MEMINFO = ["Cached", "MemFree", "SwapFree"]
@@ -101,13 +130,15 @@ IFS_COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "run", "poli
                "resp_avg_ms", "sort_ms", "sort_internal_ms", "pageins", "pageouts", "toucher_pageins",
                "toucher_pageouts", "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied",
                "vm_asks_fs", "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes",
-               "sort_host_ms", "host_load"]
+               "sort_host_ms", "host_load", "read_requests", "write_requests", "read_kb", "write_kb", "flush_requests"]
 # hz, cmdline, lru_gen: the Linux guest's tick (CONFIG_HZ), kernel command line and multi-gen LRU
 # state (/sys/kernel/mm/lru_gen/enabled), which decide what its figures mean.
 GUEST = ["hz", "cmdline", "lru_gen"]
+# setup: default (Debian's settings) or protected (CONTROLS); memfit_kb: what memfit kept on this
+# machine (the memory matching's figure, also in linux-mem.csv).
 COLUMNS = IFS_COLUMNS + ["sort_kb", "free_after_boot_kb", "available_after_boot_kb", "kernel"] + GUEST + [
-    "sampler_cpu_ms"] + RUN_COLUMNS
-SERIES = ["preset", "interval_s", "penalty_s", "mode", "run", "what", "t_s", "value", "pageins"]
+    "sampler_cpu_ms", "setup", "memfit_kb", "settings"] + RUN_COLUMNS
+SERIES = ["preset", "interval_s", "penalty_s", "mode", "run", "what", "t_s", "value", "pageins", "setup"]
 
 
 class ParseError(Exception):
@@ -120,7 +151,9 @@ ROUND_WAIT_S = 600      # how long a run waits after sort for the toucher's roun
 # into the tmpfs, and what it reads once at the two stamps around the timed section (the same,
 # and vda's reads and writes of /proc/diskstats).
 SAMPLED = "/proc/meminfo %s /proc/vmstat %s" % (" ".join(MEMINFO), " ".join(VMSTAT))
-DISK = {"vda@1": "reads", "vda@5": "writes"}
+# /proc/diskstats' words after vda's name: requests completed by class and sectors of 512 bytes
+# (Documentation/admin-guide/iostats.rst), the classes our kernel counts (bench_ifs.REQUESTS).
+DISK = {"vda@1": "reads", "vda@5": "writes", "vda@3": "read_sectors", "vda@7": "write_sectors", "vda@16": "flushes"}
 STAMPED = SAMPLED + " /proc/diskstats " + " ".join(DISK)
 SAMPLERS = ("sampler", "none", "shell")
 
@@ -143,13 +176,41 @@ def shell_sampler():
     ]
 
 
-def script(toucher_mb, interval, sort_input_path, sort_kb, sampler="sampler"):
+# The protected setup (--setup protected): Linux's settings that stand where our kernel's differ
+# and the paper does not study them, set as ours are, and the toucher protected as our penalty
+# protects it. Each a command of the script; a failing one fails the run.
+CGROUP = "/sys/fs/cgroup"
+SETTINGS = "/proc/sys/vm/swappiness /proc/sys/vm/dirty_background_bytes /proc/sys/vm/dirty_bytes"
+
+
+def protect_lines(p):
+    """p: {dirty_background_bytes, dirty_bytes, low_bytes}. Swap only when nothing else is left
+    (swappiness 0), the dirty bounds in bytes (ours: fs/dirtybound.c, 10 and 20 % of the frames
+    the pools share, where Linux's ratios are of its dirtyable memory), no access times written
+    (ours writes none: a read dirties no inode), and the toucher in a cgroup of its own whose
+    memory.low keeps its pages from reclaim while the rest of the machine has any to give."""
+    return ["echo 0 > /proc/sys/vm/swappiness",
+            "echo %d > /proc/sys/vm/dirty_background_bytes" % p["dirty_background_bytes"],
+            "echo %d > /proc/sys/vm/dirty_bytes" % p["dirty_bytes"],
+            "mount -o remount,noatime /",
+            "mount -t cgroup2 cgroup2 %s" % CGROUP,
+            "echo +memory > %s/cgroup.subtree_control" % CGROUP,
+            "mkdir %s/toucher" % CGROUP,
+            "echo %d > %s/toucher/memory.low" % (p["low_bytes"], CGROUP)]
+
+
+def script(toucher_mb, interval, sort_input_path, sort_kb, sampler="sampler", protect=None):
     """The commands of one run (busybox sh). Lines it prints for the host begin with '@'.
     Nothing of the shell's runs between the two stamps but sort: the sampler in the background
     is the compiled one (sampler="none": no sampler, "shell": the old one, for --sampler-cost),
     the counters are read at the stamps by one run of it, and the wait after sort for the
-    toucher's round is one process (waitlines), not a grep a second."""
+    toucher's round is one process (waitlines), not a grep a second. protect: the protected
+    setup's figures (protect_lines), or None for Debian's settings; either way the settings in
+    force are printed ("@setup ...") and kept with the row."""
     lines = ["mount -t tmpfs -o size=4m tmpfs /mnt", ": > /mnt/samples"]
+    if protect:
+        lines += ["%s || exit 1" % l for l in protect_lines(protect)]
+    lines += ["echo \"@setup $(cat %s | tr '\\n' ' ')$(grep ' / ' /proc/mounts | cut -d' ' -f4)\"" % SETTINGS]
     if sampler == "sampler":
         # By its path, not through init2's function of its name: the background job is then the
         # sampler itself (a function would run it as a child of a subshell), so that $! is its
@@ -161,10 +222,16 @@ def script(toucher_mb, interval, sort_input_path, sort_kb, sampler="sampler"):
         raise ValueError("sampler %r: one of %s" % (sampler, ", ".join(SAMPLERS)))
     lines += ["sampler_pid=$!" if sampler != "none" else "sampler_pid="]
     if interval is not None:
+        toucher = "toucher -t -m %g -f -s %g -n 100000" % (toucher_mb, interval)
+        if protect:
+            # Into its cgroup before it allocates anything: a shell that moves itself there and
+            # becomes the toucher, so that $! is the toucher's pid.
+            toucher = "/bin/sh -c 'echo $$ > %s/toucher/cgroup.procs && exec /usr/bin/%s'" % (CGROUP, toucher)
         lines += [
-            "toucher -t -m %g -f -s %g -n 100000 > /mnt/toucher &" % (toucher_mb, interval),
+            "%s > /mnt/toucher &" % toucher,
             "toucher=$!",
             "waitlines /mnt/toucher 'touch 1 ' 1 %d > /dev/null" % ROUND_WAIT_S,
+            "echo \"@cgroup $(cat /proc/$toucher/cgroup) $(cat %s/toucher/memory.low 2>/dev/null)\"" % CGROUP,
         ]
     lines += [
         "echo @before; sampler %s" % STAMPED,
@@ -212,6 +279,26 @@ def sampler_cpu_ms(out):
     if len(f) < 15 or not all(x.isdigit() for x in f[11:15]):
         raise ParseError("the sampler's /proc/PID/stat %r has no times" % m.group(0)[:120])
     return sum(int(x) for x in f[11:15]) * 1000 // USER_HZ
+
+
+SETUP_LINE = re.compile(r"^@setup (\d+) (\d+) (\d+) (\S+)$", re.M)
+CGROUP_LINE = re.compile(r"^@cgroup \d+::(\S+) ?(\d*)\s*$", re.M)
+
+
+def settings(out):
+    """The settings a run had (the script's @setup and @cgroup lines) as one cell:
+    "swappiness=60 dirty_background_bytes=0 dirty_bytes=0 root=rw,relatime" and, when the
+    toucher ran, its cgroup and that cgroup's memory.low ("toucher_cgroup=/toucher
+    memory.low=1572864"; the default's mounts no cgroup file system, and its toucher's
+    /proc/PID/cgroup is empty); "" for a run recorded before them."""
+    m = SETUP_LINE.search(out)
+    if not m:
+        return ""
+    text = "swappiness=%s dirty_background_bytes=%s dirty_bytes=%s root=%s" % m.groups()
+    c = CGROUP_LINE.search(out)
+    if c:
+        text += " toucher_cgroup=%s" % c.group(1) + (" memory.low=%s" % c.group(2) if c.group(2) else "")
+    return text
 
 
 def sample_values(text, names):
@@ -266,6 +353,7 @@ def parse_run(out, toucher):
     r["kernel"] = k.group(1) if k else ""
     r.update(linuxboot.boot_facts(out))
     r["sampler_cpu_ms"] = sampler_cpu_ms(out)
+    r["settings"] = settings(out)
     stamps = dict((int(a), int(b)) for a, b in re.findall(r"^@stamp (\d) (\d+)$", out, re.M))
     if 0 not in stamps or 1 not in stamps:
         raise ParseError("sort's time stamps are missing (sort did not run to its end?)")
@@ -280,8 +368,14 @@ def parse_run(out, toucher):
     r["pageins"] = ba["after"]["pswpin"] - ba["before"]["pswpin"]
     r["pageouts"] = ba["after"]["pswpout"] - ba["before"]["pswpout"]
     r["pageins_all"] = ba["after"]["pgmajfault"] - ba["before"]["pgmajfault"]
-    if all(k in ba["before"] and k in ba["after"] for k in DISK):
-        r["disk_reads"], r["disk_writes"] = (ba["after"][k] - ba["before"][k] for k in DISK)
+    have = [k for k in DISK if k in ba["before"] and k in ba["after"]]
+    if have:
+        # Runs recorded before the sectors and flushes were read have the first two.
+        d = {DISK[k]: ba["after"][k] - ba["before"][k] for k in have}
+        r["disk_reads"], r["disk_writes"] = d["reads"], d["writes"]
+        r["read_requests"], r["write_requests"] = d["reads"], d["writes"]
+        if "read_sectors" in d:
+            r["read_kb"], r["write_kb"], r["flush_requests"] = d["read_sectors"] // 2, d["write_sectors"] // 2, d["flushes"]
     else:
         disk = dict((int(a), (int(b), int(c))) for a, b, c in re.findall(r"^@disk (\d) (\d+) (\d+)$", out, re.M))
         if 0 in disk and 1 in disk:
@@ -332,8 +426,8 @@ def kernel_reserve():
 
 
 def matched_mem(points, target_kb):
-    """The least machine size (MB) whose MemAvailable is at least target_kb, by the line through
-    two (MB, MemAvailable KB) points."""
+    """The least machine size (MB) whose figure (memfit's, or MemAvailable) is at least
+    target_kb, by the line through two (MB, KB) points."""
     (m1, a1), (m2, a2) = points[:2]
     if m1 == m2 or a2 == a1:
         raise ParseError("two boots of different sizes are needed for the line")
@@ -343,52 +437,91 @@ def matched_mem(points, target_kb):
 
 
 # --- the runs ------------------------------------------------------------------------------------
+MEMFIT = re.compile(r"^memfit: (\d+) KB written and kept", re.M)
+
+
+def memfit_kb(out):
+    """What user/memfit.c kept (KB), from its line."""
+    m = MEMFIT.search(out)
+    if not m:
+        raise ParseError("memfit printed no size")
+    return int(m.group(1))
+
+
 def ours_after_boot(mem, log):
-    """Our kernel's figure at mem MB (KB to programs)."""
+    """Our kernel's figures at mem MB: free_kb (free frames and cache blocks less the reserve,
+    what vmstat says is left to programs), shared_kb (free frames and cache blocks: the frames
+    the pools share right after boot, of which our dirty bounds are shares), and memfit_kb."""
     line = "vmstat mem.frames.free fs.cache.blocks"
-    rc, out, _, _ = boot_steps([(None, line + "\n")], mem=mem, log=log, timeout=300)
+    rc, out, _, _ = boot_steps([(None, line + "\nmemfit\n")], mem=mem, log=log, timeout=600)
     if rc != 0:
         sys.exit("%s: our kernel failed to boot at %d MB: see %s" % (NAME, mem, os.path.relpath(log)))
-    return ours_free_kb(out.split("$ " + line, 1)[-1], kernel_reserve())
+    text = out.split("$ " + line, 1)[-1]
+    try:
+        return dict(free_kb=ours_free_kb(text, kernel_reserve()), shared_kb=ours_free_kb(text, 0),
+                    memfit_kb=memfit_kb(text))
+    except ParseError as e:
+        sys.exit("%s: %s: see %s" % (NAME, e, os.path.relpath(log)))
 
 
-def linux_after_boot(mem, img, log):
-    rc, out = linuxboot.run("true\n", img, mem, log=log, timeout=300)
+def linux_after_boot(mem, img, log, memfit=True):
+    """Linux's /proc/meminfo after boot at mem MB, with memfit_kb when memfit."""
+    rc, out = linuxboot.run("memfit\n" if memfit else "true\n", img, mem, log=log, timeout=900)
     info = linuxboot.boot_meminfo(out)
     if rc != 0 or info is None:
         sys.exit("%s: Linux failed to boot at %d MB: see %s" % (NAME, mem, os.path.relpath(log)))
+    if memfit:
+        try:
+            info["memfit_kb"] = memfit_kb(out)
+        except ParseError as e:
+            sys.exit("%s: %s: see %s" % (NAME, e, os.path.relpath(log)))
     return info
 
 
-def match_memory(ours_mem, linux_mem, probe_disk, logs, progress, mem_row, probes=(20, 28), least=1):
-    """(Linux's MB, its /proc/meminfo after boot): linux_mem if given, else the least size, and
-    at least least MB, whose MemAvailable is at least what our kernel leaves to programs at
-    ours_mem MB (the module's docstring), found by booting ours_mem + each of probes. mem_row
-    gets both figures, for linux-mem.csv."""
-    if linux_mem is None:
+# What each kernel's figure is, by the matching's kind: memfit (what a program writes and keeps,
+# both kernels alike: the IFS mix's) or available (ours free + cache - reserve against Linux's
+# MemAvailable: ECD's environment is sized by MemAvailable).
+MATCH = {"memfit": ("memfit_kb", "memfit_kb"), "available": ("free_kb", "MemAvailable")}
+
+
+def match_memory(ours_mem, linux_mem, probe_disk, logs, progress, mem_row, probes=(20, 28), least=1, by="memfit"):
+    """(Linux's MB, its /proc/meminfo after boot, with memfit_kb when by is memfit): linux_mem if
+    given, else the least size, and at least least MB, at which Linux's figure of MATCH[by] is at
+    least ours at ours_mem MB (the module's docstring), found by booting ours_mem + each of
+    probes and going up a MB while short. mem_row gets both kernels' figures, for linux-mem.csv."""
+    ours_key, linux_key = MATCH[by]
+    fit, search = by == "memfit", linux_mem is None
+    if ours_mem is not None and (search or fit):
         ours = ours_after_boot(ours_mem, os.path.join(logs, "ours-%d.log" % ours_mem))
-        progress("our kernel at %d MB leaves %d KB to programs" % (ours_mem, ours))
+        progress("our kernel at %d MB: %d KB to programs by vmstat, memfit kept %d KB" % (
+            ours_mem, ours["free_kb"], ours["memfit_kb"]))
+        mem_row.update(ours_mem_mb=ours_mem, ours_free_kb=ours["free_kb"], ours_memfit_kb=ours["memfit_kb"],
+                       ours_shared_kb=ours["shared_kb"])
+    if search:
         points = []
         for m in (max(ours_mem + probes[0], least), max(ours_mem + probes[1], least + 8)):
-            info = linux_after_boot(m, probe_disk, os.path.join(logs, "linux-%d.log" % m))
-            points.append((m, info["MemAvailable"]))
-            progress("Linux at %d MB: MemAvailable %d KB, MemFree %d KB" % (m, info["MemAvailable"], info["MemFree"]))
-        linux_mem = max(matched_mem(points, ours), least)
-        mem_row.update(ours_mem_mb=ours_mem, ours_free_kb=ours)
-    info = linux_after_boot(linux_mem, probe_disk, os.path.join(logs, "linux-%d.log" % linux_mem))
-    # MemAvailable grows a little slower than the machine (Linux's watermarks and tables grow
+            info = linux_after_boot(m, probe_disk, os.path.join(logs, "linux-%d.log" % m), fit)
+            points.append((m, info[linux_key]))
+            progress("Linux at %d MB: MemAvailable %d KB, MemFree %d KB%s" % (
+                m, info["MemAvailable"], info["MemFree"], ", memfit kept %d KB" % info["memfit_kb"] if fit else ""))
+        linux_mem = max(matched_mem(points, ours[ours_key]), least)
+    info = linux_after_boot(linux_mem, probe_disk, os.path.join(logs, "linux-%d.log" % linux_mem), fit)
+    # Linux's figure grows a little slower than the machine (its watermarks and tables grow
     # with it): a size the line chose may fall short, and the next one up is tried.
-    while "ours_free_kb" in mem_row and info["MemAvailable"] < mem_row["ours_free_kb"]:
-        progress("Linux at %d MB: MemAvailable %d KB, short of %d KB" % (linux_mem, info["MemAvailable"],
-                                                                        mem_row["ours_free_kb"]))
+    while search and info[linux_key] < ours[ours_key]:
+        progress("Linux at %d MB: %s %d KB, short of %d KB" % (linux_mem, linux_key, info[linux_key], ours[ours_key]))
         linux_mem += 1
-        info = linux_after_boot(linux_mem, probe_disk, os.path.join(logs, "linux-%d.log" % linux_mem))
-    progress("Linux at %d MB: MemAvailable %d KB, MemFree %d KB%s" % (
-        linux_mem, info["MemAvailable"], info["MemFree"],
-        "" if "ours_free_kb" not in mem_row else " (ours: %d KB)" % mem_row["ours_free_kb"]))
-    mem_row.update(linux_mem_mb=linux_mem, linux_available_kb=info["MemAvailable"],
-                   linux_free_kb=info["MemFree"], linux_total_kb=info["MemTotal"])
+        info = linux_after_boot(linux_mem, probe_disk, os.path.join(logs, "linux-%d.log" % linux_mem), fit)
+    progress("Linux at %d MB: MemAvailable %d KB, MemFree %d KB%s%s" % (
+        linux_mem, info["MemAvailable"], info["MemFree"], ", memfit kept %d KB" % info["memfit_kb"] if fit else "",
+        "" if not search else " (ours: %d KB)" % ours[ours_key]))
+    mem_row.update(linux_mem_mb=linux_mem, linux_available_kb=info["MemAvailable"], linux_free_kb=info["MemFree"],
+                   linux_total_kb=info["MemTotal"], linux_memfit_kb=info.get("memfit_kb", ""), matched_by=by)
     return linux_mem, info
+
+
+MEM_COLUMNS = ["preset", "matched_by", "ours_mem_mb", "ours_free_kb", "ours_shared_kb", "ours_memfit_kb",
+               "linux_mem_mb", "linux_available_kb", "linux_free_kb", "linux_total_kb", "linux_memfit_kb"]
 
 
 def prepare(cfg, preset, logs):
@@ -403,8 +536,18 @@ def prepare(cfg, preset, logs):
     return img
 
 
-def one_run(cfg, img, interval, log, sampler="sampler"):
-    text = script(cfg["toucher_mb"], interval, "/in", cfg["sort_kb"], sampler)
+def protection(cfg, mem_row, info):
+    """The protected setup's figures: the dirty bounds as shares of what our kernel's pools share
+    after boot (linux-mem.csv's ours_shared_kb; without a boot of ours, of what memfit kept on
+    Linux), memory.low the toucher's heap and LOW_SLACK_KB."""
+    base = mem_row.get("ours_shared_kb") or info.get("memfit_kb") or info["MemAvailable"]
+    return dict(dirty_background_bytes=base * 1024 * DIRTY_BACKGROUND_PCT // 100,
+                dirty_bytes=base * 1024 * DIRTY_PCT // 100,
+                low_bytes=int(cfg["toucher_mb"] * 1024 + LOW_SLACK_KB) * 1024)
+
+
+def one_run(cfg, img, interval, log, sampler="sampler", protect=None):
+    text = script(cfg["toucher_mb"], interval, "/in", cfg["sort_kb"], sampler, protect)
     rc, out = linuxboot.run(text, img, cfg["linux_mem"], log=log, timeout=3600, icount=cfg["icount"],
                             align=cfg["icount"] is not None, throttle_bps=cfg["throttle_bps"],
                             throttle_iops=cfg["throttle_iops"])
@@ -423,8 +566,11 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
-def write_rows(path, columns, rows, preset):
-    keep = [r for r in read_rows(path) if r.get("preset") != preset]
+def write_rows(path, columns, rows, preset, setups=None):
+    """rows replace path's earlier rows of preset (of those setups only, when given: a row
+    written before setups were recorded is the default's)."""
+    keep = [r for r in read_rows(path) if r.get("preset") != preset or
+            (setups is not None and (r.get("setup") or "default") not in setups)]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
         w.writeheader()
@@ -436,7 +582,7 @@ def write_rows(path, columns, rows, preset):
 def series_rows(results, preset):
     out = []
     for r in results:
-        base = dict(preset=preset, interval_s=r["interval_s"], penalty_s="", mode="", run=r["run"])
+        base = dict(preset=preset, interval_s=r["interval_s"], penalty_s="", mode="", run=r["run"], setup=r["setup"])
         first = next((s for t, s in r["samples"] if t >= r["t0"]), None)
         for t, s in r["samples"]:
             ts = "%.2f" % ((t - r["t0"]) / 1000)
@@ -453,20 +599,29 @@ def series_rows(results, preset):
 
 
 def table_text(rows, preset):
-    mine = [r for r in rows if r["preset"] == preset]
-    alone = [int(r["sort_ms"]) for r in mine if r["kind"] == "standalone"]
-    base = statistics.median(alone) if alone else None
-    lines = ["Linux, preset %s (sort alone %s)" % (preset, "%.1f s" % (base / 1000) if base else "not run"),
-             "%4s %4s %21s %16s %7s %7s %8s %11s" % ("S", "run", "response min/max/avg", "sort s (deg)", "swapin",
-                                                      "swapout", "majflt", "cache KB")]
-    for r in sorted(mine, key=lambda r: (r["kind"] != "standalone", float(r["interval_s"] or 0), int(r["run"]))):
-        s = float(r["sort_ms"]) / 1000
-        deg = "%.0f%%" % ((float(r["sort_ms"]) / base - 1) * 100) if base and r["kind"] == "ifs" else "-"
-        resp = ("%6.2f %6.2f %6.2f" % tuple(float(r[k]) / 1000 for k in ("resp_min_ms", "resp_max_ms", "resp_avg_ms"))
-                if r["kind"] == "ifs" else "%20s" % "sort alone")
-        lines.append("%4s %4s %21s %8.1f (%5s) %7s %7s %8s %5s-%-5s" % (
-            r["interval_s"] or "-", r["run"], resp, s, deg, r["pageins"], r["pageouts"], r["pageins_all"],
-            r["cache_min_kb"], r["cache_max_kb"]))
+    """Each run of the preset, by setup (each against its own sort alone), then the disk's
+    requests by class (ifs_tables.disk_table)."""
+    import ifs_tables
+    mine = [dict(r, setup=r.get("setup") or "default") for r in rows if r["preset"] == preset]
+    lines = []
+    for u in [u for u in SETUPS if any(r["setup"] == u for r in mine)]:
+        rs = [r for r in mine if r["setup"] == u]
+        alone = [int(r["sort_ms"]) for r in rs if r["kind"] == "standalone"]
+        base = statistics.median(alone) if alone else None
+        lines += ["Linux, preset %s, setup %s (sort alone %s)" % (preset, u, "%.1f s" % (base / 1000) if base else "not run"),
+                  "%4s %4s %21s %16s %7s %7s %8s %11s" % ("S", "run", "response min/max/avg", "sort s (deg)", "swapin",
+                                                           "swapout", "majflt", "cache KB")]
+        for r in sorted(rs, key=lambda r: (r["kind"] != "standalone", float(r["interval_s"] or 0), int(r["run"]))):
+            sec = float(r["sort_ms"]) / 1000
+            deg = "%.0f%%" % ((float(r["sort_ms"]) / base - 1) * 100) if base and r["kind"] == "ifs" else "-"
+            resp = ("%6.2f %6.2f %6.2f" % tuple(float(r[k]) / 1000 for k in ("resp_min_ms", "resp_max_ms", "resp_avg_ms"))
+                    if r["kind"] == "ifs" else "%20s" % "sort alone")
+            lines.append("%4s %4s %21s %8.1f (%5s) %7s %7s %8s %5s-%-5s" % (
+                r["interval_s"] or "-", r["run"], resp, sec, deg, r["pageins"], r["pageouts"], r["pageins_all"],
+                r["cache_min_kb"], r["cache_max_kb"]))
+        lines.append("")
+    lines += ["The disk's requests during sort, by class (medians of the runs [min-max]):",
+              ifs_tables.markdown(ifs_tables.disk_table(mine, lambda r: ("Linux " + r["setup"],)))]
     return "\n".join(lines)
 
 
@@ -624,6 +779,8 @@ def main(argv=None):
     ap.add_argument("--throttle-iops", type=int)
     ap.add_argument("--icount", help="-icount shift, or none (full speed)")
     ap.add_argument("--no-standalone", action="store_true")
+    ap.add_argument("--setup", choices=SETUPS + ("both",), default="default",
+                    help="default: Debian's settings; protected: the control rows (protect_lines); both")
     ap.add_argument("--no-figures", action="store_true")
     ap.add_argument("--sampler-cost", action="store_true",
                     help="only measure what sampling costs sort alone, on both kernels (--runs of each)")
@@ -656,27 +813,33 @@ def main(argv=None):
         return sampler_cost(a, cfg, logs, progress)
     mem_row = dict(preset=a.preset)
     cfg["linux_mem"], info = match_memory(cfg["ours_mem"], cfg["linux_mem"], probe_disk, logs, progress, mem_row)
-    write_rows(bench_path("linux-mem.csv"), ["preset", "ours_mem_mb", "ours_free_kb", "linux_mem_mb",
-                                             "linux_available_kb", "linux_free_kb", "linux_total_kb"], [mem_row], a.preset)
+    write_rows(bench_path("linux-mem.csv"), MEM_COLUMNS, [mem_row], a.preset)
+    if cfg["toucher_mb"] is None:
+        import bench_ifs
+        cfg["toucher_mb"] = (mem_row["ours_memfit_kb"] - bench_ifs.LEAVE_KB) / 1024
+    setups = SETUPS if a.setup == "both" else (a.setup,)
+    protect = protection(cfg, mem_row, info)
 
     if a.sampler_cost:
         return sampler_cost(a, cfg, logs, progress)
     img = prepare(cfg, a.preset, logs)
     progress("sort's input (%s) made on the disk" % cfg["sort_input"])
-    jobs = ([(None, k) for k in range(1, a.runs + 1)] if not a.no_standalone else [])
-    jobs += [(s, k) for s in intervals for k in range(1, a.runs + 1)]
-    print("%s: preset %s: Linux at %d MB, toucher %g MB, sort of %s with -m %d, disk %s B/s and %s requests/s, "
-          "CPU %s; %d boots, %d at once" % (NAME, a.preset, cfg["linux_mem"], cfg["toucher_mb"], cfg["sort_input"],
+    jobs = [(u, None, k) for u in setups for k in range(1, a.runs + 1)] if not a.no_standalone else []
+    jobs += [(u, s, k) for u in setups for s in intervals for k in range(1, a.runs + 1)]
+    print("%s: preset %s: Linux at %d MB (memfit kept %s KB), setup %s, toucher %.2f MB, sort of %s with -m %d, disk %s B/s and %s requests/s, "
+          "CPU %s; %d boots, %d at once" % (NAME, a.preset, cfg["linux_mem"], info.get("memfit_kb", "?"),
+          " and ".join(setups), cfg["toucher_mb"], cfg["sort_input"],
           cfg["sort_kb"], cfg["throttle_bps"] or "any", cfg["throttle_iops"] or "any",
           "full speed" if cfg["icount"] is None else "-icount shift=%s,align=on" % cfg["icount"], len(jobs), a.jobs),
           flush=True)
     done = [0]
 
     def job(j):
-        s, k = j
-        tag = "%s-%s-run%d" % (a.preset, "alone" if s is None else "s%g" % s, k)
+        u, s, k = j
+        tag = "%s-%s%s-run%d" % (a.preset, "alone" if s is None else "s%g" % s, "" if u == "default" else "-" + u, k)
         load = "%.1f" % os.getloadavg()[0]
-        r = one_run(cfg, img, s, os.path.join(logs, tag + ".log"))
+        r = one_run(cfg, img, s, os.path.join(logs, tag + ".log"), protect=protect if u == "protected" else None)
+        r.update(setup=u, memfit_kb=info.get("memfit_kb", ""))
         r.update(preset=a.preset, kind="standalone" if s is None else "ifs", interval_s="" if s is None else s,
                  penalty_s="", mode="", run=k, policy="linux", mem_mb=cfg["linux_mem"],
                  toucher_kb="" if s is None else int(cfg["toucher_mb"] * 1024), sort_input=cfg["sort_input"],
@@ -687,15 +850,15 @@ def main(argv=None):
         done[0] += 1
         tail = "" if s is None else ", toucher %d page-ins, touches %d-%d ms" % (
             r["toucher_pageins"], r["resp_min_ms"], r["resp_max_ms"])
-        progress("[%d/%d] %s run %d: sort %.1f s (%d runs, %d passes), %d swap-ins, %d swap-outs, cache %s-%s KB%s"
-                 % (done[0], len(jobs), "sort alone" if s is None else "S=%g" % s, k, r["sort_ms"] / 1000,
+        progress("[%d/%d] %s, %s run %d: sort %.1f s (%d runs, %d passes), %d swap-ins, %d swap-outs, cache %s-%s KB%s"
+                 % (done[0], len(jobs), u, "sort alone" if s is None else "S=%g" % s, k, r["sort_ms"] / 1000,
                     r["sort_runs"], r["sort_passes"], r["pageins"], r["pageouts"], r.get("cache_min_kb", "?"),
                     r.get("cache_max_kb", "?"), tail))
         return r
 
     results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
-    write_rows(bench_path("linux-ifs.csv"), COLUMNS, results, a.preset)
-    write_rows(bench_path("linux-ifs-series.csv"), SERIES, series_rows(results, a.preset), a.preset)
+    write_rows(bench_path("linux-ifs.csv"), COLUMNS, results, a.preset, setups)
+    write_rows(bench_path("linux-ifs-series.csv"), SERIES, series_rows(results, a.preset), a.preset, setups)
     print()
     print(table_text(read_rows(bench_path("linux-ifs.csv")), a.preset))
     written = ["build/bench/linux-ifs.csv", "build/bench/linux-ifs-series.csv", "build/bench/linux-mem.csv"]

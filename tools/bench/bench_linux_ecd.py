@@ -279,7 +279,7 @@ def main(argv=None):
     for m in cfg["mems"]:
         mem_row = {}
         mb, info = bench_linux.match_memory(m + 2, cfg["linux_mem"], probe_disk, logs, progress, mem_row,
-                                            least=LINUX_LEAST_MB)
+                                            least=LINUX_LEAST_MB, by="available")
         try:
             env = bench_ecd.env_for(info["MemAvailable"], m)
         except ParseError as e:

@@ -164,9 +164,11 @@ def ordered(agg):
     return sorted(agg.items(), key=lambda kv: (config_order(kv[0][:2]), kv[0][2]))
 
 
-def linux(rows, preset):
-    """Linux's rows (of linux-ifs.csv): ({interval: medians}, its median sort alone, its free KB
+def linux(rows, preset, setup="default"):
+    """Linux's rows (of linux-ifs.csv) of one setup (bench_linux.SETUPS; a row recorded before
+    setups were is the default's): ({interval: medians}, its median sort alone, its free KB
     after boot), or None without any. The rows of this preset if it names any, else all."""
+    rows = [r for r in rows if (r.get("setup") or "default") == setup]
     if not rows:
         return None
     mine = [r for r in rows if r.get("preset") == preset]
@@ -211,9 +213,10 @@ def _pair(a, b, sep=" / "):
     return "" if a is None and b is None else "%s%s%s" % (_n(a) or "–", sep, _n(b) or "–")
 
 
-def table(agg, paper=False, linux_rows=None, too_slow=()):
+def table(agg, paper=False, linux_rows=None, too_slow=(), linux_protected=None):
     """The rows of the IFS table, each a list of cells, the header first: ours by configuration
-    and S, then Linux's by S (cells it does not measure empty); the paper's Tables 3 and 4 in a
+    and S, then Linux's by S (cells it does not measure empty), Debian's setup and then the
+    protected one (bench_linux.py's control rows) when given; the paper's Tables 3 and 4 in a
     last column when paper (the paper preset's sizes are the paper's; no other preset's are).
     too_slow: the points (refused) whose every run was refused, each a row that says so."""
     head = ["kernel", "cache", "S", "touches during sort: min / max / avg s (n)", "first touch after sort: s, page-ins",
@@ -245,8 +248,40 @@ def table(agg, paper=False, linux_rows=None, too_slow=()):
             row.append("{} / {} / {} s, {} s, {} %, {} / {} ({:.1f} MB in), {}–{}".format(
                 *sp[:7], _mb(sp[5], SPRITE_PAGE), *sp[7:]) if sp else "–")
         out.append(row)
-    for s, a in sorted((linux_rows or {}).items()):
-        out.append(["Linux", "page cache"] + cells(a, s) + (["–"] if paper else []))
+    for label, rows in (("page cache", linux_rows), ("page cache, protected", linux_protected)):
+        for s, a in sorted((rows or {}).items()):
+            out.append(["Linux", label] + cells(a, s) + (["–"] if paper else []))
+    return out
+
+
+DISK_CLASSES = [("reads", "read_requests", "read_kb"), ("writes", "write_requests", "write_kb"),
+                ("flushes", "flush_requests", None)]
+
+
+def disk_table(rows, label):
+    """The disk's requests and KB by class while sort ran (bench_ifs.REQUESTS; Linux's
+    /proc/diskstats), median [min–max] of the runs: a row for each label(r) (a tuple of cells)
+    and S, sort alone first. Runs recorded without the counts are left out; so is a class
+    no run of the row counted."""
+    groups = {}
+    for r in rows:
+        if r.get("read_requests") in (None, "") or not measured(r):
+            continue
+        s = float(r["interval_s"]) if r.get("kind") == "ifs" else -1.0
+        groups.setdefault(tuple(label(r)) + (s,), []).append(r)
+    width = max((len(k) - 1 for k in groups), default=1)
+    out = [["configuration"] + [""] * (width - 1) + ["S"] + [
+        "%s (KB)" % c if kb else c for c, _, kb in DISK_CLASSES]]
+    for key in sorted(groups, key=lambda k: (k[:-1], k[-1])):
+        rs = groups[key]
+        cells = []
+        for _, n, kb in DISK_CLASSES:
+            vals = _values(rs, n)
+            text = spread(vals, _n)
+            if kb and _values(rs, kb):
+                text += " (%s)" % spread(_values(rs, kb), _n)
+            cells.append(text)
+        out.append(list(key[:-1]) + ["sort alone" if key[-1] < 0 else "%g" % key[-1]] + cells)
     return out
 
 

@@ -445,13 +445,13 @@ def ifs_part(preset):
         too_slow = ifs_tables.refused(rows, preset)
         if not agg and not too_slow:
             raise ValueError("ifs.csv has no %s runs with the toucher" % preset)
+        import bench_ifs
         matched = PRESETS[preset].get("must_negotiate")
         lin = None
-        if matched:
-            try:
-                lin = ifs_tables.linux(load(bench, LINUX_CSV), preset)
-            except Missing:
-                pass
+        try:
+            lin = bench_ifs.linux_of(load(bench, LINUX_CSV), preset)
+        except Missing:
+            pass
         alone = [float(r["sort_ms"]) / 1000 for r in rows if r["kind"] == "standalone"]
         first = rows[0]
         shift = first["icount_shift"]

@@ -87,6 +87,11 @@ def copy_sparse(src, dst_f, offset, chunk=1 << 16):
 
 
 BUSYBOX = os.path.join(ROOT, "build", "linux", "root", "bin", "busybox")
+# Programs of user/ built for Linux only for the host's tests of the library
+# (tests/host/test_linux_programs.py) and never put on the disk: init2 makes every program of
+# /usr/bin a function of the script's shell, so ours would stand in for busybox's applet of the
+# same name (a script's `sh -c` ran our shell, which knows no $$).
+HOST_ONLY = ("sh", "ls", "ps", "fault", "cat")
 
 
 def stage(d, programs, files, busybox=BUSYBOX):
@@ -100,7 +105,7 @@ def stage(d, programs, files, busybox=BUSYBOX):
     shutil.copy(os.path.join(HERE, "init-stage2.sh"), os.path.join(d, "sbin", "init2"))
     os.chmod(os.path.join(d, "sbin", "init2"), 0o755)
     os.chmod(os.path.join(d, "tmp"), 0o1777)
-    names = sorted(os.listdir(programs)) if os.path.isdir(programs) else []
+    names = sorted(n for n in os.listdir(programs) if n not in HOST_ONLY) if os.path.isdir(programs) else []
     if not names:
         raise DiskError("no programs in %s: run make linux-programs" % os.path.relpath(programs))
     for n in names:
