@@ -161,7 +161,7 @@ def test_the_defaults_run_sprites_penalty_and_the_small_fixed_caches(monkeypatch
 
 def row(**kw):
     base = {k: "0" for k in bench_ifs.COLUMNS}
-    base.update(preset="paper", kind="ifs", mode="fixed", penalty_s="0", interval_s="30")
+    base.update(preset="paper", kind="ifs", mode="fixed", penalty_s="0", interval_s="30", mechanism="ours")
     base.update({k: str(v) for k, v in kw.items()})
     return base
 
@@ -352,3 +352,63 @@ def test_recorded_runs_of_the_paper_preset_meet_its_calibration(tmp_path):
     old = {**CALIBRATION_LOGS, 30: os.path.basename(LOG)}
     lines, _ = calibration_of(old, tmp_path)
     assert lines[0].endswith(": within a factor of 2") and lines[1].endswith("NOT within a factor of 2"), lines
+
+
+def test_sprites_mechanism_is_typed_first_and_each_is_a_kernel_setting():
+    """--mechanism sprite types SPRITE_MECHANISM before anything else; each is a setting the
+    kernel registers (its name a setting's in the sources) at a value that turns its mechanism
+    off; ours types none of it."""
+    cfg = dict(bench_ifs.PRESETS["paper"], mechanism="sprite")
+    lines = bench_ifs.setup_lines(cfg, 0, "fixed").splitlines()
+    assert lines[:len(bench_ifs.SPRITE_MECHANISM)] == ["sysctl " + x for x in bench_ifs.SPRITE_MECHANISM]
+    assert "sysctl vm.penalty=0" in lines
+    plain = bench_ifs.setup_lines(dict(cfg, mechanism="ours"), 0, "fixed")
+    assert not any(x in plain for x in bench_ifs.SPRITE_MECHANISM)
+    import glob
+    src = "".join(open(f).read() for d in ("kernel", "fs", "vm", "drivers") for f in glob.glob(os.path.join(ROOT, d, "*.c")))
+    for x in bench_ifs.SPRITE_MECHANISM:
+        name, value = x.split("=")
+        assert ('"%s"' % name) in src, name
+        assert value in ("0", "1")
+
+
+def test_the_ablations_rows_are_kept_apart_from_ours(tmp_path):
+    """Each mechanism's rows aggregate against its own sort alone, and a run of one replaces
+    only its own earlier rows; the printed table has Sprite's mechanism's in a table of its own."""
+    ours = [row(kind="standalone", penalty_s="", interval_s="", sort_ms=50000), row(sort_ms=60000, run=1)]
+    sprite = [row(kind="standalone", penalty_s="", interval_s="", sort_ms=80000, mechanism="sprite"),
+              row(sort_ms=120000, run=1, mechanism="sprite")]
+    agg, base = bench_ifs.aggregate(ours + sprite, "paper")
+    assert base == 50000 and round(agg[(0, "fixed", 30.0)]["deg"]) == 20
+    sagg, sbase = bench_ifs.aggregate(ours + sprite, "paper", "sprite")
+    assert sbase == 80000 and round(sagg[(0, "fixed", 30.0)]["deg"]) == 50
+    text = bench_ifs.table_text(ours + sprite, "paper")
+    assert "Sprite's mechanism alone (--mechanism sprite: fs.dirty_background_ratio=0" in text
+    assert "Sprite's mechanism alone" not in bench_ifs.table_text(ours, "paper")
+    path = str(tmp_path / "ifs.csv")
+    bench_ifs.write_csv(path, ours + sprite, "paper")        # a first file: everything in it
+    bench_ifs.write_csv(path, [dict(r, sort_ms="90000") for r in sprite], "paper", "sprite")
+    got = bench_ifs.read_rows(path)
+    assert sorted((r["mechanism"], r["sort_ms"]) for r in got) == [
+        ("ours", "50000"), ("ours", "60000"), ("sprite", "90000"), ("sprite", "90000")]
+
+
+def test_the_disk_by_class_under_the_table_for_each_kernel_and_mechanism():
+    """The disk's requests by class (median [min–max]) of ours, of Sprite's mechanism and of
+    Linux's setups, sort alone as a row of each; runs recorded without the counts left out."""
+    ours = [row(kind="standalone", penalty_s="", interval_s="", read_requests=10, read_kb=400, write_requests=3,
+                write_kb=12, flush_requests=1)]
+    ours += [row(run=k, read_requests=n, read_kb=4 * n, write_requests=2, write_kb=8, flush_requests=0)
+             for k, n in ((1, 100), (2, 120), (3, 110))]
+    sprite = [row(run=1, mechanism="sprite", read_requests=400, read_kb=1600, write_requests=9, write_kb=36,
+                  flush_requests=0)]
+    old = [row(run=4, interval_s="5", read_requests="")]
+    linux = [dict(row(run=1, read_requests=50, read_kb=800, write_requests=7, write_kb=70, flush_requests=2),
+                  policy="linux", setup="protected")]
+    text = bench_ifs.table_text(ours + sprite + old, "paper", linux).split("The disk's requests")[1]
+    assert "| ours | – | sort alone | 10 (400) | 3 (12) | 1 |" in text
+    assert "| kernel | configuration | S | reads (KB) | writes (KB) | flushes |" in text
+    assert "| ours | 0 s | 30 | 110 [100–120] (440 [400–480]) | 2 [2–2] (8 [8–8]) | 0 [0–0] |" in text
+    assert "| Sprite's mechanism | 0 s | 30 | 400 (1,600) | 9 (36) | 0 |" in text
+    assert "| Linux | protected | 30 | 50 (800) | 7 (70) | 2 |" in text
+    assert "| ours | 0 s | 5 |" not in text

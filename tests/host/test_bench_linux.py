@@ -333,15 +333,16 @@ def test_memory_is_matched_by_what_memfit_kept_on_both(monkeypatch):
 
     def linux(mem, img, log, memfit=True):
         boots.append((mem, memfit))
-        # The line through the probes (30 and 38 MB) says 37 MB, which keeps 7,000 KB: short.
-        fit = {30: 0, 37: 7000, 38: 9000}.get(mem, 64000)
+        # The line through the probes (36 MB, the least Linux boots on, and 44) says 39 MB, which
+        # keeps 7,000 KB: short.
+        fit = {36: 5000, 44: 13000, 39: 7000, 40: 9000}.get(mem, 64000)
         return {"MemAvailable": fit + 4000, "MemFree": fit, "MemTotal": mem * 1024,
                 **({"memfit_kb": fit} if memfit else {})}
     monkeypatch.setattr(bench_linux, "linux_after_boot", linux)
     row = {}
     mb, info = bench_linux.match_memory(10, None, "disk", "/tmp", lambda t: None, row)
-    assert mb == 38 and info["memfit_kb"] == 9000
-    assert [b[0] for b in boots] == [30, 38, 37, 38]
+    assert mb == 40 and info["memfit_kb"] == 9000
+    assert [b[0] for b in boots] == [36, 44, 39, 40]
     assert row["ours_memfit_kb"] == 7168 and row["linux_memfit_kb"] == info["memfit_kb"] and row["matched_by"] == "memfit"
     assert all(c in bench_linux.MEM_COLUMNS for c in row)
     boots.clear()

@@ -86,8 +86,14 @@ PRESETS.
                 The host's time of each sort is kept beside the guest's (sort_host_ms) to show
                 it. The table puts Linux's rows (linux-ifs.csv, when it exists) under ours.
 
+SPRITE'S MECHANISM (--mechanism sprite): the ablation. This kernel has what Sprite had not -- a
+dirty bound, busy answers, read-ahead, clustered requests -- and each changes what sort and the
+toucher do under pressure; so that "beside Sprite" compares Sprite's mechanism, the same rows
+run with all four off (SPRITE_MECHANISM) are kept apart (column mechanism) and printed in a
+table of their own, with their own sort alone and calibration against Table 3.
+
     bench_ifs.py [--preset paper|matched|both] [--intervals 1,5,10,30] [--penalties 0,120,120:stepped,1200,adaptive]
-                 [--fixed-kb 170,512,1024] [--dirty PERCENT] [--runs 3] [-j 2] [--mem MB] [--toucher-mb MB]
+                 [--fixed-kb 170,512,1024] [--dirty PERCENT] [--mechanism ours|sprite] [--runs 3] [-j 2] [--mem MB] [--toucher-mb MB]
                  [--sort-input SIZE] [--sort-kb KB] [--throttle-bps N] [--throttle-iops N]
                  [--icount SHIFT|none] [--no-standalone]
 
@@ -146,7 +152,7 @@ REFAULT_COLUMNS = ["vm_refaults", "vm_early_refaults", "vm_saved", "bias_ms", "f
 SAMPLED = ["fs.cache.blocks", "vm.pageins.backing", "mem.frames.free"]
 STAMP = "vmstat -i 1 1 fs.cache.blocks"          # one time-stamped sample: "@UPTIME BLOCKS"
 
-COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "run", "policy", "mem_mb",
+COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "mechanism", "run", "policy", "mem_mb",
            "free_kb", "toucher_kb", "dirty_pct", "sort_input", "sort_kb", "throttle_bps", "throttle_iops",
            "icount_shift", "clock", "rounds", "resp_min_ms", "resp_max_ms", "resp_avg_ms", "after_ms", "after_pageins",
            "sort_ms", "sort_internal_ms", "sort_runs", "sort_passes", "pageins", "pageouts", "toucher_pageins", "toucher_pageouts",
@@ -330,10 +336,21 @@ FREE = "vmstat mem.frames.free fs.cache.blocks"     # typed first: what the kern
 CLOCK = "sysctl kernel.clock"        # the guest's own word on the clock its times are read from
 
 
+# --mechanism sprite: the ablation, this kernel with what Sprite did not have turned off, so that
+# the rows set beside Sprite's Table 3 compare Sprite's mechanism: no dirty bound (fs/dirtybound.c:
+# both 0), no busy answer (the asker recycles at once, kernel/negotiate.c), no read-ahead
+# (fs/readahead.c) and a request a block (fs/cluster.c).
+SPRITE_MECHANISM = ["fs.dirty_background_ratio=0", "fs.dirty_ratio=0", "neg.busy_wait_ms=0", "fs.readahead=0",
+                    "fs.cluster_max=1"]
+MECHANISMS = ("ours", "sprite")
+
+
 def setup_lines(cfg, value, mode):
-    """What is typed first: the policy, then the penalty (value s and mode) or the fixed cache's
-    size (mode "cache", value KB), what is free, the sampler."""
-    setup = "%s\nsysctl vm.policy=%s\n" % (CLOCK, cfg["policy"])
+    """What is typed first: Sprite's mechanism when asked (SPRITE_MECHANISM), the policy, then
+    the penalty (value s and mode) or the fixed cache's size (mode "cache", value KB), what is
+    free, the sampler."""
+    setup = "".join("sysctl %s\n" % x for x in SPRITE_MECHANISM) if cfg.get("mechanism") == "sprite" else ""
+    setup += "%s\nsysctl vm.policy=%s\n" % (CLOCK, cfg["policy"])
     if mode == "cache":
         setup += "sysctl fs.cache_fixed_kb=%d\n" % value
     elif value is not None:
@@ -521,6 +538,9 @@ def main(argv=None):
                     "the host's while its CPU is busy (QEMU's align=off): disk transfers overlapping the CPU's work "
                     "then look that much slower")
     ap.add_argument("--no-standalone", action="store_true", help="skip sort alone (degradation then unknown)")
+    ap.add_argument("--mechanism", choices=MECHANISMS, default="ours", help="sprite: the ablation, with this kernel's "
+                    "dirty bound, busy answers, read-ahead and clustering off (SPRITE_MECHANISM); its rows are kept "
+                    "apart from ours")
     ap.add_argument("--no-figures", action="store_true")
     a = ap.parse_args(argv)
     if a.dirty is not None and not 0 <= a.dirty <= 100:
@@ -543,6 +563,7 @@ def run_preset(a):
     if a.icount is not None:
         cfg["icount"] = None if a.icount == "none" else a.icount
     cfg["align"] = cfg["align"] and not a.no_align and cfg["icount"] is not None
+    cfg["mechanism"] = a.mechanism
     try:
         intervals = [float(x) if "." in x else int(x) for x in a.intervals.split(",")]
         configs = parse_penalties(a.penalties) + parse_fixed_kb(a.fixed_kb)
@@ -559,7 +580,9 @@ def run_preset(a):
               else "%g MB" % cfg["toucher_mb"], " filled first" if cfg.get("fill") else "", cfg["dirty"], cfg["sort_input"], cfg["sort_kb"] or SORT_DEFAULT_KB,
               cfg["throttle_bps"] or "any", cfg["throttle_iops"] or "any", "full speed" if cfg["icount"] is None else
               "-icount shift=%s%s" % (cfg["icount"], ",align=on" if cfg["align"] else "")
-              + ", kernel.clock=%s" % (cfg.get("clock") or "ticks"), len(jobs), a.jobs),
+              + ", kernel.clock=%s" % (cfg.get("clock") or "ticks")
+              + (", Sprite's mechanism (%s)" % " ".join(SPRITE_MECHANISM) if a.mechanism == "sprite" else ""),
+              len(jobs), a.jobs),
           flush=True)
     t_start, done = time.monotonic(), [0]
     cfg["image"] = prepare_image(a.preset, cfg["sort_input"], logs)
@@ -570,6 +593,8 @@ def run_preset(a):
                                   "" if v is None else "c%d" % v if m == "cache" else
                                   m if m in ("adaptive", "ignored") else
                                   "p%d%s" % (v, "s" if m == "stepped" else ""), k)
+        if a.mechanism == "sprite":
+            tag = tag.replace("-run%d" % k, "-sprite-run%d" % k)
         load, ident = host_load(), run_identity(a.preset)
         try:
             r = one_run(cfg, s, v, m, k, os.path.join(logs, tag.replace("--", "-") + ".log"))
@@ -578,7 +603,8 @@ def run_preset(a):
             print("%s: %s: %s" % (NAME, tag, e), flush=True)
         r.update(preset=a.preset, kind="standalone" if s is None else "ifs", interval_s="" if s is None else s,
                  penalty_s="" if v is None or m == "cache" else v, mode="" if v is None else m,
-                 cache_fixed_kb=v if m == "cache" else "", run=k, policy=cfg["policy"], mem_mb=cfg["mem"],
+                 cache_fixed_kb=v if m == "cache" else "", mechanism=a.mechanism, run=k, policy=cfg["policy"],
+                 mem_mb=cfg["mem"],
                  dirty_pct=cfg["dirty"] if s is not None else "", sort_input=cfg["sort_input"],
                  sort_kb=cfg["sort_kb"] or SORT_DEFAULT_KB, throttle_bps=cfg["throttle_bps"] or "",
                  throttle_iops=cfg["throttle_iops"] or "", icount_shift="" if cfg["icount"] is None else cfg["icount"],
@@ -601,8 +627,8 @@ def run_preset(a):
         return r
 
     results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
-    write_csv(bench_path("ifs.csv"), results, a.preset)
-    write_series(bench_path("ifs-series.csv"), results, a.preset)
+    write_csv(bench_path("ifs.csv"), results, a.preset, a.mechanism)
+    write_series(bench_path("ifs-series.csv"), results, a.preset, a.mechanism)
     print()
     print(table_text(read_rows(bench_path("ifs.csv")), a.preset, read_rows(bench_path(LINUX_CSV))))
     if not a.no_figures:
@@ -618,9 +644,15 @@ def run_preset(a):
 read_rows = read_csv
 
 
-def write_csv(path, results, preset):
-    """This preset's runs replace its earlier ones; other presets' stay."""
-    keep = [r for r in read_rows(path) if r["preset"] != preset]
+def others(path, preset, mechanism):
+    """path's rows that a run of preset with mechanism leaves: other presets', and the other
+    mechanism's (ours and the ablation are run apart)."""
+    return [r for r in read_rows(path) if r["preset"] != preset or ifs_tables.mechanism_of(r) != mechanism]
+
+
+def write_csv(path, results, preset, mechanism="ours"):
+    """This preset's runs of the mechanism replace their earlier ones; the others stay."""
+    keep = others(path, preset, mechanism)
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
         w.writeheader()
@@ -631,19 +663,20 @@ def write_csv(path, results, preset):
             w.writerow({k: r.get(k, "") for k in COLUMNS})
 
 
-SERIES = ["preset", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "run", "what", "t_s", "value", "pageins"] + RUN_COLUMNS
+SERIES = ["preset", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "mechanism", "run", "what", "t_s", "value",
+          "pageins"] + RUN_COLUMNS
 
 
-def write_series(path, results, preset):
+def write_series(path, results, preset, mechanism="ours"):
     """The cache's size (KB) and the toucher's responses (ms) against seconds since sort began."""
-    keep = [r for r in read_rows(path) if r["preset"] != preset]
+    keep = others(path, preset, mechanism)
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=SERIES, extrasaction="ignore")
         w.writeheader()
         w.writerows(keep)
         for r in (r for r in results if not r.get("refused")):     # a refused run has no series
             base = dict(preset=preset, interval_s=r["interval_s"], penalty_s=r["penalty_s"], mode=r["mode"],
-                        cache_fixed_kb=r["cache_fixed_kb"], run=r["run"],
+                        cache_fixed_kb=r["cache_fixed_kb"], mechanism=r["mechanism"], run=r["run"],
                         **{c: r.get(c, "") for c in RUN_COLUMNS})
             col = r["sampled"].index("fs.cache.blocks") if "fs.cache.blocks" in r["sampled"] else 0
             for t, vals in r["samples"]:
@@ -679,8 +712,10 @@ def table_text(rows, preset, linux_rows=()):
                                                       linux_protected=prot[0] if prot else None)))
     mine = [r for r in rows if r["preset"] == preset]
     theirs = [r for r in linux_rows if r.get("preset") == preset] if lin or prot else []
+    kernel = {"ours": "ours", "sprite": "Sprite's mechanism"}
     disk = ifs_tables.disk_table(mine + theirs, lambda r: (
-        ("Linux", r.get("setup") or "default") if r.get("policy") == "linux" else ("ours", config_label(*config_of(r)))))
+        ("Linux", r.get("setup") or "default") if r.get("policy") == "linux" else
+        (kernel[ifs_tables.mechanism_of(r)], config_label(*config_of(r)) if r["kind"] == "ifs" else "–")))
     if len(disk) > 1:
         lines += ["", "The disk's requests during sort, by class (medians of the runs [min–max]):",
                   ifs_tables.markdown(disk)]
@@ -688,6 +723,14 @@ def table_text(rows, preset, linux_rows=()):
         lines += ["", "Calibration, the rows without a penalty against Table 3 (in bytes):"]
         lines += ["  " + l for l in ifs_tables.calibration(agg)]
     lines += ["", targets.printed(targets.judge_ifs(agg))]
+    sprite, sbase = aggregate(rows, preset, "sprite")
+    if sprite or sbase:
+        lines += ["", "Sprite's mechanism alone (--mechanism sprite: %s; sort alone %s):" % (
+            ", ".join(SPRITE_MECHANISM), "%.1f s" % (sbase / 1000) if sbase else "not run"),
+            ifs_tables.markdown(ifs_tables.table(sprite, paper=preset == "paper",
+                                                 too_slow=ifs_tables.refused(rows, preset, "sprite")))]
+        if preset == "paper":
+            lines += ["  " + l for l in ifs_tables.calibration(sprite)]
     return "\n".join(lines)
 
 

@@ -116,6 +116,9 @@ PRESETS = {
                   throttle_bps=None, throttle_iops=None, icount=None, intervals="1"),
 }
 SETUPS = ("default", "protected")
+# The least machine this Linux boots on with its initramfs (34 MB hangs while booting, until the
+# run's timeout): the search for a matched size starts there.
+LINUX_LEAST_MB = 36
 DIRTY_BACKGROUND_PCT, DIRTY_PCT = 10, 20     # fs/dirtybound.c's defaults (a host test reads them)
 LOW_SLACK_KB = 512        # memory.low above the toucher's heap: its page tables, stack and text
 SAMPLE_S = 1
@@ -484,7 +487,8 @@ def linux_after_boot(mem, img, log, memfit=True):
 MATCH = {"memfit": ("memfit_kb", "memfit_kb"), "available": ("free_kb", "MemAvailable")}
 
 
-def match_memory(ours_mem, linux_mem, probe_disk, logs, progress, mem_row, probes=(20, 28), least=1, by="memfit"):
+def match_memory(ours_mem, linux_mem, probe_disk, logs, progress, mem_row, probes=(20, 28), least=LINUX_LEAST_MB,
+                 by="memfit"):
     """(Linux's MB, its /proc/meminfo after boot, with memfit_kb when by is memfit): linux_mem if
     given, else the least size, and at least least MB, at which Linux's figure of MATCH[by] is at
     least ours at ours_mem MB (the module's docstring), found by booting ours_mem + each of

@@ -82,24 +82,30 @@ def measured(r):
     return r.get("refused") != TOO_SLOW_CELL
 
 
-def refused(rows, preset):
+def mechanism_of(r):
+    """Whose mechanism a row ran (bench_ifs.py --mechanism): ours, or sprite (the ablation's:
+    SPRITE_MECHANISM of bench_ifs.py). A row recorded before the ablation, or Linux's, is ours."""
+    return r.get("mechanism") or "ours"
+
+
+def refused(rows, preset, mechanism="ours"):
     """The points (value, mode, interval) of a preset whose every run was refused (the guest too
     slow), sorted as the table's: each is a row of the table that says it was not measured."""
     runs = {}
     for r in rows:
-        if r["preset"] == preset and r["kind"] == "ifs":
+        if r["preset"] == preset and r["kind"] == "ifs" and mechanism_of(r) == mechanism:
             runs.setdefault(config_of(r) + (float(r["interval_s"]),), []).append(measured(r))
     return sorted((k for k, ok in runs.items() if not any(ok)), key=lambda k: (config_order(k[:2]), k[2]))
 
 
-def standalone_runs(rows, preset=None):
-    """Sort alone's milliseconds in each measured run (of preset, if given)."""
+def standalone_runs(rows, preset=None, mechanism="ours"):
+    """Sort alone's milliseconds in each measured run (of preset, if given) of the mechanism."""
     return [float(r["sort_ms"]) for r in rows if (preset is None or r["preset"] == preset)
-            and r["kind"] == "standalone" and r.get("sort_ms") and measured(r)]
+            and r["kind"] == "standalone" and r.get("sort_ms") and measured(r) and mechanism_of(r) == mechanism]
 
 
-def standalone_ms(rows, preset=None):
-    alone = standalone_runs(rows, preset)
+def standalone_ms(rows, preset=None, mechanism="ours"):
+    alone = standalone_runs(rows, preset, mechanism)
     return statistics.median(alone) if alone else None
 
 
@@ -132,14 +138,14 @@ def spread(values, fmt, unit=""):
     return text if len(values) == 1 else "%s [%s–%s]" % (text, fmt(min(values)), fmt(max(values)))
 
 
-def aggregate(rows, preset):
-    """{(value, mode, interval): medians over the runs} for one preset, with 'deg' (%)
-    against the median standalone sort, every run's figures (SPREADS above), and worst-run
-    figures for the targets."""
-    base = standalone_ms(rows, preset)
+def aggregate(rows, preset, mechanism="ours"):
+    """{(value, mode, interval): medians over the runs} for one preset and mechanism, with 'deg'
+    (%) against the median standalone sort of the same, every run's figures (SPREADS above), and
+    worst-run figures for the targets."""
+    base = standalone_ms(rows, preset, mechanism)
     groups = {}
     for r in rows:
-        if r["preset"] == preset and r["kind"] == "ifs" and measured(r):
+        if r["preset"] == preset and r["kind"] == "ifs" and measured(r) and mechanism_of(r) == mechanism:
             groups.setdefault(config_of(r) + (float(r["interval_s"]),), []).append(r)
     out = {}
     for key, rs in groups.items():
@@ -270,7 +276,7 @@ def disk_table(rows, label):
         s = float(r["interval_s"]) if r.get("kind") == "ifs" else -1.0
         groups.setdefault(tuple(label(r)) + (s,), []).append(r)
     width = max((len(k) - 1 for k in groups), default=1)
-    out = [["configuration"] + [""] * (width - 1) + ["S"] + [
+    out = [["kernel"] + ["configuration"] * (width - 1) + ["S"] + [
         "%s (KB)" % c if kb else c for c, _, kb in DISK_CLASSES]]
     for key in sorted(groups, key=lambda k: (k[:-1], k[-1])):
         rs = groups[key]
