@@ -98,3 +98,23 @@ def test_rough_durations_and_the_estimate_line(capsys, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["paper.py", "--estimate"])
     paper.main()
     assert capsys.readouterr().out == "short preset about 1 h 45 min on 2 cores, full about 18 hours\n"
+
+
+def test_resume_skips_what_ended_well_on_this_code_and_tells_ifs_to_keep_its_runs(stand_ins, monkeypatch, capsys):
+    """--resume: a benchmark whose last run in this preset ended well on this commit (of a clean
+    tree) is not run again; one that failed, or ran on another commit, is; a benchmark that
+    keeps its own runs (IFS's) is given --resume; on a dirty tree nothing counts as done."""
+    monkeypatch.setattr(paper, "tree_commit", lambda: "abc")
+    assert run(monkeypatch, "--preset", "full") != 0           # ok ends well, bad fails
+    capsys.readouterr()
+    assert "ok,full," in (stand_ins / "bench" / "paper-times.csv").read_text()
+    assert paper.done_at("full", "abc") == {"ok"} and paper.done_at("full", "other") == set()
+    assert paper.done_at("full", "abc-dirty") == set()
+    run(monkeypatch, "--preset", "full", "--resume")
+    out = capsys.readouterr().out
+    assert "paper: --resume: ok done on this code (abc), not run again" in out, out
+    assert "ok started" not in out and "bad started" in out, out
+    keeps = bench("k", False, resume_flag=True)
+    assert keeps.command("full", 2, resume=True)[0][2:] == ["--all", "--resume"]
+    assert keeps.command("full", 2)[0][2:] == ["--all"]
+    assert bench("p", False).command("full", 2, resume=True)[0][2:] == ["--all"]

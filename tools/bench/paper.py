@@ -7,8 +7,8 @@ Each benchmark is its own script (tools/bench/bench_*.py) and knows its paper; t
 runs them, in one of two presets, and then `results.py`, which writes the generated parts of
 docs/ from the CSVs they left under build/bench:
 
-  short  each benchmark's smallest run that still gives every table a row: under two hours,
-         not a day (--estimate). The documents are written with --partial, so every table it fills begins by
+  short  each benchmark's smallest run that still gives every table a row: hours, not a day
+         (--estimate). The documents are written with --partial, so every table it fills begins by
          saying what the run lacked (fewer runs, fewer points).
   full   every benchmark's full grid, as `make bench-NAME` runs it: most of a day.
 
@@ -18,11 +18,16 @@ or with the guest's clock held to the host's (the disk-bound parts, IFS, ECD, Li
 share the host's cores with another benchmark, so those run one at a time, each allowed -j
 guests of its own. With -j 1 everything runs in turn.
 
+Resuming (--resume). The full preset takes most of a day; a run that stops (a session ended,
+the host rebooted) is started again with --resume: benchmarks that ended well on this code
+(paper-times.csv names the commit) are not run again, and IFS's keep their runs of this code
+(bench_ifs.py --resume), running only the points they lack. Other benchmarks start again.
+
 Progress: a line when a benchmark starts and ends, its own progress lines prefixed with its
 name, and an estimate of the time left from how long each benchmark took the last time it ran
 in this preset (build/bench/paper-times.csv), or from the estimates below the first time.
 
-    paper.py [--preset short|full] [-j N] [--only NAME,...] [--no-docs]
+    paper.py [--preset short|full] [-j N] [--only NAME,...] [--resume] [--no-docs]
     paper.py --estimate
 
 --estimate prints how long each preset takes on 2 cores by the first estimates below (not by
@@ -34,7 +39,7 @@ build/bench/paper-logs."""
 import argparse, csv, os, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ROOT, bench_path   # noqa: E402
+from benchlib import ROOT, bench_path, tree_commit   # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -44,14 +49,15 @@ class Bench:
     arguments and environment), whether its figures are guest time only (exact), and a first
     estimate of its seconds in each preset on 2 cores."""
 
-    def __init__(self, name, script, papers, exact, short, full, estimate, jobs_flag=False):
+    def __init__(self, name, script, papers, exact, short, full, estimate, jobs_flag=False, resume_flag=False):
         self.name, self.script, self.papers, self.exact = name, script, papers, exact
         self.presets = {"short": short, "full": full}
-        self.estimate, self.jobs_flag = estimate, jobs_flag
+        self.estimate, self.jobs_flag, self.resume_flag = estimate, jobs_flag, resume_flag
 
-    def command(self, preset, jobs):
+    def command(self, preset, jobs, resume=False):
         args, env = self.presets[preset]
-        args = list(args) + (["-j", str(jobs)] if self.jobs_flag else [])
+        args = list(args) + (["-j", str(jobs)] if self.jobs_flag else []) + (
+            ["--resume"] if resume and self.resume_flag else [])
         return [sys.executable, os.path.join(HERE, self.script)] + args, dict(os.environ, **env)
 
 
@@ -68,14 +74,22 @@ BENCHES = [
           ([], {"RUNS": "1"}), ([], {}), {"short": 300, "full": 700}),
     Bench("bench-ifs", "bench_ifs.py", "WRL 90/4 Tables 2, 3 and 4 (the IFS benchmark, paper and matched presets)",
           False, (["--runs", "1", "--intervals", "5,30", "--penalties", "0,120,adaptive", "--fixed-kb", "170"], {}),
-          (["--penalties", "0,120,120:stepped,1200,adaptive"], {}),
-          {"short": 2400, "full": 36000}, jobs_flag=True),
+          (["--penalties", "0,120,120:stepped,1200,adaptive,ignored"], {}),
+          {"short": 2400, "full": 38000}, jobs_flag=True, resume_flag=True),
+    Bench("bench-ifs-sprite", "bench_ifs.py", "the ablation: the paper preset's rows with Sprite's mechanism alone",
+          False, (["--preset", "paper", "--mechanism", "sprite", "--runs", "1", "--intervals", "5,30", "--penalties",
+                   "0,120", "--fixed-kb", ""], {}),
+          (["--preset", "paper", "--mechanism", "sprite", "--intervals", "5,30", "--penalties", "0,120",
+            "--fixed-kb", ""], {}), {"short": 750, "full": 2400}, jobs_flag=True, resume_flag=True),
     Bench("bench-ecd", "bench_ecd.py", "WRL 90/4 Table 1's ECD benchmark: Figures 1-6, Table 2, Appendix C", False,
           (["--preset", "short", "--runs", "1", "--adaptive"], {}), (["--runs", "3", "--adaptive"], {}), {"short": 1500, "full": 29000},
           jobs_flag=True),
-    Bench("bench-linux", "bench_linux.py", "Linux 6.1 on the IFS mix, beside the matched preset's rows", False,
-          (["--runs", "1", "--intervals", "5,30"], {}), (["--runs", "3"], {}), {"short": 900, "full": 2400},
-          jobs_flag=True),
+    Bench("bench-linux", "bench_linux.py", "Linux 6.1 on the IFS mix, beside the matched preset's rows, Debian's "
+          "setup and the protected one", False, (["--runs", "1", "--intervals", "5,30", "--setup", "both"], {}),
+          (["--runs", "3", "--setup", "both"], {}), {"short": 1500, "full": 4800}, jobs_flag=True),
+    Bench("bench-linux-paper", "bench_linux.py", "Linux 6.1 on the IFS paper preset, Debian's setup and the protected "
+          "one", False, (["--preset", "paper", "--runs", "1", "--setup", "both"], {}),
+          (["--preset", "paper", "--runs", "3", "--setup", "both"], {}), {"short": 900, "full": 2700}, jobs_flag=True),
     Bench("bench-linux-ecd", "bench_linux_ecd.py", "Linux 6.1 on the ECD benchmark, its line beside ours", False,
           (["--preset", "matched-fast"], {}), (["--preset", "matched"], {}), {"short": 900, "full": 3600},
           jobs_flag=True),
@@ -86,23 +100,32 @@ def times_path():
     return bench_path("paper-times.csv")
 
 
-def last_times(preset):
-    """{benchmark: seconds} of the last run of each in this preset."""
+def _times():
     try:
         with open(times_path(), newline="") as f:
-            return {r["bench"]: float(r["seconds"]) for r in csv.DictReader(f) if r["preset"] == preset}
+            return list(csv.DictReader(f))
     except FileNotFoundError:
-        return {}
+        return []
 
 
-def save_time(preset, name, seconds):
-    rows = []
-    if os.path.exists(times_path()):
-        with open(times_path(), newline="") as f:
-            rows = [r for r in csv.DictReader(f) if (r["bench"], r["preset"]) != (name, preset)]
-    rows.append(dict(bench=name, preset=preset, seconds="%.0f" % seconds))
+def last_times(preset):
+    """{benchmark: seconds} of the last run of each in this preset."""
+    return {r["bench"]: float(r["seconds"]) for r in _times() if r["preset"] == preset}
+
+
+def done_at(preset, commit):
+    """The benchmarks whose last run in this preset ended well on this code (commit, of a clean
+    tree): what --resume skips."""
+    if commit == "unknown" or commit.endswith("-dirty"):
+        return set()
+    return {r["bench"] for r in _times() if r["preset"] == preset and r.get("commit") == commit}
+
+
+def save_time(preset, name, seconds, commit=""):
+    rows = [r for r in _times() if (r["bench"], r["preset"]) != (name, preset)]
+    rows.append(dict(bench=name, preset=preset, seconds="%.0f" % seconds, commit=commit))
     with open(times_path(), "w", newline="") as f:
-        w = csv.DictWriter(f, ["bench", "preset", "seconds"])
+        w = csv.DictWriter(f, ["bench", "preset", "seconds", "commit"], extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
 
@@ -167,6 +190,8 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated benchmarks to run (default: all)")
     ap.add_argument("--no-docs", action="store_true", help="run the benchmarks, leave docs/ alone")
     ap.add_argument("--estimate", action="store_true", help="print how long each preset takes, run nothing")
+    ap.add_argument("--resume", action="store_true", help="skip the benchmarks done on this code (this commit, a clean "
+                    "tree) in this preset, and let IFS's keep its runs of this code: a run that stopped goes on")
     a = ap.parse_args()
     if a.estimate:
         print(estimates_text())
@@ -179,6 +204,13 @@ def main():
     if unknown:
         sys.exit("paper: no benchmark %s (there are: %s)" % (", ".join(unknown), ", ".join(names)))
     benches = [b for b in BENCHES if not only or b.name in only]
+    commit = tree_commit()
+    if a.resume:
+        skip = done_at(a.preset, commit)
+        if skip & {b.name for b in benches}:
+            print("paper: --resume: %s done on this code (%s), not run again" % (
+                ", ".join(b.name for b in benches if b.name in skip), commit), flush=True)
+        benches = [b for b in benches if b.name not in skip]
     logs = bench_path("paper-logs")
     os.makedirs(logs, exist_ok=True)
     known = last_times(a.preset)
@@ -192,7 +224,7 @@ def main():
             print("paper: %s" % text, flush=True)
 
     def run(b):
-        cmd, env = b.command(a.preset, a.j)
+        cmd, env = b.command(a.preset, a.j, a.resume)
         with lock:
             running[b.name] = time.monotonic()
             eta = left(lanes, done, expected, running, time.monotonic())
@@ -212,7 +244,7 @@ def main():
             del running[b.name]
             eta = left(lanes, done, expected, running, time.monotonic())
         if rc == 0:
-            save_time(a.preset, b.name, took)
+            save_time(a.preset, b.name, took, commit)
             say("%s done in %s (%d of %d; about %s left)" % (b.name, minutes(took), len(done), len(benches), minutes(eta)))
         else:
             failed.append(b.name)
