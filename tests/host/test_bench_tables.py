@@ -452,3 +452,19 @@ def test_every_figure_is_drawn(setup, tmp_path):
         for png in pngs:
             data = open(png, "rb").read()
             assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, png
+
+
+def test_linuxs_rows_say_how_its_machine_was_matched_and_what_each_setup_stands_for(tmp_path):
+    """results.linux_setups: by memfit, both kernels' figures and MemAvailable's; a row matched by
+    MemAvailable says so; none recorded says that; each setup named with what it is read against."""
+    import results
+    (tmp_path / "linux-mem.csv").write_text(
+        "preset,matched_by,ours_mem_mb,ours_free_kb,ours_shared_kb,ours_memfit_kb,linux_mem_mb,linux_available_kb,"
+        "linux_free_kb,linux_total_kb,linux_memfit_kb\n"
+        "paper,memfit,10,7244,7500,7168,37,13036,6776,30000,7296\nmatched,,20,17000,,,96,17800,12000,90000,\n")
+    text = results.linux_setups(str(tmp_path), "paper", {5: {}}, {5: {}})
+    assert "Linux ran in 37 MB" in text and "7,296 KB there, 7,168 KB here" in text and "13,036 KB" in text
+    assert "'page cache' is Debian's setup" in text and "'page cache, protected' the control rows" in text
+    assert "matched by MemAvailable (17800 KB)" in results.linux_setups(str(tmp_path), "matched", {5: {}}, None)
+    assert "protected" not in results.linux_setups(str(tmp_path), "matched", {5: {}}, None)
+    assert "not recorded" in results.linux_setups(str(tmp_path), "nosuch", {5: {}}, None)

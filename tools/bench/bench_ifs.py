@@ -736,6 +736,31 @@ def linux_of(linux_rows, preset, setup="default"):
     return ifs_tables.linux(linux_rows, preset, setup)
 
 
+def disk_and_ablation(rows, preset, linux_rows):
+    """The parts under the IFS table, as (title, markdown): the disk's requests by class of
+    ours, Sprite's mechanism and Linux's setups, and Sprite's mechanism's own table (with its
+    calibration, on the paper preset). What has no rows is left out."""
+    parts = []
+    lin = [r for r in linux_rows if r.get("preset") == preset] if linux_of(linux_rows, preset) or \
+        linux_of(linux_rows, preset, "protected") else []
+    kernel = {"ours": "ours", "sprite": "Sprite's mechanism"}
+    disk = ifs_tables.disk_table([r for r in rows if r["preset"] == preset] + lin, lambda r: (
+        ("Linux", r.get("setup") or "default") if r.get("policy") == "linux" else
+        (kernel[ifs_tables.mechanism_of(r)], config_label(*config_of(r)) if r["kind"] == "ifs" else "–")))
+    if len(disk) > 1:
+        parts.append(("The disk's requests during sort, by class (medians of the runs [min–max]):",
+                      ifs_tables.markdown(disk)))
+    sprite, sbase = aggregate(rows, preset, "sprite")
+    if sprite or sbase:
+        text = ifs_tables.markdown(ifs_tables.table(sprite, paper=preset == "paper",
+                                                    too_slow=ifs_tables.refused(rows, preset, "sprite")))
+        if preset == "paper":
+            text += "\n\n" + "\n".join("  " + l for l in ifs_tables.calibration(sprite))
+        parts.append(("Sprite's mechanism alone (--mechanism sprite: %s; sort alone %s):" % (
+            ", ".join(SPRITE_MECHANISM), "%.1f s" % (sbase / 1000) if sbase else "not run"), text))
+    return parts
+
+
 def table_text(rows, preset, linux_rows=()):
     agg, base = aggregate(rows, preset)
     linux_rows = list(linux_rows)
@@ -748,27 +773,12 @@ def table_text(rows, preset, linux_rows=()):
     lines.append(ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None,
                                                       too_slow=ifs_tables.refused(rows, preset),
                                                       linux_protected=prot[0] if prot else None)))
-    mine = [r for r in rows if r["preset"] == preset]
-    theirs = [r for r in linux_rows if r.get("preset") == preset] if lin or prot else []
-    kernel = {"ours": "ours", "sprite": "Sprite's mechanism"}
-    disk = ifs_tables.disk_table(mine + theirs, lambda r: (
-        ("Linux", r.get("setup") or "default") if r.get("policy") == "linux" else
-        (kernel[ifs_tables.mechanism_of(r)], config_label(*config_of(r)) if r["kind"] == "ifs" else "–")))
-    if len(disk) > 1:
-        lines += ["", "The disk's requests during sort, by class (medians of the runs [min–max]):",
-                  ifs_tables.markdown(disk)]
     if preset == "paper":
         lines += ["", "Calibration, the rows without a penalty against Table 3 (in bytes):"]
         lines += ["  " + l for l in ifs_tables.calibration(agg)]
     lines += ["", targets.printed(targets.judge_ifs(agg))]
-    sprite, sbase = aggregate(rows, preset, "sprite")
-    if sprite or sbase:
-        lines += ["", "Sprite's mechanism alone (--mechanism sprite: %s; sort alone %s):" % (
-            ", ".join(SPRITE_MECHANISM), "%.1f s" % (sbase / 1000) if sbase else "not run"),
-            ifs_tables.markdown(ifs_tables.table(sprite, paper=preset == "paper",
-                                                 too_slow=ifs_tables.refused(rows, preset, "sprite")))]
-        if preset == "paper":
-            lines += ["  " + l for l in ifs_tables.calibration(sprite)]
+    for title, text in disk_and_ablation(rows, preset, linux_rows):
+        lines += ["", title, text]
     return "\n".join(lines)
 
 

@@ -51,6 +51,14 @@ def load(bench, name):
         return list(csv.DictReader(f))
 
 
+def load_optional(bench, name):
+    """load, or no rows when the file is not there."""
+    try:
+        return load(bench, name)
+    except Missing:
+        return []
+
+
 def num(x):
     """1234567 -> '1,234,567'."""
     return "{:,}".format(int(round(float(x))))
@@ -447,9 +455,11 @@ def ifs_part(preset):
             raise ValueError("ifs.csv has no %s runs with the toucher" % preset)
         import bench_ifs
         matched = PRESETS[preset].get("must_negotiate")
-        lin = None
+        lin = prot = None
+        linux_rows = []
         try:
-            lin = bench_ifs.linux_of(load(bench, LINUX_CSV), preset)
+            linux_rows = load(bench, LINUX_CSV)
+            lin, prot = bench_ifs.linux_of(linux_rows, preset), bench_ifs.linux_of(linux_rows, preset, "protected")
         except Missing:
             pass
         alone = [float(r["sort_ms"]) / 1000 for r in rows if r["kind"] == "standalone"]
@@ -479,13 +489,15 @@ def ifs_part(preset):
                         "–".join("%.1f" % x for x in (min(alone), max(alone))) if alone else "–",
                         "; host load average %.1f–%.1f" % (loads[0], loads[-1]) if loads else ""))
         table = ifs_tables.markdown(ifs_tables.table(agg, paper=preset == "paper", linux_rows=lin[0] if lin else None,
-                                                     too_slow=too_slow))
+                                                     too_slow=too_slow, linux_protected=prot[0] if prot else None))
         notes = []
         slow = [r for r in rows if not ifs_tables.measured(r)]
         if slow:
             notes.append("%d run%s refused: the guest fell below %.2f of real time (make bench-ifs boots a refused run "
                          "again, %d boots in all), and a row none of whose runs kept pace says it was not measured." % (
                              len(slow), " was" if len(slow) == 1 else "s were", GUEST_FLOOR, PACE_TRIES))
+        if lin or prot:
+            notes.append(linux_setups(bench, preset, lin, prot))
         if matched:
             notes.append(ifs_negotiated(preset, agg))
             if lin:
@@ -536,9 +548,37 @@ def ifs_part(preset):
                          "the guest's time-stamp counter over 2^shift)." % (num(round(avg)), num(round(least)), num(n)))
         notes += ifs_reading(agg, avg, least, paper=preset == "paper", miss=fastest_miss(bench))
         import targets
+        under = "".join("\n\n%s\n\n%s" % (title, text) for title, text in
+                        bench_ifs.disk_and_ablation(rows, preset, linux_rows))
         return head + "\n\n" + table + ("\n\n" + para(" ".join(notes)) if notes else "") + \
-            targets_part(targets.judge_ifs(agg))
+            targets_part(targets.judge_ifs(agg)) + under
     return part
+
+
+def linux_setups(bench, preset, lin, prot):
+    """What Linux's rows of a preset stand for: its machine and how it was matched to ours
+    (linux-mem.csv), and its two setups."""
+    mem = [r for r in load_optional(bench, "linux-mem.csv") if r.get("preset") == preset]
+    m = mem[-1] if mem else {}
+    if m.get("matched_by") == "memfit":
+        match = ("Linux ran in %s MB, the least machine on which memfit (a program that writes a growing heap "
+                 "until the machine's first page-out) kept what it keeps on ours at %s MB: %s KB there, %s KB here "
+                 "(Linux's MemAvailable said %s KB, ours free frames and cache less the reserve %s KB)." % (
+                     m["linux_mem_mb"], m["ours_mem_mb"], num(int(m["linux_memfit_kb"])), num(int(m["ours_memfit_kb"])),
+                     num(int(m["linux_available_kb"])), num(int(m["ours_free_kb"]))))
+    elif m:
+        match = "Linux ran in %s MB, matched by MemAvailable (%s KB) to what ours leaves to programs." % (
+            m.get("linux_mem_mb"), m.get("linux_available_kb"))
+    else:
+        match = "How Linux's machine was matched is not recorded (no linux-mem.csv row of this preset)."
+    setups = []
+    if lin:
+        setups.append("'page cache' is Debian's setup, to be read against our penalty 0")
+    if prot:
+        setups.append("'page cache, protected' the control rows (swappiness 0, the dirty bounds in bytes at ours, "
+                      "noatime, the toucher in a cgroup whose memory.low covers it: bench_linux.py's SETUPS), to be "
+                      "read against our penalty")
+    return match + " " + "; ".join(setups) + "."
 
 
 # --- ecd ---------------------------------------------------------------------------------------
