@@ -777,6 +777,9 @@ def table_text(rows, preset, linux_rows=()):
         lines += ["", "Calibration, the rows without a penalty against Table 3 (in bytes):"]
         lines += ["  " + l for l in ifs_tables.calibration(agg)]
     lines += ["", targets.printed(targets.judge_ifs(agg))]
+    if preset == "paper":
+        import default_rule
+        lines += ["", default_rule.printed(agg)]
     for title, text in disk_and_ablation(rows, preset, linux_rows):
         lines += ["", title, text]
     return "\n".join(lines)
