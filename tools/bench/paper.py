@@ -89,7 +89,7 @@ BENCHES = [
           (["--runs", "3", "--setup", "both"], {}), {"short": 1500, "full": 4800}, jobs_flag=True),
     Bench("bench-linux-paper", "bench_linux.py", "Linux 6.1 on the IFS paper preset, Debian's setup and the protected "
           "one", False, (["--preset", "paper", "--runs", "1", "--setup", "both"], {}),
-          (["--preset", "paper", "--runs", "3", "--setup", "both"], {}), {"short": 900, "full": 2700}, jobs_flag=True),
+          (["--preset", "paper", "--runs", "3", "--setup", "both"], {}), {"short": 3600, "full": 10800}, jobs_flag=True),
     Bench("bench-linux-ecd", "bench_linux_ecd.py", "Linux 6.1 on the ECD benchmark, its line beside ours", False,
           (["--preset", "matched-fast"], {}), (["--preset", "matched"], {}), {"short": 900, "full": 3600},
           jobs_flag=True),
