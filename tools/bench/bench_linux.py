@@ -137,7 +137,7 @@ IFS_COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "run", "poli
 # hz, cmdline, lru_gen: the Linux guest's tick (CONFIG_HZ), kernel command line and multi-gen LRU
 # state (/sys/kernel/mm/lru_gen/enabled), which decide what its figures mean.
 GUEST = ["hz", "cmdline", "lru_gen"]
-# setup: default (Debian's settings) or protected (CONTROLS); memfit_kb: what memfit kept on this
+# setup: default (Debian's settings) or protected (protect_lines); memfit_kb: what memfit kept on this
 # machine (the memory matching's figure, also in linux-mem.csv).
 COLUMNS = IFS_COLUMNS + ["sort_kb", "free_after_boot_kb", "available_after_boot_kb", "kernel"] + GUEST + [
     "sampler_cpu_ms", "setup", "memfit_kb", "settings"] + RUN_COLUMNS
