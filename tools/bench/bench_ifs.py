@@ -607,10 +607,7 @@ def run_preset(a):
         except TooSlow as e:            # the point is reported, as not measured
             r = {"refused": TOO_SLOW}
             print("%s: %s: %s" % (NAME, tag, e), flush=True)
-        r.update(preset=a.preset, kind="standalone" if s is None else "ifs", interval_s="" if s is None else s,
-                 penalty_s="" if v is None or m == "cache" else v, mode="" if v is None else m,
-                 cache_fixed_kb=v if m == "cache" else "", mechanism=a.mechanism, run=k, policy=cfg["policy"],
-                 mem_mb=cfg["mem"],
+        r.update(job_fields(j), preset=a.preset, mechanism=a.mechanism, policy=cfg["policy"], mem_mb=cfg["mem"],
                  dirty_pct=cfg["dirty"] if s is not None else "", sort_input=cfg["sort_input"],
                  sort_kb=cfg["sort_kb"] or SORT_DEFAULT_KB, throttle_bps=cfg["throttle_bps"] or "",
                  throttle_iops=cfg["throttle_iops"] or "", icount_shift="" if cfg["icount"] is None else cfg["icount"],
@@ -679,11 +676,17 @@ def job_key(r):
     return (r["kind"], str(r["interval_s"]), str(r["penalty_s"]), r["mode"], str(r["cache_fixed_kb"]), str(r["run"]))
 
 
-def key_of_job(j):
-    """job_key of a job (S, value, mode, run) before it runs, as job() will write its row."""
+def job_fields(j):
+    """The columns that say what a job (S, value, mode, run) is of, as its row has them."""
     s, v, m, k = j
-    return ("standalone" if s is None else "ifs", "" if s is None else str(s),
-            "" if v is None or m == "cache" else str(v), "" if v is None else m, str(v) if m == "cache" else "", str(k))
+    return dict(kind="standalone" if s is None else "ifs", interval_s="" if s is None else s,
+                penalty_s="" if v is None or m == "cache" else v, mode="" if v is None else m,
+                cache_fixed_kb=v if m == "cache" else "", run=k)
+
+
+def key_of_job(j):
+    """job_key of a job before it runs."""
+    return job_key(job_fields(j))
 
 
 def series_key(r):
@@ -741,8 +744,7 @@ def disk_and_ablation(rows, preset, linux_rows):
     ours, Sprite's mechanism and Linux's setups, and Sprite's mechanism's own table (with its
     calibration, on the paper preset). What has no rows is left out."""
     parts = []
-    lin = [r for r in linux_rows if r.get("preset") == preset] if linux_of(linux_rows, preset) or \
-        linux_of(linux_rows, preset, "protected") else []
+    lin = [r for r in linux_rows if r.get("preset") == preset]
     kernel = {"ours": "ours", "sprite": "Sprite's mechanism"}
     disk = ifs_tables.disk_table([r for r in rows if r["preset"] == preset] + lin, lambda r: (
         ("Linux", r.get("setup") or "default") if r.get("policy") == "linux" else

@@ -455,13 +455,8 @@ def ifs_part(preset):
             raise ValueError("ifs.csv has no %s runs with the toucher" % preset)
         import bench_ifs
         matched = PRESETS[preset].get("must_negotiate")
-        lin = prot = None
-        linux_rows = []
-        try:
-            linux_rows = load(bench, LINUX_CSV)
-            lin, prot = bench_ifs.linux_of(linux_rows, preset), bench_ifs.linux_of(linux_rows, preset, "protected")
-        except Missing:
-            pass
+        linux_rows = load_optional(bench, LINUX_CSV)
+        lin, prot = bench_ifs.linux_of(linux_rows, preset), bench_ifs.linux_of(linux_rows, preset, "protected")
         alone = [float(r["sort_ms"]) / 1000 for r in rows if r["kind"] == "standalone"]
         first = rows[0]
         shift = first["icount_shift"]
