@@ -106,6 +106,7 @@ static const struct setting settings[] = {
 };
 
 static const struct counter counters[] = {
+  COUNTER_FN("time.uptime_ms", uptime_ms),   /* beside time.ticks in one snapshot: no tick between */
   COUNTER("time.ticks", &interrupts),
   COUNTER("time.tsc_per_ms", &tsc_per_ms),
 };
