@@ -57,9 +57,12 @@ int main(int argc, char **argv)
   long f0 = kstat_get("vm.faults"), i0 = kstat_get("vm.pageins"), o0 = kstat_get("vm.pageouts");
   /* All children start sweeping together, as Irlam's long-running ones overlap: each says it
    * is ready (its memory touched) on one pipe, and the parent lets them all go on another
-   * only when every one is ready; otherwise early children finish before late ones start. */
-  int go[2], ready[2];
-  if (pipe(go) < 0 || pipe(ready) < 0) {
+   * only when every one is ready; otherwise early children finish before late ones start.
+   * No child allocates its heap before every one has been forked (the byte each reads from
+   * all_forked): if a fork fails, the run is not the one asked for, and the children already
+   * started see the pipe closed and leave without having paged anything. */
+  int go[2], ready[2], all_forked[2];
+  if (pipe(go) < 0 || pipe(ready) < 0 || pipe(all_forked) < 0) {
     fprintf(stderr, "vmtest: pipe failed\n");
     return 1;
   }
@@ -67,13 +70,16 @@ int main(int argc, char **argv)
   int forked = 0;
   for (int p = 0; p < procs; p++) {
     int pid = fork();
-    if (pid < 0) {
-      fprintf(stderr, "vmtest: fork failed\n");
+    if (pid < 0)
       break;
-    }
     if (pid == 0) {
       close(go[1]);
       close(ready[0]);
+      close(all_forked[1]);
+      char c;
+      if (read(all_forked[0], &c, 1) != 1)
+        exit(1);
+      close(all_forked[0]);
       volatile char *mem = sbrk(PROCESS_SIZE);
       if (mem == (void *)-1) {
         fprintf(stderr, "vmtest: out of memory\n");
@@ -81,7 +87,7 @@ int main(int argc, char **argv)
       }
       for (int i = 0; i < PROCESS_SIZE; i += 4096)
         mem[i] = 0;           /* all of it in use before any sweep starts */
-      char c = 'r';
+      c = 'r';
       write(ready[1], &c, 1);
       read(go[0], &c, 1);
       close(go[0]);
@@ -101,6 +107,18 @@ int main(int argc, char **argv)
     }
     pids[forked++] = pid;
   }
+  close(all_forked[0]);
+  int status;
+  if (forked < procs) {
+    close(all_forked[1]);
+    while (wait(&status) > 0)
+      ;
+    fprintf(stderr, "vmtest: fork failed: %d of %d processes started, none run\n", forked, procs);
+    return 1;
+  }
+  for (int p = 0; p < procs; p++)
+    write(all_forked[1], "f", 1);
+  close(all_forked[1]);
   close(go[0]);
   char c;
   for (int p = 0; p < procs && read(ready[0], &c, 1) == 1; p++)
@@ -118,6 +136,15 @@ int main(int argc, char **argv)
     write(ready[1], &TIME_UP, sizeof TIME_UP);
     exit(0);
   }
+  if (timer < 0) {
+    /* Without its timer the run would have no limit: a thrashing one could take hours. */
+    for (int k = 0; k < forked; k++)
+      kill(pids[k]);
+    while (wait(&status) > 0)
+      ;
+    fprintf(stderr, "vmtest: fork failed: no timer for the %u ms limit\n", limit_ms);
+    return 1;
+  }
   close(ready[1]);
   unsigned long long sweeps = 0;
   unsigned n;
@@ -131,7 +158,7 @@ int main(int argc, char **argv)
     kill(timer);
   for (int k = 0; done < procs && k < forked; k++)
     kill(pids[k]);            /* time up: the children still sweeping (the others are gone) */
-  int status, failed = 0, pid;
+  int failed = 0, pid;
   while ((pid = wait(&status)) > 0)
     if (status != 0 && pid != timer && done == procs)
       failed++;               /* neither the timer nor a child killed at the limit failed */

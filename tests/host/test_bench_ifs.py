@@ -412,34 +412,3 @@ def test_the_disk_by_class_under_the_table_for_each_kernel_and_mechanism():
     assert "| Sprite's mechanism | 0 s | 30 | 400 (1,600) | 9 (36) | 0 |" in text
     assert "| Linux | protected | 30 | 50 (800) | 7 (70) | 2 |" in text
     assert "| ours | 0 s | 5 |" not in text
-
-
-def test_resume_keeps_the_runs_of_this_code_and_runs_the_rest(tmp_path):
-    """--resume: a job whose row this preset and mechanism has, measured by the same commit of a
-    clean tree and not refused, is kept; one of another commit, a dirty tree, a refused run or
-    the other mechanism is run again. The series of a kept run stay; a rerun's replace theirs."""
-    jobs = [(None, None, "fixed", 1), (5, 0, "fixed", 1), (5, 0, "fixed", 2), (30, 0, "adaptive", 1),
-            (30, 512, "cache", 1)]
-    rows = [row(kind="standalone", interval_s="", penalty_s="", mode="", run=1, commit="abc", cache_fixed_kb=""),
-            row(interval_s=5, run=1, commit="abc", cache_fixed_kb=""),
-            row(interval_s=5, run=2, commit="old", cache_fixed_kb=""),                 # another commit
-            row(interval_s=30, penalty_s=0, mode="adaptive", run=1, commit="abc", refused=bench_ifs.TOO_SLOW,
-                cache_fixed_kb=""),
-            row(interval_s=30, penalty_s="", mode="cache", cache_fixed_kb=512, run=1, commit="abc",
-                mechanism="sprite")]
-    kept, left = bench_ifs.resumed(rows, jobs, "paper", "ours", "abc")
-    assert kept == rows[:2] and left == jobs[2:]
-    assert bench_ifs.resumed(rows, jobs, "paper", "ours", "abc-dirty") == ([], jobs)
-    assert bench_ifs.resumed([dict(r, commit="abc-dirty") for r in rows], jobs, "paper", "ours", "abc-dirty") == \
-        ([], jobs)
-    # The series: the kept run's lines stay, the rerun's earlier lines go.
-    path = str(tmp_path / "ifs-series.csv")
-    line = lambda run, v: {**{k: "" for k in bench_ifs.SERIES}, "preset": "paper", "interval_s": "5", "penalty_s": "0",
-                           "mode": "fixed", "mechanism": "ours", "run": str(run), "what": "cache_kb", "value": v}
-    import csv
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, bench_ifs.SERIES)
-        w.writeheader()
-        w.writerows([line(1, "100"), line(2, "200")])
-    bench_ifs.write_series(path, [], "paper", "ours", keep_runs=[rows[1]])
-    assert [(r["run"], r["value"]) for r in bench_ifs.read_rows(path)] == [("1", "100")]

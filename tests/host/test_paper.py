@@ -118,3 +118,15 @@ def test_resume_skips_what_ended_well_on_this_code_and_tells_ifs_to_keep_its_run
     assert keeps.command("full", 2, resume=True)[0][2:] == ["--all", "--resume"]
     assert keeps.command("full", 2)[0][2:] == ["--all"]
     assert bench("p", False).command("full", 2, resume=True)[0][2:] == ["--all"]
+
+
+def test_every_benchmark_longer_than_a_session_hour_resumes_point_by_point():
+    """A session ends without warning: a benchmark of the full preset that takes more than an
+    hour keeps its finished runs in a journal and is given --resume, so a stop costs at most the
+    runs it was in (the short ones start again)."""
+    long = [b for b in paper.BENCHES if b.estimate["full"] > 3600]
+    assert {b.name for b in long} >= {"bench-ifs", "bench-ecd", "bench-linux", "bench-linux-paper"}
+    for b in long:
+        with open(os.path.join(os.path.dirname(paper.__file__), b.script)) as f:
+            text = f.read()
+        assert b.resume_flag and '"--resume"' in text and "Journal(" in text and "journal)" in text, b.name

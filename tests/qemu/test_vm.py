@@ -130,7 +130,7 @@ def test_out_of_backing_store_kills_or_fails_only_that_process(make_disk):
 
 
 def test_vmtest_after_irlam(disk):
-    r = boot("vmtest 4 3\nvmtest 16 2\nvmtest -t 300 4\nvmtest -t\nvmtest -l 2000 32 20000\nvmtest -l 60000 4 3\nps\n"
+    r = boot("vmtest 4 3\nvmtest 16 2\nvmtest -t 300 4\nvmtest -t\nvmtest 140 1\nvmtest -l 2000 32 20000\nvmtest -l 60000 4 3\nps\n"
              "audit\n", disk=disk, mem=MEM, timeout=400, status=True)
     assert r.rc == 0, r
     runs = [r.cmd(c) for c in ("vmtest 4 3", "vmtest 16 2", "vmtest -t 300 4")]
@@ -145,6 +145,11 @@ def test_vmtest_after_irlam(disk):
     sweeps, ms, rate = map(int, m.groups())
     assert sweeps >= 2 and 300 <= ms < 30000 and rate == sweeps * 512 * 1000 // ms, r
     assert r.printed("vmtest -t") == "usage: vmtest [-t MS | -l MS] MB [LOOPS]\n" and r.cmd("vmtest -t").status != 0, r.cmds
+    # 70 processes where the kernel has 64 slots: a fork fails, and the run is refused with the
+    # children started gone before any allocated (the runs after it fork 16 again).
+    full = r.cmd("vmtest 140 1")
+    assert re.fullmatch(r"vmtest: fork failed: (\d+) of 70 processes started, none run\n", full.out), r.cmds
+    assert full.status == 1 and int(re.search(r"(\d+) of", full.out).group(1)) < 64, r.cmds
     # With a limit: 32 MB on 16 MB of memory thrashes (every touch a page-in), so 20,000 sweeps
     # each are not done in 2 s; the run stops there, its children killed, and says so. A run
     # inside its limit reports as without one.

@@ -62,7 +62,7 @@ and ecd-table2.png, and prints Table 2 and the runs beside Sprite's."""
 import argparse, csv, os, re, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import RUN_COLUMNS, boot_steps, bench_path, run_all, run_identity   # noqa: E402
+from benchlib import RUN_COLUMNS, Journal, boot_steps, bench_path, run_all, run_identity   # noqa: E402
 from bench_ifs import split_commands, read_log, ParseError, QEMU_LATE, TYPED, host_load   # noqa: E402
 import ecd_paper   # noqa: E402
 import targets   # noqa: E402
@@ -275,6 +275,8 @@ def main(argv=None):
     ap.add_argument("--loops", type=int, default=COMMON["loops"], help="edit-compile-link-debug loops (2, as Sprite)")
     ap.add_argument("--scale", type=int, default=COMMON["scale"], help="phase -x: percent of every size and count "
                     "(100; tests use 5)")
+    ap.add_argument("--resume", action="store_true", help="keep the runs the journal has of this preset and code "
+                    "(build/bench/journal-ecd.jsonl: benchlib.Journal) and run only the others")
     ap.add_argument("--no-figures", action="store_true")
     a = ap.parse_args(argv)
     p = dict(PRESETS[a.preset])
@@ -302,6 +304,7 @@ def main(argv=None):
           "shift=%d,align=on; %d boots, %d at once" % (NAME, a.preset, ",".join(map(str, p["mems"])),
           ",".join(str(m + 2) for m in p["mems"]), cfg["loops"], cfg["scale"], cfg["throttle_bps"],
           cfg["throttle_iops"], cfg["icount"], len(jobs), a.jobs), flush=True)
+    journal = Journal("ecd", dict(cfg, preset=a.preset), a.resume)
     cfg["image"] = prepare_image(cfg["scale"], logs)
     t_start, done = time.monotonic(), [0]
 
@@ -331,7 +334,7 @@ def main(argv=None):
                  spent, left / 60), flush=True)
         return r
 
-    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
+    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError, journal)
     csv_path = bench_path("ecd.csv")
     write_csv(csv_path, results, a.preset)
     rows = [r for r in read_rows(csv_path) if r["preset"] == a.preset]

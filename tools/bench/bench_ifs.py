@@ -106,7 +106,7 @@ import argparse, csv, os, re, statistics, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import (RUN_COLUMNS, ROOT, TOO_SLOW, TOO_SLOW_RC, boot_steps, bench_path, run_all,  # noqa: E402
-                      run_identity, run_ratio, tree_commit)
+                      Journal, run_identity, run_ratio)
 import ifs_tables   # noqa: E402
 from ifs_tables import aggregate, config_label, config_of, read_csv   # noqa: E402
 import targets   # noqa: E402
@@ -541,8 +541,9 @@ def main(argv=None):
     ap.add_argument("--mechanism", choices=MECHANISMS, default="ours", help="sprite: the ablation, with this kernel's "
                     "dirty bound, busy answers, read-ahead and clustering off (SPRITE_MECHANISM); its rows are kept "
                     "apart from ours")
-    ap.add_argument("--resume", action="store_true", help="keep the runs ifs.csv has of this code (its commit, a "
-                    "clean tree) and run only the others: a run that stopped picks up where it was")
+    ap.add_argument("--resume", action="store_true", help="keep the runs the journal has of this preset and code "
+                    "(build/bench/journal-ifs.jsonl: benchlib.Journal) and run only the others: a run that stopped "
+                    "picks up where it was")
     ap.add_argument("--no-figures", action="store_true")
     a = ap.parse_args(argv)
     if a.dirty is not None and not 0 <= a.dirty <= 100:
@@ -574,10 +575,7 @@ def run_preset(a):
 
     jobs = [(None, None, "fixed", k) for k in range(1, a.runs + 1)] if not a.no_standalone else []
     jobs += [(s, v, m, k) for v, m in configs for s in intervals for k in range(1, a.runs + 1)]
-    kept = []
-    if a.resume:
-        kept, jobs = resumed(read_rows(bench_path("ifs.csv")), jobs, a.preset, a.mechanism, tree_commit())
-        print("%s: --resume: %d runs of this code kept, %d to run" % (NAME, len(kept), len(jobs)), flush=True)
+    journal = Journal("ifs", dict(cfg, preset=a.preset), a.resume, keep=lambda r: not r.get("refused"))
     logs = bench_path("ifs-logs")
     os.makedirs(logs, exist_ok=True)
     print("%s: preset %s: %d MB, vm.policy=%s, toucher %s%s dirtying %d %%, sort of %s (%s KB budget), disk %s B/s "
@@ -629,10 +627,9 @@ def run_preset(a):
                  r["guest_ratio"] or "?", time.monotonic() - t_start), flush=True)
         return r
 
-    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
-    write_csv(bench_path("ifs.csv"), kept + results, a.preset, a.mechanism)
-    # A kept run's series stays as it was written; a new run's replaces its point's.
-    write_series(bench_path("ifs-series.csv"), results, a.preset, a.mechanism, keep_runs=kept)
+    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError, journal)
+    write_csv(bench_path("ifs.csv"), results, a.preset, a.mechanism)
+    write_series(bench_path("ifs-series.csv"), results, a.preset, a.mechanism)
     print()
     print(table_text(read_rows(bench_path("ifs.csv")), a.preset, read_rows(bench_path(LINUX_CSV))))
     if not a.no_figures:
@@ -671,11 +668,6 @@ SERIES = ["preset", "interval_s", "penalty_s", "mode", "cache_fixed_kb", "mechan
           "pageins"] + RUN_COLUMNS
 
 
-def job_key(r):
-    """What a run is of, as its CSV row says: (kind, S, penalty, mode, fixed KB, run)."""
-    return (r["kind"], str(r["interval_s"]), str(r["penalty_s"]), r["mode"], str(r["cache_fixed_kb"]), str(r["run"]))
-
-
 def job_fields(j):
     """The columns that say what a job (S, value, mode, run) is of, as its row has them."""
     s, v, m, k = j
@@ -684,33 +676,10 @@ def job_fields(j):
                 cache_fixed_kb=v if m == "cache" else "", run=k)
 
 
-def key_of_job(j):
-    """job_key of a job before it runs."""
-    return job_key(job_fields(j))
-
-
-def series_key(r):
-    """job_key of a line of ifs-series.csv (which has no kind: sort alone's has no S)."""
-    return job_key(dict(r, kind="ifs" if r.get("interval_s") else "standalone"))
-
-
-def resumed(rows, jobs, preset, mechanism, commit):
-    """(rows kept, jobs left) for --resume: a job is done when the CSV has its row of this preset
-    and mechanism measured by this code (commit, not a dirty tree) and not refused."""
-    done = {job_key(r): r for r in rows if r["preset"] == preset and ifs_tables.mechanism_of(r) == mechanism
-            and r.get("commit") == commit and not commit.endswith("-dirty") and commit != "unknown"
-            and ifs_tables.measured(r)}
-    kept = [done[key_of_job(j)] for j in jobs if key_of_job(j) in done]
-    return kept, [j for j in jobs if key_of_job(j) not in done]
-
-
-def write_series(path, results, preset, mechanism="ours", keep_runs=()):
-    """The cache's size (KB) and the toucher's responses (ms) against seconds since sort began.
-    keep_runs: rows (of --resume) whose earlier series lines stay."""
-    kept = {job_key(r) for r in keep_runs}
-    keep = others(path, preset, mechanism) + [
-        r for r in read_rows(path) if r["preset"] == preset and ifs_tables.mechanism_of(r) == mechanism
-        and series_key(r) in kept]
+def write_series(path, results, preset, mechanism="ours"):
+    """The cache's size (KB) and the toucher's responses (ms) against seconds since sort began:
+    this preset's and mechanism's lines replaced by those of results, the others kept."""
+    keep = others(path, preset, mechanism)
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=SERIES, extrasaction="ignore")
         w.writeheader()

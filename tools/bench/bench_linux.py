@@ -101,7 +101,7 @@ import argparse, csv, os, re, statistics, sys, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "linux"))
-from benchlib import ROOT, RUN_COLUMNS, boot_steps, bench_path, run_all, run_identity, spread   # noqa: E402
+from benchlib import ROOT, RUN_COLUMNS, Journal, boot_steps, bench_path, run_all, run_identity, spread   # noqa: E402
 import linuxboot  # noqa: E402
 
 NAME = "bench-linux"
@@ -789,6 +789,8 @@ def main(argv=None):
     ap.add_argument("--sampler-cost", action="store_true",
                     help="only measure what sampling costs sort alone, on both kernels (--runs of each)")
     ap.add_argument("--cost-kernels", default="ours,linux", help="--sampler-cost's kernels (ours,linux)")
+    ap.add_argument("--resume", action="store_true", help="keep the runs the journal has of this preset and code "
+                    "(build/bench/journal-linux.jsonl: benchlib.Journal) and run only the others")
     a = ap.parse_args(argv)
     cfg = dict(PRESETS[a.preset])
     for k in ("ours_mem", "linux_mem", "toucher_mb", "sort_input", "sort_kb", "throttle_bps", "throttle_iops",
@@ -815,8 +817,18 @@ def main(argv=None):
         sys.exit("%s: %s" % (NAME, e))
     if a.sampler_cost and "linux" not in a.cost_kernels.split(","):
         return sampler_cost(a, cfg, logs, progress)
-    mem_row = dict(preset=a.preset)
-    cfg["linux_mem"], info = match_memory(cfg["ours_mem"], cfg["linux_mem"], probe_disk, logs, progress, mem_row)
+    # A machine matched before (the journal, --resume) is not searched for again: each probe is
+    # a boot of Linux. The sampler's cost keeps no journal.
+    journal = None if a.sampler_cost else Journal("linux", dict(cfg, preset=a.preset), a.resume)
+    matched = journal.result(("machine",)) if journal else None
+    if matched:
+        cfg["linux_mem"], info, mem_row = matched
+        progress("Linux at %d MB as matched before (the journal)" % cfg["linux_mem"])
+    else:
+        mem_row = dict(preset=a.preset)
+        cfg["linux_mem"], info = match_memory(cfg["ours_mem"], cfg["linux_mem"], probe_disk, logs, progress, mem_row)
+        if journal:
+            journal.record(("machine",), (cfg["linux_mem"], info, mem_row))
     write_rows(bench_path("linux-mem.csv"), MEM_COLUMNS, [mem_row], a.preset)
     if cfg["toucher_mb"] is None:
         import bench_ifs
@@ -860,7 +872,7 @@ def main(argv=None):
                     r.get("cache_max_kb", "?"), tail))
         return r
 
-    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
+    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError, journal)
     write_rows(bench_path("linux-ifs.csv"), COLUMNS, results, a.preset, setups)
     write_rows(bench_path("linux-ifs-series.csv"), SERIES, series_rows(results, a.preset), a.preset, setups)
     print()

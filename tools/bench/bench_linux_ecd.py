@@ -59,7 +59,7 @@ import argparse, os, re, sys, time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "linux"))
-from benchlib import bench_path, run_all, run_identity   # noqa: E402
+from benchlib import Journal, bench_path, run_all, run_identity   # noqa: E402
 import bench_ecd, bench_linux, ecd_paper, linuxboot   # noqa: E402
 from bench_linux import ParseError, read_rows, write_rows   # noqa: E402
 
@@ -248,6 +248,8 @@ def main(argv=None):
     ap.add_argument("--loops", type=int)
     ap.add_argument("--scale", type=int, help="phase -x: percent of every size and count")
     ap.add_argument("--linux-mem", type=int, help="MB of Linux's machine for every size (no search)")
+    ap.add_argument("--resume", action="store_true", help="keep the runs the journal has of this preset and code "
+                    "(build/bench/journal-linux-ecd.jsonl: benchlib.Journal) and run only the others")
     ap.add_argument("--no-figures", action="store_true")
     a = ap.parse_args(argv)
     cfg = dict(PRESETS[a.preset])
@@ -275,16 +277,23 @@ def main(argv=None):
         probe_disk = linuxboot.disk(bench_path("linux-disk.img"))
     except Exception as e:
         sys.exit("%s: %s" % (NAME, e))
+    journal = Journal("linux-ecd", dict(cfg, preset=a.preset), a.resume)
     machines = {}
     for m in cfg["mems"]:
-        mem_row = {}
-        mb, info = bench_linux.match_memory(m + 2, cfg["linux_mem"], probe_disk, logs, progress, mem_row,
-                                            least=LINUX_LEAST_MB, by="available")
-        try:
-            env = bench_ecd.env_for(info["MemAvailable"], m)
-        except ParseError as e:
-            sys.exit("%s: %s" % (NAME, e))
-        machines[m] = (mb, env, mem_row.get("ours_free_kb", ""))
+        # A machine matched before (the journal, --resume) is not searched for again: each probe
+        # is a boot of Linux.
+        machines[m] = journal.result(("machine", m))
+        if machines[m] is None:
+            mem_row = {}
+            mb, info = bench_linux.match_memory(m + 2, cfg["linux_mem"], probe_disk, logs, progress, mem_row,
+                                                least=LINUX_LEAST_MB, by="available")
+            try:
+                env = bench_ecd.env_for(info["MemAvailable"], m)
+            except ParseError as e:
+                sys.exit("%s: %s" % (NAME, e))
+            machines[m] = (mb, env, mem_row.get("ours_free_kb", ""))
+            journal.record(("machine", m), machines[m])
+        mb, env, _ = machines[m]
         progress("Sprite's %d MB: Linux at %d MB, the environment %d KB" % (m, mb, env))
     img = prepare(cfg, a.preset, logs)
     progress("the phases' inputs made on the disk at %d %%" % cfg["scale"])
@@ -314,7 +323,7 @@ def main(argv=None):
                      100 * r["disk_busy_ms"] / max(1, r["elapsed_ms"]), r["cache_min_kb"], r["cache_max_kb"]))
         return r
 
-    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError)
+    results, failures = run_all(NAME, job, jobs, a.jobs, ParseError, journal)
     path = bench_path("linux-ecd.csv")
     write_rows(path, COLUMNS, results, a.preset)
     ours = read_rows(bench_path("ecd.csv"))

@@ -4,7 +4,7 @@ with commands on the console, one progress line per step, and min/median/max of 
 Every benchmark writes its CSV under build/bench, draws its figure beside it as a PNG
 (tools/bench/bench_figures.py), and writes nothing else: the tables in docs/results.md change only
 through `make results` (tools/bench/results.py), which makes them again from these CSVs."""
-import concurrent.futures, datetime, functools, os, re, statistics, subprocess, sys, tempfile, time
+import concurrent.futures, datetime, functools, json, os, re, statistics, subprocess, sys, tempfile, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Every boot goes through the one launcher of QEMU (tools/runqemu.py), as the tests' do.
@@ -288,15 +288,85 @@ def _boot_once(steps, mem, icount, throttle_bps, throttle_iops, timeout, log, al
     return p.returncode, out.decode("utf-8", "replace"), typed, arrivals, host_s
 
 
-def run_all(name, job, jobs, parallel, failure):
+class Journal:
+    """The finished runs of a benchmark, one JSON line each, written as each run ends (flushed and
+    synced), so that a benchmark stopped part way (a session ended, the host rebooted: the full
+    `make paper` takes most of a day) loses at most the runs it was in. Started again with
+    --resume, it runs only the jobs the journal lacks.
+
+    A line holds the benchmark's context (what its runs depend on beyond the job: the preset and
+    its settings, as the caller gives them), the code that measured it (tree_commit), the job and
+    its result. --resume keeps a job's latest result of the same context and code, where the
+    code is a commit of a clean tree and the result was measured (keep(result) says; a run refused
+    as too slow is run again). A run without --resume starts its context afresh: its earlier lines
+    go, other contexts' stay (build/bench/journal-NAME.jsonl holds every preset of a benchmark)."""
+
+    def __init__(self, name, context, resume, keep=lambda result: True, code=None):
+        self.path = bench_path("journal-%s.jsonl" % name)
+        self.context = json.loads(json.dumps(context, sort_keys=True))
+        self.code = code or tree_commit()
+        self.lock = threading.Lock()
+        self.done = {}
+        lines = []
+        if os.path.exists(self.path):
+            with open(self.path) as f:
+                for text in f:
+                    try:
+                        lines.append(json.loads(text))
+                    except ValueError:
+                        pass            # a line cut short by a stop mid-write
+        trusted = resume and self.code != "unknown" and not self.code.endswith("-dirty")
+        for e in lines:
+            if trusted and e.get("context") == self.context and e.get("code") == self.code and keep(e["result"]):
+                self.done[self.key(e["job"])] = e["result"]
+        if not resume:
+            lines = [e for e in lines if e.get("context") != self.context]
+        with open(self.path, "w") as f:
+            f.writelines(json.dumps(e, sort_keys=True) + "\n" for e in lines)
+
+    @staticmethod
+    def key(job):
+        return json.dumps(job, sort_keys=True)
+
+    def result(self, job):
+        """The kept result of job (a list or tuple of JSON values), or None."""
+        return self.done.get(self.key(list(job)))
+
+    def record(self, job, result):
+        line = json.dumps(dict(context=self.context, code=self.code, job=list(job), result=result), sort_keys=True)
+        with self.lock, open(self.path, "a") as f:
+            f.write(line + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def run_all(name, job, jobs, parallel, failure, journal=None):
     """job(j) for each of jobs, at most parallel at once. Returns the results in the jobs' order
     and the messages of the runs that raised failure (each printed as it comes; the others go
-    on). Exits naming the benchmark if every run failed."""
+    on). Exits naming the benchmark if every run failed. With a journal, each result is recorded
+    as its run ends, and the jobs whose result it kept (--resume) are not run: their results are
+    returned in their places."""
     results, failures = [], []
+    kept = {i: journal.result(j) for i, j in enumerate(jobs)} if journal else {}
+    kept = {i: r for i, r in kept.items() if r is not None}
+    if kept:
+        print("%s: --resume: %d of %d runs kept from the journal (%s), %d to run"
+              % (name, len(kept), len(jobs), os.path.relpath(journal.path), len(jobs) - len(kept)), flush=True)
+
+    def journaled(j):
+        r = job(j)
+        if journal:
+            journal.record(j, r)
+        return r
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, parallel)) as ex:
-        for fut in [ex.submit(job, j) for j in jobs]:
+        futures = {i: ex.submit(journaled, j) for i, j in enumerate(jobs) if i not in kept}
+        for i in range(len(jobs)):
+            if i in kept:
+                results.append(kept[i])
+                continue
             try:
-                results.append(fut.result())
+                results.append(futures[i].result())
             except failure as e:
                 failures.append(str(e))
                 print("%s: a run failed: %s" % (name, e), flush=True)

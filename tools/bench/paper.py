@@ -20,8 +20,10 @@ guests of its own. With -j 1 everything runs in turn.
 
 Resuming (--resume). The full preset takes most of a day; a run that stops (a session ended,
 the host rebooted) is started again with --resume: benchmarks that ended well on this code
-(paper-times.csv names the commit) are not run again, and IFS's keep their runs of this code
-(bench_ifs.py --resume), running only the points they lack. Other benchmarks start again.
+(paper-times.csv names the commit) are not run again, and the long ones (IFS, ECD, Linux's)
+are given --resume too: each keeps the runs its journal has of this code (benchlib.Journal: a
+line a run, written as the run ends) and runs only the points it lacks. The short ones start
+again.
 
 Progress: a line when a benchmark starts and ends, its own progress lines prefixed with its
 name, and an estimate of the time left from how long each benchmark took the last time it ran
@@ -83,16 +85,18 @@ BENCHES = [
             "--fixed-kb", ""], {}), {"short": 750, "full": 2400}, jobs_flag=True, resume_flag=True),
     Bench("bench-ecd", "bench_ecd.py", "WRL 90/4 Table 1's ECD benchmark: Figures 1-6, Table 2, Appendix C", False,
           (["--preset", "short", "--runs", "1", "--adaptive"], {}), (["--runs", "3", "--adaptive"], {}), {"short": 1500, "full": 29000},
-          jobs_flag=True),
+          jobs_flag=True, resume_flag=True),
     Bench("bench-linux", "bench_linux.py", "Linux 6.1 on the IFS mix, beside the matched preset's rows, Debian's "
           "setup and the protected one", False, (["--runs", "1", "--intervals", "5,30", "--setup", "both"], {}),
-          (["--runs", "3", "--setup", "both"], {}), {"short": 1500, "full": 4800}, jobs_flag=True),
+          (["--runs", "3", "--setup", "both"], {}), {"short": 1500, "full": 4800}, jobs_flag=True,
+          resume_flag=True),
     Bench("bench-linux-paper", "bench_linux.py", "Linux 6.1 on the IFS paper preset, Debian's setup and the protected "
           "one", False, (["--preset", "paper", "--runs", "1", "--setup", "both"], {}),
-          (["--preset", "paper", "--runs", "3", "--setup", "both"], {}), {"short": 3600, "full": 10800}, jobs_flag=True),
+          (["--preset", "paper", "--runs", "3", "--setup", "both"], {}), {"short": 3600, "full": 10800}, jobs_flag=True,
+          resume_flag=True),
     Bench("bench-linux-ecd", "bench_linux_ecd.py", "Linux 6.1 on the ECD benchmark, its line beside ours", False,
           (["--preset", "matched-fast"], {}), (["--preset", "matched"], {}), {"short": 900, "full": 3600},
-          jobs_flag=True),
+          jobs_flag=True, resume_flag=True),
 ]
 
 
