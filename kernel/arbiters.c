@@ -182,13 +182,6 @@ void arbiter_reset(void)
 
 /* --- settings and counters ------------------------------------------------------------------ */
 
-static bool same(const char *a, const char *b)
-{
-  while (*a && *a == *b)
-    a++, b++;
-  return *a == *b;
-}
-
 static void arbiter_get(char *out, int len)
 {
   snprintf(out, len, "%s", chosen ? chosen->name : "none");
@@ -197,9 +190,9 @@ static void arbiter_get(char *out, int len)
 static int arbiter_set(const char *v)
 {
   const struct arbiter *a = 0;
-  if (!same(v, "none")) {
+  if (strcmp(v, "none") != 0) {
     for (int i = 0; arbiters[i] && !a; i++)
-      if (same(arbiters[i]->name, v))
+      if (strcmp(arbiters[i]->name, v) == 0)
         a = arbiters[i];
     if (!a)
       return -EINVAL;

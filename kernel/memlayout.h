@@ -3,7 +3,7 @@
  *   0x00000000  unmapped (null pointers fault)
  *   0x00400000  code segment      (4 MB slots: each segment owns whole page-directory entries)
  *   0x10000000  heap segment      (initialised data, bss, then sbrk)
- *   0x80000000  ... stack segment grows down to here at most (STACK_LIMIT)
+ *   0xBF800000  stack segment     (grows down from USER_STACK_TOP by at most USER_STACK_MAX, 8 MB)
  *   0xC0000000  KERNBASE: all physical memory mapped here, the same in every address space
  */
 #ifndef KERNEL_MEMLAYOUT_H

@@ -140,13 +140,6 @@ void vm_putframe_locked(struct frame *f)
   frame_free(f);
 }
 
-void vm_putframe(struct frame *f)
-{
-  acquire(&vm_lock);
-  vm_putframe_locked(f);
-  release(&vm_lock);
-}
-
 void vm_map_frame(struct segment *s, uint32_t va, struct frame *f, pte_t perm)
 {
   pte_t *pte = seg_walk(s, va, false);

@@ -5,7 +5,7 @@
  * dirty bits of every mapped VM page and appends, for each page referenced or modified in that
  * epoch, one record: (epoch, segment, page, referenced, modified). The guest's `trace`
  * program reads the buffer (SYS_vmtrace) and writes the text format of the host simulator
- * (tools/tracesim/trace.c); the host copies the file out of the disk image.
+ * (tools/lab/tracesim/trace.c); the host copies the file out of the disk image.
  *
  * Sampling must not disturb the rest of the VM: it clears the bits exactly as pol_referenced
  * does (folding the dirty bit into VMF_DIRTY first, refreshing the time of last reference when

@@ -96,7 +96,6 @@ extern uint32_t nsegtab;
 void vm_init(void);
 void vm_start(void);        /* once processes exist: the clock daemon, page-out, the reaper */
 void seg_reaper(void *arg); /* the reaper thread's body (vm/segment.c) */
-pde_t *kernel_pgdir(void);
 struct addrspace *as_create(void);
 void as_destroy(struct addrspace *as);
 /* Copies a parent's address space for fork (code shared; heap and stack copied). */
@@ -170,9 +169,7 @@ struct frame *vm_getframe(struct segment *s, uint32_t va);
 void vm_map_frame(struct segment *s, uint32_t va, struct frame *f, pte_t pte);
 /* Frees a resident page's frame (vm_lock held; the page's entry is the caller's to set). */
 void vm_drop_frame(struct frame *f);
-/* Gives back, unused, a frame vm_getframe returned (busy, mapped nowhere): without vm_lock,
- * or with it (_locked). */
-void vm_putframe(struct frame *f);
+/* Gives back, unused, a frame vm_getframe returned (busy, mapped nowhere); vm_lock held. */
 void vm_putframe_locked(struct frame *f);
 /* Pushes every resident page of process pid to backing store; pages written, or -errno. */
 int vm_pageout_pid(int pid);

@@ -1,4 +1,4 @@
-"""What the benchmark scripts (tools/bench_*.py) share: booting a private copy of the image
+"""What the benchmark scripts (tools/bench/bench_*.py) share: booting a private copy of the image
 with commands on the console, one progress line per step, and min/median/max of several runs.
 
 Every benchmark writes its CSV under build/bench, draws its figure beside it as a PNG
