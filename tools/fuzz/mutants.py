@@ -4,9 +4,10 @@
     python3 tools/fuzz/mutants.py [-j N] [--only ID,...] [--area AREA,...] [--list]
     make mutants MUTANTS_ARGS='--area cache -j 2'
 
-The bugs are the catalog, tests/mutants/catalog.txt: each entry names a source file, an exact
-piece of text that occurs there exactly once, and what to put instead (its format is at the top
-of that file). A suite that only shows that things work when nothing is wrong passes on most of
+The bugs are the catalog, tests/mutants/catalog.txt: each entry names a C function (`in:`,
+found wherever it is defined, so a function moved to another file keeps its bug) or a source
+file, an exact piece of text that occurs there exactly once, and what to put instead (its
+format is at the top of that file). A suite that only shows that things work when nothing is wrong passes on most of
 them; the aim is one that fails on every one.
 
 How a verdict is reached, and why:
@@ -78,7 +79,7 @@ DROP_ENV = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "CMDLINE", "FIL
 class Mutant:
     def __init__(self, line):
         self.line = line            # where the entry starts in the catalog
-        self.id = self.area = self.file = self.bug = None
+        self.id = self.area = self.file = self.function = self.bug = None
         self.find, self.replace, self.tests = [], [], []
 
     @property
@@ -123,6 +124,9 @@ def parse_catalog(path=CATALOG):
         elif key in ("area", "file", "bug"):
             setattr(cur, key, value)
             block = None
+        elif key == "in":
+            cur.function = value
+            block = None
         elif key == "tests":
             cur.tests = value.split()
             block = None
@@ -131,8 +135,58 @@ def parse_catalog(path=CATALOG):
     return entries
 
 
+# Where a function named by in: may be defined: every C source of the tree's programs.
+SOURCE_DIRS = ("kernel", "vm", "fs", "drivers", "user", "mkfs", "tools")
+
+
+def definition(text, name):
+    """(start, end) in text of the C function name's definition, from its first line to its
+    closing brace (a "}" alone on its line: the house style), or None."""
+    m = re.search(r"^(?![\s#/*])[^\n;]*\b%s\([^;{]*\)[^;{]*\n\{\n" % re.escape(name), text, re.M)
+    if not m:
+        return None
+    end = text.find("\n}\n", m.end() - 1)
+    return (m.start(), end + 3) if end >= 0 else None
+
+
+def c_sources(root):
+    for top in SOURCE_DIRS:
+        for p in sorted((Path(root) / top).rglob("*")):
+            if p.suffix in (".c", ".h") and p.is_file():
+                yield p
+
+
+def locate(m, root=ROOT):
+    """(file relative to root, start, end) of the text m replaces within: its function's
+    definition wherever that is (in:), else its whole file. Raises ValueError saying why
+    not: no such function or file, or the text there not exactly once."""
+    if m.function:
+        found = []
+        for p in c_sources(root):
+            text = p.read_text(errors="replace")
+            if m.function + "(" not in text:
+                continue
+            span = definition(text, m.function)
+            if span and text[span[0]:span[1]].count(m.find_text):
+                found.append((p, span, text[span[0]:span[1]].count(m.find_text)))
+        if len(found) != 1 or found[0][2] != 1:
+            raise ValueError("%s: its text occurs %s in the definitions of %s(), not once in one" % (
+                m.id, "%d times" % sum(n for _, _, n in found) if found else "0 times", m.function))
+        p, (start, end), _ = found[0]
+        return str(p.relative_to(root)), start, end
+    src = Path(root) / m.file
+    if not src.is_file():
+        raise ValueError("%s: %s does not exist" % (m.id, m.file))
+    text = src.read_text()
+    count = text.count(m.find_text)
+    if count != 1:
+        raise ValueError("%s: its text occurs %d times in %s, not once" % (m.id, count, m.file))
+    return m.file, 0, len(text)
+
+
 def problems(entries, root=ROOT):
-    """What is wrong with the catalog against the sources under root: one line each."""
+    """What is wrong with the catalog against the sources under root: one line each. Each
+    entry's file is set to where its text is (an in: entry's function may have moved)."""
     out, seen = [], set()
     for m in entries:
         where = "%s (line %d)" % (m.id, m.line)
@@ -141,35 +195,32 @@ def problems(entries, root=ROOT):
         if m.id in seen:
             out.append("%s: a second entry with this id" % where)
         seen.add(m.id)
-        for key in ("area", "file", "bug"):
+        for key in ("area", "bug"):
             if not getattr(m, key):
                 out.append("%s: no %s:" % (where, key))
+        if bool(m.file) == bool(m.function):
+            out.append("%s: needs one of in: (a function) or file:" % where)
         if not m.find_text.strip():
             out.append("%s: nothing to find" % where)
             continue
         if m.find_text == m.replace_text:
             out.append("%s: the replacement is the text itself" % where)
-        if not m.file:
+        if not m.file and not m.function:
             continue
-        src = root / m.file
-        if not src.is_file():
-            out.append("%s: %s does not exist" % (where, m.file))
-            continue
-        count = src.read_text().count(m.find_text)
-        if count != 1:
-            out.append("%s: its text occurs %d times in %s, not once" % (where, count, m.file))
+        try:
+            m.file = locate(m, root)[0]
+        except ValueError as e:
+            out.append("%s: %s" % (where, str(e).split(": ", 1)[1]))
     return out
 
 
 def apply(m, tree):
-    """Plants m in the tree at tree (its text must be there exactly once)."""
-    src = Path(tree) / m.file
+    """Plants m in the tree at tree (its text must be there exactly once: locate)."""
+    path, start, end = locate(m, tree)
+    src = Path(tree) / path
     text = src.read_text()
-    count = text.count(m.find_text)
-    if count != 1:
-        raise ValueError("%s: its text occurs %d times in %s, not once" % (m.id, count, m.file))
     st = src.stat()
-    src.write_text(text.replace(m.find_text, m.replace_text))
+    src.write_text(text[:start] + text[start:end].replace(m.find_text, m.replace_text) + text[end:])
     # Newer than anything built from it, whatever the clock's resolution.
     t = max(time.time(), st.st_mtime) + 2
     os.utime(src, (t, t))
