@@ -1,28 +1,27 @@
-/* Processes, kernel threads and the round-robin scheduler. Uniprocessor: the process table
- * is protected by turning interrupts off (ptable_lock). */
+/* Processes, kernel threads and the round-robin scheduler: the process table, a process's
+ * lifetime (fork, exit, wait), sleep and wakeup. Uniprocessor: the table is protected by
+ * turning interrupts off (ptable_lock). Kill and process groups are kernel/signal.c's, the
+ * ^P dump of the table kernel/procdump.c's; the three share the table (kernel/proctable.h). */
 #include "kernel/klib.h"
 #include "kernel/x86.h"
 #include "kernel/proc.h"
+#include "kernel/proctable.h"
 #include "kernel/gdt.h"
 #include "kernel/syscall.h"
 #include "kernel/power.h"
 #include "kernel/cmdline.h"
 #include "uapi/stat.h"
-#include "uapi/signal.h"
 #include "fs/fs.h"
 #include "drivers/disk.h"
 #include "vm/vm.h"
-#include "kernel/coremap.h"
-#include "kernel/sleeplock.h"
-#include "kernel/ksyms.h"
 #include "kernel/fpu.h"
 #include "kernel/stats.h"
 
-static struct proc ptable[NPROC];
-static struct spinlock ptable_lock;
+struct proc ptable[NPROC];
+struct spinlock ptable_lock;
 static char kstacks[NPROC][KSTACKSIZE] __attribute__((aligned(16)));
 static struct proc *current;
-static struct proc *initproc;
+struct proc *initproc;
 static struct context *scheduler_context;
 static int nextpid = 1;
 
@@ -314,119 +313,6 @@ int wait(uint32_t ustatus)
   return -ECHILD;
 }
 
-const char *signal_name(int sig)
-{
-  static const char *names[] = { [SIGINT] = "SIGINT", [SIGILL] = "SIGILL", [SIGTRAP] = "SIGTRAP",
-                                 [SIGBUS] = "SIGBUS", [SIGFPE] = "SIGFPE", [SIGKILL] = "SIGKILL",
-                                 [SIGSEGV] = "SIGSEGV" };
-  return sig > 0 && sig < (int)NELEM(names) && names[sig] ? names[sig] : "signal ?";
-}
-
-/* Marks p killed; it exits with status when it next leaves the kernel or wakes. */
-static void kill_one(struct proc *p, int status)
-{
-  p->killed = 1;
-  if (!p->xstate)
-    p->xstate = status;
-  if (p->state == SLEEPING)
-    p->state = RUNNABLE;
-}
-
-int kill_proc(int pid)
-{
-  acquire(&ptable_lock);
-  for (int i = 0; i < NPROC; i++) {
-    struct proc *p = &ptable[i];
-    if (p->pid == pid && p->state != UNUSED && p->state != ZOMBIE) {
-      if (p == initproc || p->kthread) {
-        release(&ptable_lock);
-        return -EPERM;
-      }
-      kill_one(p, SIG_STATUS(SIGKILL));
-      release(&ptable_lock);
-      return 0;
-    }
-  }
-  release(&ptable_lock);
-  return -ESRCH;
-}
-
-/* Called from the console's interrupt handler too: ptable_lock only turns interrupts off. */
-int kill_group(int pgid, int status, const char *why)
-{
-  int n = 0;
-  bool protected = false;
-  if (pgid <= 0)
-    return -ESRCH;
-  acquire(&ptable_lock);
-  for (int i = 0; i < NPROC; i++) {
-    struct proc *p = &ptable[i];
-    if (p->pgid != pgid || p->state == UNUSED || p->state == ZOMBIE || p->killed)
-      continue;
-    if (p == initproc || p->kthread) {
-      protected = true;
-      continue;
-    }
-    kill_one(p, status);
-    if (why)
-      kprintf("pid %d (%s) killed: %s (%s, status %d)\n", p->pid, p->name, why, signal_name(status - 128),
-              status);
-    n++;
-  }
-  release(&ptable_lock);
-  return n > 0 ? n : protected ? -EPERM : -ESRCH;
-}
-
-/* A group exists while a process of it is alive, or unreaped when zombies count. */
-static bool group_exists_locked(int pgid, bool zombies)
-{
-  for (int i = 0; i < NPROC; i++)
-    if (pgid > 0 && ptable[i].pgid == pgid && ptable[i].state != UNUSED &&
-        (zombies || ptable[i].state != ZOMBIE))
-      return true;
-  return false;
-}
-
-bool group_exists(int pgid, bool zombies)
-{
-  acquire(&ptable_lock);
-  bool found = group_exists_locked(pgid, zombies);
-  release(&ptable_lock);
-  return found;
-}
-
-/* As in POSIX, but smaller: a process may move itself or a child, into a new group named
- * after the process or into a group that already exists. */
-int setpgid(int pid, int pgid)
-{
-  struct proc *me = myproc(), *p = 0;
-  if (pid < 0 || pgid < 0)
-    return -EINVAL;
-  acquire(&ptable_lock);
-  if (pid == 0 || pid == me->pid) {
-    p = me;
-  } else {
-    for (int i = 0; i < NPROC; i++)
-      if (ptable[i].pid == pid && ptable[i].parent == me && ptable[i].state != UNUSED &&
-          ptable[i].state != ZOMBIE)
-        p = &ptable[i];
-  }
-  if (!p) {
-    release(&ptable_lock);
-    return -ESRCH;
-  }
-  if (pgid == 0)
-    pgid = p->pid;
-  /* A pipeline's first process may have exited already; its group is still the job's. */
-  if (pgid != p->pid && !group_exists_locked(pgid, true)) {
-    release(&ptable_lock);
-    return -EPERM;
-  }
-  p->pgid = pgid;
-  release(&ptable_lock);
-  return 0;
-}
-
 /* (sleep): the name in parentheses is not the macro of kernel/proc.h, which passes what.
  * Never inlined: wpc must be its caller's call, not the caller's caller's (inlined into
  * wait(), its wait would show as coming from sys_wait). */
@@ -530,91 +416,4 @@ int proc_list(struct procinfo *out, int max)
   }
   popcli();
   return n;
-}
-
-/* A code address as the kernel's symbol table names it: "sleep_ms+0x3c" (kernel/ksyms.c). */
-static void print_pc(uint32_t pc)
-{
-  char name[64];
-  if (ksym_name(pc, name, sizeof name))
-    kprintf(" %s", name);
-  else
-    kprintf(" %p", (void *)pc);
-}
-
-/* Return addresses up the frame-pointer chain from ebp, staying on the stack [lo, hi),
- * innermost first, each as function+offset. */
-static void print_chain(uint32_t pc, uint32_t ebp, uint32_t lo, uint32_t hi)
-{
-  kprintf("    pcs:");
-  print_pc(pc);
-  for (int i = 0; i < 12 && ebp >= lo && ebp + 8 <= hi; i++) {
-    uint32_t *fp = (uint32_t *)ebp;
-    if (fp[1] < KERNBASE)
-      break;                /* the user's side of a trap frame */
-    print_pc(fp[1]);
-    if (fp[0] <= ebp)
-      break;
-    ebp = fp[0];
-  }
-  kprintf("\n");
-}
-
-/* What a sleeper waits on, by the name its caller gave the channel (the sleep() macro): a
- * kernel variable as it is ("ticks", "laundry"), an object elsewhere (a pipe, an inode) by
- * the expression and its address ("p->count 0xc0f3a008"), since two pipes' readers both
- * sleep on "p->count". */
-static void print_wchan(struct proc *p)
-{
-  extern char _kernel_start[], _kernel_end[];
-  const char *w = p->wname ? p->wname : "?";
-  if (strncmp(w, "(void *)", 8) == 0)
-    w += 8;
-  if (*w == '&')
-    w++;
-  uint32_t c = (uint32_t)p->chan;
-  kprintf(" wchan %s", w);
-  bool named = c >= (uint32_t)_kernel_start && c < (uint32_t)_kernel_end &&
-               !(c >= (uint32_t)ptable && c < (uint32_t)(ptable + NPROC));
-  if (!named)
-    kprintf(" %p", p->chan);
-  kprintf(" from");
-  print_pc(p->wpc);
-}
-
-void proc_dump(void)
-{
-  static const char *names[] = { [UNUSED] = "unused", [EMBRYO] = "embryo", [SLEEPING] = "sleep",
-                                 [RUNNABLE] = "runnable", [RUNNING] = "run", [ZOMBIE] = "zombie" };
-  pushcli();
-  for (int i = 0; i < NPROC; i++) {
-    struct proc *p = &ptable[i];
-    if (p->state == UNUSED)
-      continue;
-    kprintf("  pid %d ppid %d %s %s%s%s", p->pid, p->parent ? p->parent->pid : 0,
-            names[p->state], p->name, p->killed ? " killed" : "", p->kthread ? " kthread" : "");
-    if (p->state == SLEEPING) {
-      print_wchan(p);
-      struct sleeplock *lk = p->waitlock;
-      uint32_t c = (uint32_t)p->chan;
-      if (lk && (void *)lk == p->chan)
-        kprintf(" (sleep lock \"%s\" held by pid %d)", lk->name, lk->pid);
-      else if (c >= (uint32_t)coremap && c < (uint32_t)(coremap + nframes))
-        kprintf(" (frame %u, pool %u, flags 0x%x)", (uint32_t)((struct frame *)c - coremap),
-                ((struct frame *)c)->pool, ((struct frame *)c)->flags);
-      else if (c >= (uint32_t)ptable && c < (uint32_t)(ptable + NPROC))
-        kprintf(" (a child's exit)");
-    }
-    kprintf("\n");
-    if (p == current) {
-      /* Its saved context is stale: our own chain runs from the interrupt into its code. */
-      uint32_t ebp;
-      __asm__ volatile("movl %%ebp, %0" : "=r"(ebp));
-      print_chain((uint32_t)proc_dump, ebp, (uint32_t)p->kstack, (uint32_t)p->kstack + KSTACKSIZE);
-    } else if (p->state == SLEEPING || p->state == RUNNABLE)
-      print_chain(p->context->eip, p->context->ebp, (uint32_t)p->kstack, (uint32_t)p->kstack + KSTACKSIZE);
-  }
-  if (!current)
-    kprintf("  (the CPU was idle)\n");
-  popcli();
 }

@@ -21,7 +21,7 @@ PLACEHOLDER = re.compile(r"(?:^|[/_.-])(?:[A-Z]+|mine)(?:[/_.-]|$)")
 
 def named_files():
     files = [ROOT / "README.md", ROOT / "Makefile", ROOT / "linker.ld"] + sorted(ROOT.glob("docs/**/*.md"))
-    files += sorted(ROOT.glob("docs/lab/*.c"))
+    files += sorted(ROOT.glob("docs/lab/*.c")) + sorted(ROOT.glob("docs/*.json"))
     for top in ("kernel", "vm", "fs", "drivers", "user", "mkfs", "tools"):
         files += sorted(p for p in (ROOT / top).rglob("*") if p.is_file()
                         and p.suffix in (".c", ".h", ".S", ".py", ".md", ".json", ".txt", ".ld", ".sh"))
