@@ -88,6 +88,7 @@ COMPUTED = {
         int(value("untraded_tsc", "kernel/negotiate.c")) // var_u32("st_untraded", "kernel/negotiate.c")
         if var_u32("st_untraded", "kernel/negotiate.c") else 0),
     ("kernel/proc.c", "slots_used"): lambda st: len(st.procs),
+    ("kernel/time.c", "uptime_ms"): lambda st: st.now,
     ("vm/segment.c", "seg_count_used"): lambda st: sum(1 for s in st.segments if s.used),
     ("fs/file.c", "files_open"): lambda st: _in_use("ftable", "fs/file.c", "file", "ref"),
     ("fs/inode.c", "inodes_used"): lambda st: _in_use("icache", "fs/inode.c", "inode", "ref"),
