@@ -2,8 +2,7 @@
  * calls nothing of the file system that is not declared here (the file cache least of all:
  * the VM and the cache meet only in kernel/coremap.h and kernel/negotiate.h). Implemented by
  * fs/bypass.c, and for the executables by the inodes and directories (fs/inode.c, fs/dir.c);
- * fs/fs.h declares the same functions for the rest of the kernel, and fs/bypass.c includes
- * both, so that the compiler checks the two agree.
+ * fs/fs.h, the file system as the rest of the kernel sees it, includes it.
  *
  *   executables     exec looks a program up, reads its headers and marks it in use as text;
  *                   a segment keeps a reference to the executable its code and initialised
