@@ -46,6 +46,7 @@
 #include "drivers/disk.h"
 #include "kernel/negotiate.h"
 #include "kernel/refault.h"
+#include "kernel/audit.h"
 
 #define NHASH   8192u               /* a power of two: chains of a few blocks in 64 MB */
 #define SURRENDER_SCHED 16u         /* dirty blocks one ask may have written, to be clean next */
@@ -365,7 +366,6 @@ static struct frame *cache_surrender(void)
 /* Ties every block header, its frame and the lists together (the audit program; cache_lock
  * taken). A cache frame owned by nobody is on its way between a pool and its new owner (a
  * negotiation's frame not yet attached): counted apart, not a problem. */
-#define BAD(...) do { bad++; if (!quiet) kprintf("audit: cache: " __VA_ARGS__); } while (0)
 static int cache_audit(bool quiet)
 {
   int bad = 0;
@@ -378,42 +378,42 @@ static int cache_audit(bool quiet)
       with_frame++;
       if (f < coremap || f >= coremap + nframes || f->pool != POOL_CACHE || f->owner != b ||
           b->data != frame_va(f))
-        BAD("block %u of file %u holds frame %d, which is not its own\n", b->blockno, b->fileid,
+        AUDIT_BAD("cache: block %u of file %u holds frame %d, which is not its own\n", b->blockno, b->fileid,
             (int)(f - coremap));
     }
     if (b->hashed) {
       hashed++;
       if (!f || lookup(b->fileid, b->blockno) != b)
-        BAD("block %u of file %u is hashed without a frame or cannot be found\n", b->blockno, b->fileid);
+        AUDIT_BAD("cache: block %u of file %u is hashed without a frame or cannot be found\n", b->blockno, b->fileid);
     }
     if (b->flags & CB_DIRTY) {
       dirty++;
       if (!b->hashed || !b->cf || b->cf->fileid != b->fileid)
-        BAD("dirty block %u of file %u has no identity or no file entry\n", b->blockno, b->fileid);
+        AUDIT_BAD("cache: dirty block %u of file %u has no identity or no file entry\n", b->blockno, b->fileid);
     } else if (b->flags & CB_SCHED) {
-      BAD("block %u of file %u is scheduled but clean\n", b->blockno, b->fileid);
+      AUDIT_BAD("cache: block %u of file %u is scheduled but clean\n", b->blockno, b->fileid);
     }
     if (b->refcnt < 0)
-      BAD("block %u of file %u has %d references\n", b->blockno, b->fileid, b->refcnt);
+      AUDIT_BAD("cache: block %u of file %u has %d references\n", b->blockno, b->fileid, b->refcnt);
   }
   uint32_t onlru = 0, onfree = 0, onspare = 0;
   for (struct cblock *b = lru.next; b != &lru && onlru <= headers; b = b->next, onlru++)
     if (!b->hashed || b->next->prev != b)
-      BAD("block %u of file %u on the LRU list has no identity\n", b->blockno, b->fileid);
+      AUDIT_BAD("cache: block %u of file %u on the LRU list has no identity\n", b->blockno, b->fileid);
   for (struct cblock *b = freelist.next; b != &freelist && onfree <= headers; b = b->next, onfree++)
     if (b->hashed || !b->frame || b->refcnt != 0)
-      BAD("a block on the free list has an identity, no frame, or holders\n");
+      AUDIT_BAD("cache: a block on the free list has an identity, no frame, or holders\n");
   for (struct cblock *b = spare.next; b != &spare && onspare <= headers; b = b->next, onspare++)
     if (b->frame)
-      BAD("a spare header holds a frame\n");
+      AUDIT_BAD("cache: a spare header holds a frame\n");
   if (onlru != hashed)
-    BAD("%u blocks on the LRU list, %u with an identity\n", onlru, hashed);
+    AUDIT_BAD("cache: %u blocks on the LRU list, %u with an identity\n", onlru, hashed);
   if (onspare != headers - with_frame)
-    BAD("%u spare headers, %u without a frame\n", onspare, headers - with_frame);
+    AUDIT_BAD("cache: %u spare headers, %u without a frame\n", onspare, headers - with_frame);
   if (with_frame != nframes_held)
-    BAD("%u blocks hold a frame, the cache counts %u\n", with_frame, nframes_held);
+    AUDIT_BAD("cache: %u blocks hold a frame, the cache counts %u\n", with_frame, nframes_held);
   if (dirty != st_dirty)
-    BAD("%u dirty blocks, the cache counts %u\n", dirty, st_dirty);
+    AUDIT_BAD("cache: %u dirty blocks, the cache counts %u\n", dirty, st_dirty);
   bad += dirty_audit(quiet, headers);
   /* Every cache frame of the core map is a block's, or in hand. */
   uint32_t inhand = 0;
@@ -425,15 +425,14 @@ static int cache_audit(bool quiet)
     if (!b)
       inhand++;
     else if (b->frame != f)
-      BAD("cache frame %u names a block that does not hold it\n", i);
+      AUDIT_BAD("cache: cache frame %u names a block that does not hold it\n", i);
   }
   if (frame_count(POOL_CACHE) != nframes_held + inhand)
-    BAD("the core map has %u cache frames, the cache holds %u (and %u in hand)\n",
+    AUDIT_BAD("cache: the core map has %u cache frames, the cache holds %u (and %u in hand)\n",
         frame_count(POOL_CACHE), nframes_held, inhand);
   release(&cache_lock);
   return bad;
 }
-#undef BAD
 
 static void cache_minmax_reset(void)
 {

@@ -37,6 +37,7 @@
 #include "fs/ordering.h"
 #include "kernel/negotiate.h"
 #include "fs/cluster.h"
+#include "kernel/audit.h"
 
 #define NBATCH  CLUSTER_MAX_BLOCKS  /* blocks a cleaner writes at once: a cluster at most */
 #define NCLEANERS 3
@@ -168,7 +169,6 @@ uint32_t cache_ndirty(void)
 
 /* The dirty lists against the blocks' flags and the count, for the cache's audit (fs/cache.c,
  * cache_lock held). */
-#define BAD(...) do { bad++; if (!quiet) kprintf("audit: cache: " __VA_ARGS__); } while (0)
 int dirty_audit(bool quiet, uint32_t headers)
 {
   int bad = 0;
@@ -177,17 +177,16 @@ int dirty_audit(bool quiet, uint32_t headers)
     uint32_t n = 0;
     for (struct cblock *b = cfiles[i].used ? cfiles[i].dhead : 0; b && n <= headers; b = b->dnext, n++)
       if (b->cf != &cfiles[i] || !(b->flags & CB_DIRTY))
-        BAD("block %u of file %u on the dirty list of file %u is not dirty there\n", b->blockno,
+        AUDIT_BAD("cache: block %u of file %u on the dirty list of file %u is not dirty there\n", b->blockno,
             b->fileid, cfiles[i].fileid);
     if (cfiles[i].used && n != cfiles[i].ndirty)
-      BAD("file %u has %u blocks on its dirty list, counts %u\n", cfiles[i].fileid, n, cfiles[i].ndirty);
+      AUDIT_BAD("cache: file %u has %u blocks on its dirty list, counts %u\n", cfiles[i].fileid, n, cfiles[i].ndirty);
     listed += n;
   }
   if (listed != st_dirty)
-    BAD("%u blocks on dirty lists, %u dirty\n", listed, st_dirty);
+    AUDIT_BAD("cache: %u blocks on dirty lists, %u dirty\n", listed, st_dirty);
   return bad;
 }
-#undef BAD
 
 /* --- writing ----------------------------------------------------------------------------- */
 

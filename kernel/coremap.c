@@ -7,6 +7,7 @@
 #include "kernel/stats.h"
 #include "kernel/coremap.h"
 #include "kernel/negotiate.h"
+#include "kernel/audit.h"
 
 struct frame *coremap;
 uint32_t nframes;
@@ -132,8 +133,6 @@ void frame_move(struct frame *f, enum frame_pool to)
 /* One bit per frame: seen on the free list during an audit (PHYSTOP_MAX bounds nframes). */
 static uint8_t onfree[PHYSTOP_MAX / PGSIZE / 8];
 
-#define BAD(...) do { bad++; if (!quiet) kprintf("audit: " __VA_ARGS__); } while (0)
-
 int coremap_audit(bool quiet)
 {
   int bad = 0;
@@ -141,7 +140,7 @@ int coremap_audit(bool quiet)
   acquire(&coremap_lock);
   for (uint32_t i = 0; i < nframes; i++) {
     if (coremap[i].pool >= NPOOL) {
-      BAD("frame %u has no pool (%u)\n", i, coremap[i].pool);
+      AUDIT_BAD("frame %u has no pool (%u)\n", i, coremap[i].pool);
       continue;
     }
     count[coremap[i].pool]++;
@@ -151,10 +150,10 @@ int coremap_audit(bool quiet)
   for (struct frame *f = freelist; f && onlist <= nframes; f = f->next, onlist++) {
     uint32_t i = f - coremap;
     if (f->pool != POOL_FREE)
-      BAD("frame %u on the free list is in pool %u\n", i, f->pool);
+      AUDIT_BAD("frame %u on the free list is in pool %u\n", i, f->pool);
     /* A link back into the list makes a cycle: the allocator would hand the frame out twice. */
     if (onfree[i / 8] & (1 << (i % 8))) {
-      BAD("the free list comes back to frame %u\n", i);
+      AUDIT_BAD("the free list comes back to frame %u\n", i);
       break;
     }
     onfree[i / 8] |= 1 << (i % 8);
@@ -162,14 +161,14 @@ int coremap_audit(bool quiet)
   /* A free frame the allocator cannot reach is lost to everyone. */
   for (uint32_t i = 0; i < nframes; i++) {
     if (coremap[i].pool == POOL_FREE && !(onfree[i / 8] & (1 << (i % 8))))
-      BAD("free frame %u is not on the free list\n", i);
+      AUDIT_BAD("free frame %u is not on the free list\n", i);
   }
   for (int p = POOL_FREE; p < NPOOL; p++) {
     if (count[p] != pool_count[p])
-      BAD("pool %d holds %u frames but counts %u\n", p, count[p], pool_count[p]);
+      AUDIT_BAD("pool %d holds %u frames but counts %u\n", p, count[p], pool_count[p]);
   }
   if (onlist != pool_count[POOL_FREE])
-    BAD("%u frames on the free list, %u counted free\n", onlist, pool_count[POOL_FREE]);
+    AUDIT_BAD("%u frames on the free list, %u counted free\n", onlist, pool_count[POOL_FREE]);
   release(&coremap_lock);
   return bad;
 }
@@ -201,7 +200,6 @@ void frame_dump_busy(void)
   }
   kprintf("  %u busy frame%s\n", n, n == 1 ? "" : "s");
 }
-
 
 uint32_t frame_total(void)
 {

@@ -12,7 +12,7 @@
 #include "fs/bypass.h"
 #include "vm/vm.h"
 #include "kernel/coremap.h"
-
+#include "kernel/audit.h"
 
 static struct addrspace astab[NPROC];
 extern pde_t boot_pgdir[];
@@ -289,7 +289,6 @@ int as_sbrk(struct addrspace *as, int incr, uint32_t *oldbrk)
  * would show the process another's memory (or free memory); the page tables themselves are
  * checked by vm_audit. An entry may be missing (linked at the next fault), never wrong. Address
  * spaces being built or torn down have no segment in the slot yet, or no longer: skipped. */
-#define BAD(...) do { bad++; if (!quiet) kprintf("audit: " __VA_ARGS__); } while (0)
 
 int as_audit(bool quiet)
 {
@@ -305,7 +304,7 @@ int as_audit(bool quiet)
       for (uint32_t i = 0; i < (s->hi - s->lo) / PTSPAN; i++) {
         pde_t e = as->pgdir[PDX(s->lo) + i];
         if ((e & PTE_P) && (!s->pts[i] || PTE_ADDR(e) != V2P(s->pts[i])))
-          BAD("pid %d: page directory entry for 0x%x (0x%x) is not segment %u's page table\n",
+          AUDIT_BAD("pid %d: page directory entry for 0x%x (0x%x) is not segment %u's page table\n",
               as->pid, s->lo + i * PTSPAN, e, (uint32_t)(s - segtab));
       }
     }

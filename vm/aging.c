@@ -65,6 +65,7 @@
 #include "vm/vm.h"
 #include "vm/policy.h"
 #include "vm/paging.h"
+#include "kernel/audit.h"
 
 #define AGE_PASS_MS 2000          /* the aging sweep's pass, when vm.clock_rate is 0 */
 
@@ -339,8 +340,6 @@ void aging_init(void)
   neg_register_pool(NEG_VM, &vm_pool);
 }
 
-#define BAD(...) do { bad++; if (!quiet) kprintf("audit: " __VA_ARGS__); } while (0)
-
 /* The VM's offer to the negotiation: the page the batch names still has the stamp it was
  * found with, and a new scan puts first a page no younger than any other that could go.
  * vm_lock held (vm_audit). */
@@ -349,11 +348,11 @@ int aging_audit(bool quiet)
   int bad = 0;
   int32_t k, v = oldest_victim(&k);
   if (v >= 0 && k >= 0 && coremap[v].lastref != oldest_lastref[k])
-    BAD("the VM offers frame %d as last used at %u ms; it was used at %u\n", v, oldest_lastref[k],
+    AUDIT_BAD("the VM offers frame %d as last used at %u ms; it was used at %u\n", v, oldest_lastref[k],
         coremap[v].lastref);
   for (uint32_t i = 0; i < nframes; i++)
     if (idle(i) && coremap[i].lastref < used_since) {
-      BAD("frame %u (last used at %u ms) could be offered, yet the VM says none was used before %u\n", i,
+      AUDIT_BAD("frame %u (last used at %u ms) could be offered, yet the VM says none was used before %u\n", i,
           coremap[i].lastref, used_since);
       break;
     }
@@ -364,7 +363,7 @@ int aging_audit(bool quiet)
       continue;
     /* Ages compared here, not by older(): the audit must not share the scan's mistakes. */
     if (noldest == 0 || now - coremap[i].lastref > now - oldest_lastref[0]) {
-      BAD("frame %u (last used at %u ms) is older than the VM's oldest page %d\n", i, coremap[i].lastref,
+      AUDIT_BAD("frame %u (last used at %u ms) is older than the VM's oldest page %d\n", i, coremap[i].lastref,
           noldest ? oldest[0] : -1);
       break;
     }

@@ -23,8 +23,7 @@
 #include "kernel/coremap.h"
 #include "vm/vm.h"
 #include "vm/paging.h"
-
-#define BAD(...) do { bad++; if (!quiet) kprintf("audit: " __VA_ARGS__); } while (0)
+#include "kernel/audit.h"
 
 int vm_audit(bool quiet)
 {
@@ -41,13 +40,13 @@ int vm_audit(bool quiet)
     if (frame_busy(f))
       continue;               /* being filled or written: its entry is in transit */
     if (!s || s < segtab || s >= segtab + nsegtab || !s->used) {
-      BAD("VM frame %u has no live segment\n", i);
+      AUDIT_BAD("VM frame %u has no live segment\n", i);
       continue;
     }
     uint32_t va = frame_vaddr(f);
     pte_t *pte = f->index < (s->hi - s->lo) >> PGSHIFT ? seg_walk(s, va, false) : 0;
     if (!pte || !(*pte & PTE_P) || PTE_ADDR(*pte) != frame_pa(f))
-      BAD("VM frame %u (segment %u, va 0x%x) is not mapped there\n", i, (uint32_t)(s - segtab), va);
+      AUDIT_BAD("VM frame %u (segment %u, va 0x%x) is not mapped there\n", i, (uint32_t)(s - segtab), va);
   }
   /* Every present entry points at a VM frame of its segment; counts agree. */
   for (uint32_t k = 0; k < nsegtab; k++) {
@@ -63,15 +62,15 @@ int vm_audit(bool quiet)
         struct frame *f = pa_to_frame(PTE_ADDR(e));
         bool inmap = PTE_ADDR(e) >> PGSHIFT < nframes;
         if (!inmap || f->pool != POOL_VM || f->owner != s || f->index != (va - s->lo) >> PGSHIFT)
-          BAD("segment %u va 0x%x maps frame 0x%x it does not own\n", k, va, PTE_ADDR(e));
+          AUDIT_BAD("segment %u va 0x%x maps frame 0x%x it does not own\n", k, va, PTE_ADDR(e));
         if ((e & PTE_INTRANS) && inmap && !frame_busy(f))
-          BAD("segment %u va 0x%x in transit but its frame is not busy\n", k, va);
+          AUDIT_BAD("segment %u va 0x%x in transit but its frame is not busy\n", k, va);
         /* Every mapping the VM makes is a user one (an ordered trace hides pages from user
          * mode for an epoch, vm/trace.c); code is shared, so never writable. */
         if ((e & PTE_P) && !(e & PTE_U) && !vm_trace_hiding())
-          BAD("segment %u va 0x%x: present entry without the user bit 0x%x\n", k, va, e);
+          AUDIT_BAD("segment %u va 0x%x: present entry without the user bit 0x%x\n", k, va, e);
         if ((e & PTE_P) && (e & PTE_W) && s->type == SEG_CODE)
-          BAD("segment %u va 0x%x: code page mapped writable 0x%x\n", k, va, e);
+          AUDIT_BAD("segment %u va 0x%x: code page mapped writable 0x%x\n", k, va, e);
       } else if (pte_is_cor(e)) {
         /* checked by cowcor_audit */
       } else if (e & PTE_ONDISK) {
@@ -79,24 +78,24 @@ int vm_audit(bool quiet)
         if (seg_block(s, va) + 1 > maxblock)
           maxblock = seg_block(s, va) + 1;
       } else if (e) {
-        BAD("segment %u va 0x%x has a strange entry 0x%x\n", k, va, e);
+        AUDIT_BAD("segment %u va 0x%x has a strange entry 0x%x\n", k, va, e);
       }
       if ((e & PTE_P) && (e & PTE_COR))
-        BAD("segment %u va 0x%x: present entry with the COR bit 0x%x\n", k, va, e);
+        AUDIT_BAD("segment %u va 0x%x: present entry with the COR bit 0x%x\n", k, va, e);
       if ((e & PTE_ONDISK) && (e & PTE_COR))
-        BAD("segment %u va 0x%x: COR entry with the on-disk bit 0x%x\n", k, va, e);
+        AUDIT_BAD("segment %u va 0x%x: COR entry with the on-disk bit 0x%x\n", k, va, e);
       if (e && (va < s->start || va >= s->end))
-        BAD("segment %u has a page at 0x%x outside [0x%x, 0x%x)\n", k, va, s->start, s->end);
+        AUDIT_BAD("segment %u has a page at 0x%x outside [0x%x, 0x%x)\n", k, va, s->start, s->end);
     }
     if (resident != s->resident)
-      BAD("segment %u counts %u resident pages but maps %u\n", k, s->resident, resident);
+      AUDIT_BAD("segment %u counts %u resident pages but maps %u\n", k, s->resident, resident);
     if (s->type != SEG_CODE && s->refs > 0 && !s->lazy && s->swapblocks < seg_npages(s))
-      BAD("segment %u has %u pages but %u backing blocks (type %d, [0x%x, 0x%x), refs %d)\n", k, seg_npages(s), s->swapblocks, s->type, s->start, s->end, s->refs);
+      AUDIT_BAD("segment %u has %u pages but %u backing blocks (type %d, [0x%x, 0x%x), refs %d)\n", k, seg_npages(s), s->swapblocks, s->type, s->start, s->end, s->refs);
     if (ondisk && (!s->swap || maxblock > s->swapblocks))
-      BAD("segment %u has pages on backing store beyond its %u blocks\n", k, s->swapblocks);
+      AUDIT_BAD("segment %u has pages on backing store beyond its %u blocks\n", k, s->swapblocks);
   }
   if (vmframes != frame_count(POOL_VM))
-    BAD("%u VM frames, the core map counts %u\n", vmframes, frame_count(POOL_VM));
+    AUDIT_BAD("%u VM frames, the core map counts %u\n", vmframes, frame_count(POOL_VM));
   bad += pageout_audit(quiet);
   bad += aging_audit(quiet);
   bad += cowcor_audit(quiet);

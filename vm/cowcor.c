@@ -54,6 +54,7 @@
 #include "vm/vm.h"
 #include "kernel/coremap.h"
 #include "vm/fault.h"
+#include "kernel/audit.h"
 
 uint32_t vm_fork_mode = FORK_COWCOR;
 static struct sleeplock cow_lock;
@@ -461,8 +462,6 @@ void cowcor_delete(struct segment *s)
 
 /* --- the audit (vm_lock held) ----------------------------------------------------------------- */
 
-#define BAD(...) do { bad++; if (!quiet) kprintf("audit: cowcor: " __VA_ARGS__); } while (0)
-
 int cowcor_audit(bool quiet)
 {
   static uint32_t refs[3 * NPROC];
@@ -476,18 +475,18 @@ int cowcor_audit(bool quiet)
       continue;
     /* The list: consistent both ways, segments of one kind, a ring that closes. */
     if (!s->cow_next || !s->cow_prev || s->cow_next->cow_prev != s || s->cow_prev->cow_next != s) {
-      BAD("segment %u: list links inconsistent\n", k);
+      AUDIT_BAD("cowcor: segment %u: list links inconsistent\n", k);
       continue;
     }
     uint32_t n = 0;
     struct segment *u = s->cow_next;
     for (; u != s && n <= nsegtab; u = u->cow_next, n++)
       if (!u->used || u->type != s->type)
-        BAD("segment %u: list holds segment %u (unused or of another kind)\n", k, (uint32_t)(u - segtab));
+        AUDIT_BAD("cowcor: segment %u: list holds segment %u (unused or of another kind)\n", k, (uint32_t)(u - segtab));
     if (u != s)
-      BAD("segment %u: list does not close\n", k);
+      AUDIT_BAD("cowcor: segment %u: list does not close\n", k);
     if (s->type == SEG_CODE && s->cow_next != s)
-      BAD("code segment %u on a COW-COR list\n", k);
+      AUDIT_BAD("cowcor: code segment %u on a COW-COR list\n", k);
     bool has_cow = false;
     pte_t *p;
     for (uint32_t va = s->lo; (p = seg_next_pte(s, &va, s->hi)); va += PGSIZE) {
@@ -495,15 +494,15 @@ int cowcor_audit(bool quiet)
       if (e & PTE_COW) {
         has_cow = true;
         if ((e & PTE_P) && (e & PTE_W))
-          BAD("segment %u va 0x%x: COW page mapped writable\n", k, va);
+          AUDIT_BAD("cowcor: segment %u va 0x%x: COW page mapped writable\n", k, va);
         if (!(e & (PTE_P | PTE_ONDISK | PTE_INTRANS)))
-          BAD("segment %u va 0x%x: COW entry 0x%x holds no page\n", k, va, e);
+          AUDIT_BAD("cowcor: segment %u va 0x%x: COW entry 0x%x holds no page\n", k, va, e);
       }
       if (!pte_is_cor(e))
         continue;
       uint32_t mi = e >> PGSHIFT;
       if (mi >= nsegtab || mi == k) {
-        BAD("segment %u va 0x%x: COR entry names no master (0x%x)\n", k, va, e);
+        AUDIT_BAD("cowcor: segment %u va 0x%x: COR entry names no master (0x%x)\n", k, va, e);
         continue;
       }
       struct segment *m = &segtab[mi];
@@ -513,17 +512,17 @@ int cowcor_audit(bool quiet)
         onlist = w == m;
       pte_t *mp = m->used && m->pts ? seg_walk(m, va, false) : 0;
       if (!m->used || !onlist)
-        BAD("segment %u va 0x%x: master %u is dead or not on its list\n", k, va, mi);
+        AUDIT_BAD("cowcor: segment %u va 0x%x: master %u is dead or not on its list\n", k, va, mi);
       else if (!mp || !(*mp & PTE_COW))
-        BAD("segment %u va 0x%x: master %u does not hold the page COW (0x%x)\n", k, va, mi,
+        AUDIT_BAD("cowcor: segment %u va 0x%x: master %u does not hold the page COW (0x%x)\n", k, va, mi,
             mp ? *mp : 0);
     }
     if (has_cow && s->cor_refs == 0)
-      BAD("segment %u has COW pages but no dependants\n", k);
+      AUDIT_BAD("cowcor: segment %u has COW pages but no dependants\n", k);
   }
   for (uint32_t k = 0; k < nsegtab; k++)
     if (segtab[k].used && segtab[k].pts && refs[k] != segtab[k].cor_refs)
-      BAD("segment %u counts %u dependants, the entries say %u\n", k, segtab[k].cor_refs, refs[k]);
+      AUDIT_BAD("cowcor: segment %u counts %u dependants, the entries say %u\n", k, segtab[k].cor_refs, refs[k]);
   /* No frame is mapped by two segments: each present entry's frame names that one segment as
    * its owner (vm_audit checks), so a COW frame is writable in nobody. */
   return bad;

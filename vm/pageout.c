@@ -53,6 +53,7 @@
 #include "vm/policy.h"
 #include "vm/paging.h"
 #include "fs/bypass.h"
+#include "kernel/audit.h"
 
 #define LAUNDER_BATCH 16          /* dirty victims one search may hand to the laundry */
 
@@ -562,8 +563,6 @@ void pageout_init(void)
 
 /* --- the audit (vm_lock held) -------------------------------------------------------------- */
 
-#define BAD(...) do { bad++; if (!quiet) kprintf("audit: " __VA_ARGS__); } while (0)
-
 /* The laundry and the ready list hold VM frames marked so, each once, and the counts. */
 int pageout_audit(bool quiet)
 {
@@ -579,10 +578,10 @@ int pageout_audit(bool quiet)
       listed[k]++;
       if (f < coremap || f >= coremap + nframes || f->pool != POOL_VM ||
           !(f->pflags & (k ? VMF_READY : VMF_LAUNDRY)) || f->next->prev != f)
-        BAD("frame %d on the %s list is not a marked VM frame\n", (int)(f - coremap), k ? "ready" : "laundry");
+        AUDIT_BAD("frame %d on the %s list is not a marked VM frame\n", (int)(f - coremap), k ? "ready" : "laundry");
     }
     if (listed[k] != marked[k] || listed[k] != (k ? nready : nlaundry))
-      BAD("%s list: %u frames listed, %u marked, %u counted\n", k ? "ready" : "laundry",
+      AUDIT_BAD("%s list: %u frames listed, %u marked, %u counted\n", k ? "ready" : "laundry",
           listed[k], marked[k], k ? nready : nlaundry);
   }
   return bad;
