@@ -112,9 +112,13 @@ static const struct setting ceiling_setting = {
   "64 KB a request, timed (disk.ceiling.read_ms, disk.ceiling.write_ms)", 0, 0, 0, get_ceiling, set_ceiling,
 };
 
+static const struct counter counters[] = {
+  COUNTER("disk.ceiling.read_ms", &st_read_ms),
+  COUNTER("disk.ceiling.write_ms", &st_write_ms),
+};
+
 void disk_ceiling_init(void)
 {
   setting_register(&ceiling_setting);
-  stat_register("disk.ceiling.read_ms", &st_read_ms);
-  stat_register("disk.ceiling.write_ms", &st_write_ms);
+  stat_register_table(counters, NELEM(counters));
 }

@@ -37,12 +37,16 @@ static const struct setting max_setting = {
   &cluster_max, 1, DISK_MAX_SEGS, 0, 0,
 };
 
+static const struct counter counters[] = {
+  COUNTER("fs.cluster.requests", &st_requests),
+  COUNTER("fs.cluster.blocks", &st_blocks),
+  COUNTER("fs.cluster.largest", &st_largest),
+};
+
 void cluster_init(void)
 {
   setting_register(&max_setting);
-  stat_register("fs.cluster.requests", &st_requests);
-  stat_register("fs.cluster.blocks", &st_blocks);
-  stat_register("fs.cluster.largest", &st_largest);
+  stat_register_table(counters, NELEM(counters));
 }
 
 uint32_t cluster_limit(void)

@@ -24,10 +24,14 @@ static uint32_t files_open(void)
   return n;
 }
 
+static const struct counter counters[] = {
+  COUNTER_FN("fs.files.open", files_open),
+};
+
 void fileinit(void)
 {
   initlock(&ftable.lock, "ftable");
-  stat_register_fn("fs.files.open", files_open);
+  stat_register_table(counters, NELEM(counters));
 }
 
 struct file *filealloc(void)

@@ -60,12 +60,16 @@ static uint32_t inodes_used(void)
   return n;
 }
 
+static const struct counter counters[] = {
+  COUNTER_FN("fs.inodes.used", inodes_used),
+};
+
 void iinit(void)
 {
   initlock(&icache.lock, "icache");
   for (int i = 0; i < NINODE; i++)
     initsleeplock(&icache.inode[i].lock, "inode");
-  stat_register_fn("fs.inodes.used", inodes_used);
+  stat_register_table(counters, NELEM(counters));
 }
 
 /* The in-memory inode for inum, referenced. With fresh (for ialloc), a descriptor that is

@@ -48,13 +48,17 @@ static const struct setting settings[] = {
     &ra_max, 1, CLUSTER_MAX_BLOCKS, 0, 0 },
 };
 
+static const struct counter counters[] = {
+  COUNTER("fs.readahead.blocks", &st_ra_blocks),
+  COUNTER("fs.readahead.used", &st_ra_used),
+  COUNTER("fs.readahead.runs", &st_ra_runs),
+};
+
 void readahead_init(void)
 {
   for (uint32_t i = 0; i < NELEM(settings); i++)
     setting_register(&settings[i]);
-  stat_register("fs.readahead.blocks", &st_ra_blocks);
-  stat_register("fs.readahead.used", &st_ra_used);
-  stat_register("fs.readahead.runs", &st_ra_runs);
+  stat_register_table(counters, NELEM(counters));
 }
 
 /* Reads n locked, invalid blocks, v[i] from disk address addr[i], in as few requests as their

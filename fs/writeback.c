@@ -664,6 +664,11 @@ static void cleaner_main(void *arg)
     cache_clean_next();
 }
 
+static const struct counter counters[] = {
+  COUNTER("fs.cleaner.scans", &st_scans),
+  COUNTER("fs.disk.data_requests", &st_data_requests),
+};
+
 /* Settings and boot keys at boot, beside the cache's; threads once the disk is mounted. */
 void writeback_init(void)
 {
@@ -672,8 +677,7 @@ void writeback_init(void)
   setting_register(&policy_setting);
   for (uint32_t i = 0; i < NELEM(settings); i++)
     setting_register(&settings[i]);
-  stat_register("fs.cleaner.scans", &st_scans);
-  stat_register("fs.disk.data_requests", &st_data_requests);
+  stat_register_table(counters, NELEM(counters));
 }
 
 void writeback_start(void)

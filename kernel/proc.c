@@ -46,11 +46,15 @@ static uint32_t slots_used(void)
   return n;
 }
 
+static const struct counter counters[] = {
+  COUNTER_FN("proc.slots.used", slots_used),
+};
+
 void proc_init(void)
 {
   initlock(&ptable_lock, "ptable");
   fpu_init();
-  stat_register_fn("proc.slots.used", slots_used);
+  stat_register_table(counters, NELEM(counters));
 }
 
 /* Finds an unused slot and gives it a kernel stack laid out to start in forkret. */

@@ -14,9 +14,6 @@ static void add(const char *name, const uint32_t *value, uint32_t (*get)(void))
   stats[nstats++] = (struct counter){ name, value, get };
 }
 
-void stat_register(const char *name, const uint32_t *value) { add(name, value, 0); }
-void stat_register_fn(const char *name, uint32_t (*get)(void)) { add(name, 0, get); }
-
 void stat_register_table(const struct counter *c, uint32_t n)
 {
   for (uint32_t i = 0; i < n; i++)

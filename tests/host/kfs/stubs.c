@@ -173,18 +173,6 @@ void sleep_ms(uint32_t ms) { (void)ms; panic("sleep_ms: the only process would s
 
 static struct { const char *name; const uint32_t *value; uint32_t (*get)(void); } stats[128];
 static int nstats;
-void stat_register(const char *name, const uint32_t *value)
-{
-  stats[nstats].name = name;
-  stats[nstats].value = value;
-  nstats++;
-}
-void stat_register_fn(const char *name, uint32_t (*get)(void))
-{
-  stats[nstats].name = name;
-  stats[nstats].get = get;
-  nstats++;
-}
 void stat_register_table(const struct counter *c, uint32_t n)
 {
   for (uint32_t i = 0; i < n; i++) {
