@@ -7,7 +7,7 @@
  * (kernel/negotiate.c) gives a frame to whichever pool holds the older page, so a VM page
  * needs a time of last reference comparable with the cache's. The aging clock makes one.
  *
- * THE SWEEP. Ten times a second the VM daemon (vm_daemon, the vmclock thread) runs the aging
+ * THE SWEEP. Ten times a second the VM daemon (vm_daemon, the vmaging thread) runs the aging
  * sweep (age_tick): from where its hand, age_hand, stopped last, it looks at the accessed
  * bits of a twentieth of the frames. A VM page found accessed has the bit taken (the dirty bit
  * folded into VMF_DIRTY first) and its frame's time of last reference, frame->lastref, set to

@@ -48,7 +48,7 @@ static inline bool idle(uint32_t i)
 /* The frame vm_offer reports and vm_surrender gives first, or -1; *k is its place in the
  * batch of oldest pages (-1 for a page of the ready list). */
 int32_t oldest_victim(int32_t *k);
-void vm_daemon(void *arg);                 /* the VM daemon's thread (vmclock) */
+void vm_daemon(void *arg);                 /* the VM daemon's thread (vmaging) */
 void aging_init(void);                     /* vm.clock_rate; the VM's pool registered */
 int aging_audit(bool quiet);               /* the VM's offer is its oldest page */
 /* f's accessed bit was dropped without a stamp (its page restored after a page-out): the VM's

@@ -8,7 +8,7 @@
  * VM's own. Each file registers the settings it answers (vm/pageout.c: vm.policy and
  * vm.pageout; vm/aging.c: vm.clock_rate, and the VM's answers to the negotiation); the ones
  * that are only a variable of some policy or check are here. vm_start, once processes exist,
- * starts the VM's three threads: the aging clock's daemon (vmclock, vm/aging.c), the page-out
+ * starts the VM's three threads: the aging clock's daemon (vmaging, vm/aging.c), the page-out
  * daemon (vmpageout, vm/pageout.c) and the reaper of segments (vmreap, vm/segment.c).
  */
 #include "kernel/klib.h"
@@ -75,7 +75,7 @@ void vm_init(void)
 
 void vm_start(void)
 {
-  if (kthread_create("vmclock", vm_daemon, 0) < 0 || kthread_create("vmpageout", pageout_daemon, 0) < 0)
+  if (kthread_create("vmaging", vm_daemon, 0) < 0 || kthread_create("vmpageout", pageout_daemon, 0) < 0)
     panic("vm: cannot start the clock and the page-out daemon");
   if (kthread_create("vmreap", seg_reaper, 0) < 0)
     panic("vm: cannot start the reaper");
