@@ -237,16 +237,17 @@ $(B)/fsck: mkfs/fsck.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ mkfs/fsck.c mkfs/image.c fs/layout.c
-$(B)/tests/%: tests/host/%.c fs/layout.c fs/layout.h | $(TOOLS_OK)
+# A host C test is one file, tests/host/test_NAME.c: its line "host-test: FILES" names the
+# pure sources it is compiled with, the very files the kernel and the user library compile
+# (globs allowed; user/include is searched as the programs' own), and it is rebuilt when they
+# or any header change.
+LP := (
+host_test_sources = $(wildcard $(shell sed -n 's/^.*host-test: *//; T; s/ *\*\/.*//; s/ $(LP).*//; p' tests/host/$(1).c))
+.SECONDEXPANSION:
+$(B)/tests/test_%: tests/host/test_%.c $$(call host_test_sources,test_$$*) $(wildcard fs/*.h kernel/*.h vm/*.h user/include/*.h) | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
 	$(msg) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $< fs/layout.c
-
-# Replacement policies are pure C: the host tests compile the very same files.
-$(B)/tests/test_policy: tests/host/test_policy.c $(wildcard vm/policy*.c) vm/policy.h | $(TOOLS_OK)
-	@mkdir -p $(B)/tests
-	$(msg) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_policy.c $(wildcard vm/policy*.c)
+	$(Q)$(HOSTCC) $(HOSTCFLAGS) -iquote user/include -o $@ $< $(call host_test_sources,test_$*)
 
 # The trace simulator (tools/lab/tracesim/) runs the same policy files on recorded traces.
 TRACESIM_SRC := $(wildcard tools/lab/tracesim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard vm/policy*.c)
@@ -298,24 +299,6 @@ lab-release: $(PY_OK)
 # What the sampled and the ordered trace cost the traced programs (guest time; build/bench/trace-cost.*).
 trace-cost: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 	$(PY) tools/lab/trace_cost.py
-
-# The negotiation's decision is pure C too (kernel/negotiate_rule.c).
-$(B)/tests/test_negotiate: tests/host/test_negotiate.c kernel/negotiate_rule.c kernel/negotiate_rule.h | $(TOOLS_OK)
-	@mkdir -p $(B)/tests
-	$(msg) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_negotiate.c kernel/negotiate_rule.c
-
-# So are the shadow tables of pages given up (kernel/shadow.c).
-$(B)/tests/test_shadow: tests/host/test_shadow.c kernel/shadow.c kernel/shadow.h kernel/negotiate_rule.c kernel/negotiate_rule.h | $(TOOLS_OK)
-	@mkdir -p $(B)/tests
-	$(msg) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ tests/host/test_shadow.c kernel/shadow.c
-
-# sort's order is pure C too (user/lib/linecmp.c): the host sorts with the very same file.
-$(B)/tests/test_linecmp: tests/host/test_linecmp.c user/lib/linecmp.c user/include/linecmp.h | $(TOOLS_OK)
-	@mkdir -p $(B)/tests
-	$(msg) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOSTCFLAGS) -iquote user/include -o $@ tests/host/test_linecmp.c user/lib/linecmp.c
 
 # The kernel's own file-system code, run on the host against mkfs images (tests/host/test_kfs.py).
 KFSSRC := $(wildcard tests/host/kfs/*.c) $(wildcard fs/*.c) kernel/pipe.c kernel/cmdline.c kernel/sysctl.c

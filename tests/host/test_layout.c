@@ -1,6 +1,7 @@
 /* Unit tests for fs/layout.c: block-map arithmetic, layout computation, superblock checks,
- * bitmap and directory-entry helpers. Built by `make build/tests/test_layout`
- * (cc -I. tests/host/test_layout.c fs/layout.c); exits non-zero on any failure. */
+ * bitmap and directory-entry helpers; exits non-zero on any failure (tests/host/test_mkfs.py).
+ *
+ * host-test: fs/layout.c */
 #include <stdio.h>
 #include <string.h>
 #include "fs/layout.h"

@@ -4,7 +4,9 @@
  * work: its order is this one).
  *
  *   test_linecmp [-n] [-r] [-k SPEC] < in > out
- *   test_linecmp --parse SPEC          prints "FIELD END" or "error: WHY" */
+ *   test_linecmp --parse SPEC          prints "FIELD END" or "error: WHY"
+ *
+ * host-test: user/lib/linecmp.c */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,7 @@
 /* Host unit tests of the negotiation's decision (kernel/negotiate_rule.c, compiled unchanged):
- * who gives a frame for each pair of offers, with and without the penalty, in both modes. */
+ * who gives a frame for each pair of offers, with and without the penalty, in both modes.
+ *
+ * host-test: kernel/negotiate_rule.c (tests/host/test_c_programs.py runs it) */
 #include <stdio.h>
 #include "kernel/negotiate_rule.h"
 

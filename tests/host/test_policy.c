@@ -1,6 +1,8 @@
 /* Host unit tests of the replacement policies (vm/policy_*.c, compiled unchanged) on
  * hand-made reference patterns. This file is the "machine": a few frames, their accessed
- * bits, times of last reference and candidacy, as vm/aging.c provides them in the kernel. */
+ * bits, times of last reference and candidacy, as vm/aging.c provides them in the kernel.
+ *
+ * host-test: vm/policy*.c (tests/host/test_c_programs.py runs it) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,8 @@
 /* Host unit tests of the shadow tables (kernel/shadow.c, compiled unchanged): a page given up
  * and wanted again is found with its distance and time; the table never holds more than its
- * sets' ways however many pages go; entries further back than the horizon are aged out. */
+ * sets' ways however many pages go; entries further back than the horizon are aged out.
+ *
+ * host-test: kernel/shadow.c (tests/host/test_c_programs.py runs it) */
 #include <stdio.h>
 #include <stdlib.h>
 #include "kernel/shadow.h"

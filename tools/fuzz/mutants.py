@@ -53,10 +53,10 @@ AREA_TESTS = {
     "durability": ["tests/host/test_kfs.py", "tests/qemu/test_crash.py", "tests/qemu/test_delayed_write.py",
                    "tests/qemu/test_persistence.py"],
     "fsalloc": ["tests/host/test_kfs.py", "tests/qemu/test_delayed_write.py"],
-    "replacement": ["tests/host/test_policy.py", "tests/qemu/test_replacement_order.py", "tests/qemu/test_vm.py"],
+    "replacement": ["tests/host/test_c_programs.py::test_the_c_program_passes[test_policy]", "tests/qemu/test_replacement_order.py", "tests/qemu/test_vm.py"],
     "vm": ["tests/qemu/test_vm.py", "tests/qemu/test_faults.py", "tests/qemu/test_usertests.py"],
     "cowcor": ["tests/qemu/test_cowcor.py"],
-    "negotiation": ["tests/host/test_negotiate.py", "tests/qemu/test_negotiation.py", "tests/qemu/test_gdb.py"],
+    "negotiation": ["tests/host/test_c_programs.py::test_the_c_program_passes[test_negotiate]", "tests/qemu/test_negotiation.py", "tests/qemu/test_gdb.py"],
     "audit": ["tests/qemu/test_audit_checks.py", "tests/qemu/test_vm.py"],
     "fsck": ["tests/host/test_fsck_checks.py", "tests/host/test_mkfs.py", "tests/host/test_fsck_oracle.py"],
     "kernel": ["tests/qemu/test_usertests.py", "tests/qemu/test_shell.py", "tests/qemu/test_console.py"],
@@ -64,7 +64,7 @@ AREA_TESTS = {
     "images": ["tests/qemu/test_imgfuzz.py", "tests/host/test_fsck_checks.py"],
     "messages": ["tests/qemu/test_messages.py", "tests/qemu/test_vm.py", "tests/qemu/test_exhaustion.py"],
     "gdb": ["tests/qemu/test_views.py", "tests/qemu/test_gdb.py"],
-    "coursework": ["tests/host/test_policy.py", "tests/host/test_tracesim.py", "tests/host/test_grade.py",
+    "coursework": ["tests/host/test_c_programs.py::test_the_c_program_passes[test_policy]", "tests/host/test_tracesim.py", "tests/host/test_grade.py",
                    "tests/qemu/test_trace.py"],
 }
 
