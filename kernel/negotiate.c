@@ -267,6 +267,26 @@ void neg_refill_for_kernel(void)
   neg_refill();
 }
 
+/* The counters of one negotiation: asks and frames given, by pool, and what an untraded one
+ * (the asker recycles its own) cost in TSC ticks since t0. */
+static void count_ask(enum neg_pool asker, struct frame *f, enum neg_verdict verdict, uint64_t t0)
+{
+  if (asker == NEG_FS) {
+    st_fs_asks++;
+    st_fs_satisfied += f != 0;
+  } else {
+    st_vm_asks++;
+    st_vm_satisfied += f != 0;
+  }
+  if (!f && verdict == NEG_OWN) {
+    uint32_t d = (uint32_t)(rdtsc() - t0);
+    untraded_tsc += d;
+    st_untraded++;
+    if (st_untraded == 1 || d < st_untraded_tsc_min)
+      st_untraded_tsc_min = d;
+  }
+}
+
 /* A frame for the asker's pool (owned by nobody yet: the asker claims it), or 0 with
  * *verdict saying what to do: NEG_OWN, recycle its own oldest page; NEG_OTHER, the other
  * should have given one but had none clean after all (ask again soon); NEG_NONE, neither
@@ -331,20 +351,7 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
     *verdict = NEG_OTHER;
   st_busy += !f && *verdict == NEG_BUSY;
   record(asker, gave, o, pen, &sh, unasked);
-  if (asker == NEG_FS) {
-    st_fs_asks++;
-    st_fs_satisfied += f != 0;
-  } else {
-    st_vm_asks++;
-    st_vm_satisfied += f != 0;
-  }
-  if (!f && *verdict == NEG_OWN) {
-    uint32_t d = (uint32_t)(rdtsc() - t0);
-    untraded_tsc += d;
-    st_untraded++;
-    if (st_untraded == 1 || d < st_untraded_tsc_min)
-      st_untraded_tsc_min = d;
-  }
+  count_ask(asker, f, *verdict, t0);
   if (*free_count < KERNEL_RESERVE / 2)
     refill_one();             /* the kernel took from its reserve meanwhile */
   return f;
