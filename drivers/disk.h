@@ -52,7 +52,7 @@ uint32_t disk_inflight(void);  /* requests submitted but not complete */
 uint32_t disk_max_segs(void);  /* buffers a request may gather here (1 .. DISK_MAX_SEGS) */
 /* Called by the timer every tick: recovers from a lost completion interrupt or notify. */
 void disk_watchdog(void);
-/* drivers/disk_ceiling.c: disk.ceiling_kb, the sequential ceiling measured with no file
+/* scaffold/disk_ceiling.c: disk.ceiling_kb, the sequential ceiling measured with no file
  * system, on the disk's tail from first_sector on (told by the file system at mount). */
 void disk_ceiling_init(void);
 void disk_set_spare(uint64_t first_sector);

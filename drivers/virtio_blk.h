@@ -1,5 +1,5 @@
 /* What the virtio-blk driver (drivers/virtio_blk.c) shares with its self-test
- * (drivers/virtio_blk_selftest.c), and with nobody else: everyone else uses drivers/disk.h. */
+ * (scaffold/disk_selftest.c), and with nobody else: everyone else uses drivers/disk.h. */
 #ifndef DRIVERS_VIRTIO_BLK_H
 #define DRIVERS_VIRTIO_BLK_H
 #include "../kernel/types.h"

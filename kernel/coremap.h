@@ -91,8 +91,8 @@ static inline struct frame *pa_to_frame(uint32_t pa) { return &coremap[pa >> 12]
 
 /* Every frame in exactly one pool, the counts and the free list agree: problems found. */
 int coremap_audit(bool quiet);
-/* A pool's count in place (kernel/negotiate.c reads it on every ask; vm/corrupt.c's test-only
- * damage writes it, with interrupts off), the free list (vm/corrupt.c). */
+/* A pool's count in place (kernel/negotiate.c reads it on every ask; scaffold/vm_corrupt.c's test-only
+ * damage writes it, with interrupts off), the free list (scaffold/vm_corrupt.c). */
 uint32_t *coremap_count_word(enum frame_pool pool);
 struct frame *coremap_freelist(void);
 

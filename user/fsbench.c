@@ -11,7 +11,7 @@
  *                     workload under each write policy (fs.write_policy).
  *   fsbench ceiling MB   wall-clock: the disk's own sequential ceiling, MB read and written
  *                     back by the kernel in 64 KB requests with no file system (sysctl
- *                     disk.ceiling_kb, drivers/disk_ceiling.c; the image must have MB spare
+ *                     disk.ceiling_kb, scaffold/disk_ceiling.c; the image must have MB spare
  *                     past its file system).
  *   fsbench miss FILE   guest-timed: the cost of each cache miss, FILE read 4 KB at a time out
  *                     of the cache with read-ahead off (so every read waits for its block);

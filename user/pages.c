@@ -1,5 +1,5 @@
 /* pages PID: the resident pages of process PID as the kernel sees them (SYS_vmpages,
- * vm/view.c), one a line, by segment and address:
+ * scaffold/vm_view.c), one a line, by segment and address:
  *
  *   va type seg frame pool owner_seg owner_va age_ms flags
  *

@@ -179,7 +179,7 @@ void vm_daemon(void *arg)
   for (;;) {
     sleep_ms(100);
     if (vm_damaged)
-      continue;             /* a test damaged the bookkeeping on purpose (vm/corrupt.c) */
+      continue;             /* a test damaged the bookkeeping on purpose (scaffold/vm_corrupt.c) */
     acquire(&vm_lock);
     ticks++;
     age_tick();

@@ -15,7 +15,7 @@
  * (aging_audit, vm/aging.c), the COW-COR rings (cowcor_audit), the page directories
  * (as_audit, vm/segment.c); they run in that order after the frames and the page tables here.
  *
- * A checker is trusted only once a test has seen it fail on a planted fault: vm/corrupt.c
+ * A checker is trusted only once a test has seen it fail on a planted fault: scaffold/vm_corrupt.c
  * plants them (the corrupt program, debug.corrupt=1), tests/qemu/test_audit_checks.py checks
  * that each is reported.
  */

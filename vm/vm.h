@@ -219,7 +219,7 @@ int cowcor_audit(bool quiet);               /* vm_lock held */
 /* vm/segment.c: each address space's page directory names its segments' page tables. */
 int as_audit(bool quiet);                   /* vm_lock held */
 
-/* vm/corrupt.c: test-only damage (SYS_vmcorrupt, debug.corrupt). While it is outstanding the
+/* scaffold/vm_corrupt.c: test-only damage (SYS_vmcorrupt, debug.corrupt). While it is outstanding the
  * VM daemon stands still, so it does not act on the damage. */
 extern volatile bool vm_damaged;
 void corrupt_init(void);

@@ -1,5 +1,5 @@
 /* SYS_vmcorrupt: test-only damage to the VM's bookkeeping, one word at a time, and its undoing
- * (vm/corrupt.c; the program is user/corrupt.c). Refused with -EPERM unless the setting
+ * (scaffold/vm_corrupt.c; the program is user/corrupt.c). Refused with -EPERM unless the setting
  * debug.corrupt is 1 (boot key or sysctl); VMC_RESTORE is always allowed.
  *
  * A word is named by a target and its coordinates:

@@ -1,4 +1,4 @@
-/* SYS_vmpages: a process's resident pages as the kernel sees them (vm/view.c; the program is
+/* SYS_vmpages: a process's resident pages as the kernel sees them (scaffold/vm_view.c; the program is
  * user/pages.c). One record a present page-table entry of the process's code, heap and stack,
  * in that order and by address; with the frame the entry names and what the core map says of
  * that frame. gdb's frames and pt read the same state from memory: tests/qemu/test_views.py

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT
 
-TOP = ("kernel", "vm", "fs", "drivers", "user", "mkfs", "lab", "tools", "tests", "docs", "traces")
+TOP = ("kernel", "vm", "fs", "drivers", "scaffold", "user", "mkfs", "lab", "tools", "tests", "docs", "traces")
 PATH = re.compile(r"(?<![\w/.$-])(?:%s)/(?:[\w./*-]|\[\w+\]|\{[\w,.]+\})+" % "|".join(TOP))
 # Written by the build, not in the tree (mkfs -b build/user/bin).
 BUILT = {"user/bin"}
@@ -22,7 +22,7 @@ PLACEHOLDER = re.compile(r"(?:^|[/_.-])(?:[A-Z]+|mine)(?:[/_.-]|$)")
 def named_files():
     files = [ROOT / "README.md", ROOT / "Makefile", ROOT / "linker.ld"] + sorted(ROOT.glob("docs/**/*.md"))
     files += sorted(ROOT.glob("docs/lab/*.c")) + sorted(ROOT.glob("docs/*.json"))
-    for top in ("kernel", "vm", "fs", "drivers", "user", "mkfs", "tools"):
+    for top in ("kernel", "vm", "fs", "drivers", "scaffold", "user", "mkfs", "tools"):
         files += sorted(p for p in (ROOT / top).rglob("*") if p.is_file()
                         and p.suffix in (".c", ".h", ".S", ".py", ".md", ".json", ".txt", ".ld", ".sh"))
     return files
@@ -68,7 +68,7 @@ def test_a_stale_path_is_caught_and_patterns_are_not():
 
 def source_words():
     text = ""
-    for top in ("kernel", "vm", "fs", "drivers", "user", "mkfs", "tools", "tests", "docs/lab"):
+    for top in ("kernel", "vm", "fs", "drivers", "scaffold", "user", "mkfs", "tools", "tests", "docs/lab"):
         for p in (ROOT / top).rglob("*"):
             if p.is_file() and p.suffix in (".c", ".h", ".S", ".py", ".json", ".txt", ".gdb"):
                 text += p.read_text(errors="replace") + "\n"
@@ -132,3 +132,19 @@ def test_the_layout_in_using_puts_each_file_in_its_folder():
     # The old map, which put the core map in vm/ and named a vm/page.c, fails.
     assert misplaced({"vm": "core map (coremap.c), page-out and the aging clock (page.c)"}) == \
         ["vm/: coremap.c", "vm/: page.c"]
+
+
+def lines_of(tops):
+    return sum(len(p.read_text(errors="replace").splitlines()) for top in tops
+               for p in (ROOT / top).rglob("*") if p.suffix in (".c", ".h", ".S"))
+
+
+def test_the_reading_path_is_as_long_as_the_architecture_says():
+    text = " ".join((ROOT / "docs" / "ARCHITECTURE.md").read_text().split())
+    m = re.search(r"is ([\d,]+) lines of C; `scaffold/`, what only the tests, benchmarks and labs use, is another "
+                  r"([\d,]+)", text)
+    assert m, "docs/ARCHITECTURE.md no longer says how long the reading path is"
+    said_path, said_scaffold = (int(x.replace(",", "")) for x in m.groups())
+    path, scaffold = lines_of(("kernel", "drivers", "fs", "vm")), lines_of(("scaffold",))
+    assert abs(path - said_path) <= 0.05 * path, (said_path, path)
+    assert abs(scaffold - said_scaffold) <= 0.05 * scaffold, (said_scaffold, scaffold)

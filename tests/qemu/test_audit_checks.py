@@ -1,6 +1,6 @@
 """The VM audit shown to fail: every check it makes catches the damage it is there for.
 
-`corrupt` (user/corrupt.c, SYS_vmcorrupt in vm/corrupt.c, allowed only with debug.corrupt=1)
+`corrupt` (user/corrupt.c, SYS_vmcorrupt in scaffold/vm_corrupt.c, allowed only with debug.corrupt=1)
 changes one word of the VM's bookkeeping: a page-table or page-directory entry, a core-map
 entry, a segment's field, a pool's count. For each check below a case makes the damage that
 check is there for, runs `audit`, and expects exit status 1 and exactly the listed lines, each

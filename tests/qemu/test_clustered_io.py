@@ -195,7 +195,7 @@ CCOUNT = "vmstat -n disk.reads disk.writes disk.read_kb disk.write_kb disk.flush
 
 
 def test_ceiling_moves_the_bytes_in_64k_requests_past_the_file_system(tmp_path):
-    """sysctl disk.ceiling_kb=N (drivers/disk_ceiling.c) reads N KB past the file system and
+    """sysctl disk.ceiling_kb=N (scaffold/disk_ceiling.c) reads N KB past the file system and
     writes it back, 64 KB a request, then flushes: N/64 requests each way, N KB each way.
     On an image with no room past its file system it refuses (ENOSPC, said on the console);
     a size not a multiple of 64 is refused too. The file system is untouched (fsck)."""

@@ -1,7 +1,7 @@
 """A kernel panic names where it came from: its backtrace gives each return address's function,
 file and line (kernel/ksyms.c, the table tools/setup/ksyms.py makes from the kernel itself), and a
 kernel trap on the way says in which function it struck. `corrupt panic` panics on purpose
-(debug.corrupt=1, vm/corrupt.c), `corrupt panic fault` by a page fault in the kernel. Every
+(debug.corrupt=1, scaffold/vm_corrupt.c), `corrupt panic fault` by a page fault in the kernel. Every
 named line is held against the host's addr2line on the same kernel."""
 import os
 import re
@@ -70,8 +70,8 @@ def test_panic_backtrace_names_the_function_that_panicked(disk, build):
     frames, traps = backtrace(r.out)
     names = [chain[0][0] for _, chain in frames]
     assert names[:5] == ["panic_on_request", "sys_vmcorrupt", "syscall_dispatch", "trap", "alltraps"], (names, r)
-    assert frames[0][1][0][1:] == ("vm/corrupt.c", line_of("vm/corrupt.c", 'panic("corrupt panic:')), r
-    assert frames[1][1][0][1:] == ("vm/corrupt.c", line_of("vm/corrupt.c", "panic_on_request(myproc()->pid)")), r
+    assert frames[0][1][0][1:] == ("scaffold/vm_corrupt.c", line_of("scaffold/vm_corrupt.c", 'panic("corrupt panic:')), r
+    assert frames[1][1][0][1:] == ("scaffold/vm_corrupt.c", line_of("scaffold/vm_corrupt.c", "panic_on_request(myproc()->pid)")), r
     assert not traps, r
     host = addr2line(kernel, [a for a, _ in frames])
     for a, chain in frames:
@@ -89,7 +89,7 @@ def test_kernel_fault_backtrace_names_where_it_struck(disk, build):
     assert len(traps) == 1 and traps[0][1:] == (14, "fault_on_request"), (traps, r)
     # below the trap: the function that called the one that faulted, and the system call
     after = [chain[0] for _, chain in frames[traps[0][0]:]]
-    assert after[0] == ("sys_vmcorrupt", "vm/corrupt.c", line_of("vm/corrupt.c", "    fault_on_request();")), (after, r)
+    assert after[0] == ("sys_vmcorrupt", "scaffold/vm_corrupt.c", line_of("scaffold/vm_corrupt.c", "    fault_on_request();")), (after, r)
     assert [f[0] for f in after[1:4]] == ["syscall_dispatch", "trap", "alltraps"], (after, r)
     # above it: the panic's own caller, kernel_exception (inlined into trap, or not)
     assert frames[0][1][0][0] == "kernel_exception", r

@@ -9,7 +9,7 @@
   pass (2 s): the sweep sees a written page's dirty bit first and folds it into the frame
   (VMF_DIRTY), and the page must still be marked modified in the epoch it was written; pages
   only read are never marked so.
-- gdb's frames, pt and seg (tools/gdb) against SYS_vmpages (vm/view.c), stopped where the
+- gdb's frames, pt and seg (tools/gdb) against SYS_vmpages (scaffold/vm_view.c), stopped where the
   kernel has walked a process's page tables: each page's frame, pool, owner, page, accessed
   and dirty bits, COW and age; gdb's lru and frames cache against SYS_incore, stopped where
   the cache has answered for a file's blocks: which are held and which dirty.
@@ -186,10 +186,10 @@ def test_long_epochs_mark_written_pages_modified(disk):
 
 # --- gdb's frames, pt and seg against the kernel's own walk (SYS_vmpages) ------------------------
 
-DUMP_PAGES = ("python exec(\"import gdb\\ninfo = gdb.parse_and_eval(\\\"'vm/view.c'::info\\\")\\n"
+DUMP_PAGES = ("python exec(\"import gdb\\ninfo = gdb.parse_and_eval(\\\"'scaffold/vm_view.c'::info\\\")\\n"
               "print('now', int(info['now_ms']), int(info['count']))\\n"
               "for i in range(min(int(info['count']), 512)):\\n"
-              " r = gdb.parse_and_eval(\\\"'vm/view.c'::out[%d]\\\" % i)\\n"
+              " r = gdb.parse_and_eval(\\\"'scaffold/vm_view.c'::out[%d]\\\" % i)\\n"
               " print('vmpage', *[int(r[f]) for f in ('va', 'frame', 'pool', 'flags', 'type', 'seg', "
               "'owner_seg', 'owner_va', 'lastref_ms')])\")")
 POOLS = {0: "none", 1: "free", 2: "kernel", 3: "cache", 4: "vm"}

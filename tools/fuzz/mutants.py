@@ -136,7 +136,7 @@ def parse_catalog(path=CATALOG):
 
 
 # Where a function named by in: may be defined: every C source of the tree's programs.
-SOURCE_DIRS = ("kernel", "vm", "fs", "drivers", "user", "mkfs", "tools")
+SOURCE_DIRS = ("kernel", "vm", "fs", "drivers", "scaffold", "user", "mkfs", "tools")
 
 
 def definition(text, name):
