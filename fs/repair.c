@@ -35,59 +35,13 @@
 #include "fs/internal.h"
 #include "fs/fs.h"
 #include "kernel/klib.h"
-#include "kernel/coremap.h"
-
-#define PAGE 4096u
-
-#define MAXPAGES 1024
-
-/* A sparse byte array made of kernel pages, allocated (zeroed) when first touched. */
-struct parray {
-  uint8_t *pg[MAXPAGES];
-  bool oom;
-};
-
-static uint8_t *pa_at(struct parray *a, uint32_t byte)
-{
-  uint32_t p = byte / PAGE;
-  if (p >= MAXPAGES) {
-    a->oom = true;
-    return 0;
-  }
-  if (!a->pg[p] && !(a->pg[p] = kalloc_page())) {
-    a->oom = true;
-    return 0;
-  }
-  return a->pg[p] + byte % PAGE;
-}
-
-static void pa_free(struct parray *a)
-{
-  for (int i = 0; i < MAXPAGES; i++)
-    if (a->pg[i]) {
-      kfree_page(a->pg[i]);
-      a->pg[i] = 0;
-    }
-}
-
-static bool bit_get(struct parray *a, uint32_t i)
-{
-  uint8_t *p = pa_at(a, i / 8);
-  return p && (*p >> (i % 8)) & 1;
-}
-
-static void bit_set(struct parray *a, uint32_t i, bool v)
-{
-  uint8_t *p = pa_at(a, i / 8);
-  if (p)
-    *p = v ? *p | (uint8_t)(1u << (i % 8)) : *p & (uint8_t)~(1u << (i % 8));
-}
+#include "fs/parray.h"
+#include "fs/repair.h"
 
 static struct parray claimed;       /* per block: some file uses it */
 static struct parray refs;          /* per descriptor: uint16 count of entries naming it */
 static struct parray seen;          /* per descriptor: directory reached */
 static struct parray stack;         /* directories to walk: (dir, parent) pairs of uint32 */
-static struct parray names;         /* the directory being walked: (name hash, slot + 1) pairs */
 
 static struct {
   uint32_t pointers, counts, entries, dots, orphans, links, sizes, bits;
@@ -368,7 +322,7 @@ static bool read_desc(uint32_t inum, struct fs_desc *out)
 }
 
 /* The disk block of file block lbn (pointers already checked in pass A), or 0. */
-static uint32_t map(const struct fs_desc *d, uint32_t lbn)
+uint32_t repair_map(const struct fs_desc *d, uint32_t lbn)
 {
   struct fs_bpath p;
   if (fs_bmap_path(lbn, &p) < 0)
@@ -395,73 +349,6 @@ static bool sound_dir(const struct fs_desc *d)
          d->size >= 2 * FS_DIRENT_SIZE && d->direct[0];
 }
 
-/* --- B: names seen in one directory -------------------------------------------------------- */
-
-static uint32_t names_mask;         /* pairs in the table - 1; 0: no table (too big) */
-
-static uint32_t name_hash(const struct fs_dirent *e)
-{
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < sizeof(e->name) && e->name[i]; i++)
-    h = (h ^ (uint8_t)e->name[i]) * 16777619u;
-  return h;
-}
-
-static void names_start(uint32_t entries)
-{
-  uint32_t n = 64;
-  while (n < 2 * entries && n < MAXPAGES * PAGE / 8)
-    n *= 2;
-  /* A directory too large for the table keeps any duplicate names: lookups find the first. */
-  names_mask = n >= 2 * entries ? n - 1 : 0;
-}
-
-static bool same_name(const struct fs_dirent *a, const struct fs_dirent *b)
-{
-  for (size_t i = 0; i < sizeof(a->name); i++) {
-    if (a->name[i] != b->name[i])
-      return false;
-    if (!a->name[i])
-      return true;
-  }
-  return true;
-}
-
-/* Whether an entry kept earlier in directory dir (whose block lbn, held as cur, holds e at
- * slot) has e's name; if not, e's name is noted. */
-static bool seen_name(uint32_t dir, const struct fs_desc *d, uint32_t lbn, struct cblock *cur,
-                      const struct fs_dirent *e, uint32_t slot)
-{
-  if (!names_mask)
-    return false;
-  uint32_t h = name_hash(e);
-  for (uint32_t i = h & names_mask;; i = (i + 1) & names_mask) {
-    uint32_t *pair = (uint32_t *)pa_at(&names, 8 * i);
-    if (!pair)
-      return false;
-    if (!pair[1]) {
-      pair[0] = h;
-      pair[1] = slot + 1;
-      return false;
-    }
-    if (pair[0] != h)
-      continue;
-    uint32_t other = pair[1] - 1, olbn = other / FS_DIRENTS_PER_BLOCK;
-    uint32_t off = other % FS_DIRENTS_PER_BLOCK * FS_DIRENT_SIZE;
-    if (olbn == lbn) {
-      if (same_name(e, (const struct fs_dirent *)(cur->data + off)))
-        return true;
-      continue;
-    }
-    struct cblock *b = cache_get(dir, olbn);
-    bool same = ((b->flags & CB_VALID) || cache_fill(b, map(d, olbn)) == 0) &&
-                same_name(e, (const struct fs_dirent *)(b->data + off));
-    cache_release(b);
-    if (same)
-      return true;
-  }
-}
-
 static uint32_t nstack;
 static uint32_t swap_dir;           /* /swap, the backing files' directory, once reached */
 
@@ -481,9 +368,9 @@ static void walk_dir(uint32_t dir, uint32_t parent)
   if (!read_desc(dir, &d))
     return;
   uint32_t nblk = fs_size_blocks(d.size);
-  names_start(d.size / FS_DIRENT_SIZE);
+  repair_names_start(d.size / FS_DIRENT_SIZE);
   for (uint32_t lbn = 0; lbn < nblk; lbn++) {
-    uint32_t addr = map(&d, lbn);
+    uint32_t addr = repair_map(&d, lbn);
     if (!addr)
       continue;
     struct cblock *b = cache_get(dir, lbn);
@@ -525,7 +412,7 @@ static void walk_dir(uint32_t dir, uint32_t parent)
                                          !bit_get(&seen, e->ino) &&
                                          !bit_get(&claimed, c.direct[0])));
       /* The second of two equal names goes: a lookup could only ever find the first. */
-      if (!ok || seen_name(dir, &d, lbn, b, e, slot)) {
+      if (!ok || repair_seen_name(dir, &d, lbn, b, e, slot)) {
         memset(e, 0, sizeof(*e));
         changed = true;
         fixed.entries++;
@@ -544,8 +431,7 @@ static void walk_dir(uint32_t dir, uint32_t parent)
       cache_dirty(b);
     cache_release(b);
   }
-  pa_free(&names);
-  names.oom = false;
+  repair_names_end();
 }
 
 /* --- D: orphans and link counts ------------------------------------------------------------ */
