@@ -84,15 +84,12 @@
  * and an accessed page is stamped before it can be offered. The cache publishes none (0), so
  * the VM always asks it. Under a 120 s penalty a cache ask needs the VM only once some VM page
  * could have been idle 120 s longer than the cache's oldest block; under the learned bias it
- * needs it whenever the VM's oldest idle page is older than that block less the bias. The
- * trace keeps the bound as the unasked pool's time (NEGT_*_UNASKED, "<=" in negtrace), and
- * gdb's negbreak stops in neg_decide when neg_keeps_own asks it. An arbiter (the lab's), whose
- * rule need not be monotonic, always hears both.
+ * needs it whenever the VM's oldest idle page is older than that block less the bias. An
+ * arbiter (the lab's), whose rule need not be monotonic, always hears both.
  *
- * WHAT IS KEPT. The paper's Table 2 counters (neg.fs_asks_vm and _satisfied, neg.vm_asks_fs
- * and _satisfied), and a ring of the last NEGTRACE_MAX negotiations (SYS_negtrace, the
- * negtrace program), each with the refault evidence an adaptive bias stood on; neg.reset=1 starts both again, with fs.cache.min_kb and max_kb. To stop
- * at every negotiation in gdb: break neg_getframe.
+ * WHAT IS KEPT. The paper's Table 2 counters and a ring of the last negotiations, each with the
+ * ages compared and the refault evidence an adaptive bias stood on: how to read them (vmstat,
+ * negtrace, gdb) is docs/negotiation.md's.
  */
 #include "kernel/klib.h"
 #include "kernel/spinlock.h"
