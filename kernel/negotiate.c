@@ -457,7 +457,7 @@ static uint32_t untraded_tsc_avg(void)
   return st_untraded ? (uint32_t)(untraded_tsc / st_untraded) : 0;
 }
 
-/* A variable, not a function, so that gdb's counters command reads it like the others. */
+/* A constant counter is a variable like the others (COUNTER reads it where it is). */
 static const uint32_t reserve_frames = KERNEL_RESERVE;
 
 static const struct counter counters[] = {

@@ -39,7 +39,7 @@
 
 struct pool_refaults {
   struct shadow table;
-  uint32_t refaults, early, aged;     /* aged: found past the horizon (kept for gdb) */
+  uint32_t refaults, early, aged;     /* aged: found past the horizon (not counted as refaults) */
   uint32_t hist[NBUCKETS];
 };
 

@@ -3,7 +3,7 @@
  *
  * vm_init runs at boot, before any process: it gives up the identity map that only served to
  * turn paging on, and registers the VM's settings (sysctl) and counters (vmstat, ^P) in the
- * order they are listed, which tests rely on: a snapshot of the VM's counters begins at
+ * order they are listed, the order vmstat prints them in: the VM's counters begin at
  * vm.faults, and the reference trace's, COW-COR's and the test-only damage's come after the
  * VM's own. Each file registers the settings it answers (vm/pageout.c: vm.policy and
  * vm.pageout; vm/aging.c: vm.clock_rate, and the VM's answers to the negotiation); the ones
