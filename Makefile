@@ -240,12 +240,11 @@ $(B)/fsck: mkfs/fsck.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ mkfs/fsck.c mkfs/image.c fs/layout.c
-# A host C test is one file, tests/host/test_NAME.c: its line "host-test: FILES" names the
-# pure sources it is compiled with, the very files the kernel and the user library compile
-# (globs allowed; user/include is searched as the programs' own), and it is rebuilt when they
-# or any header change.
-LP := (
-host_test_sources = $(wildcard $(shell sed -n 's/^.*host-test: *//; T; s/ *\*\/.*//; s/ $(LP).*//; p' tests/host/$(1).c))
+# A host C test is one file, tests/host/test_NAME.c: its line "host-test: FILES" (to the end of
+# the line or of the comment) names the pure sources it is compiled with, the very files the
+# kernel and the user library compile (globs allowed; user/include is searched as the
+# programs' own), and it is rebuilt when they or any header change.
+host_test_sources = $(wildcard $(shell sed -n 's/^.*host-test: *//; T; s/ *\*\/.*//; p' tests/host/$(1).c))
 .SECONDEXPANSION:
 $(B)/tests/test_%: tests/host/test_%.c $$(call host_test_sources,test_$$*) $(wildcard fs/*.h kernel/*.h vm/*.h user/include/*.h) | $(TOOLS_OK)
 	@mkdir -p $(B)/tests

@@ -1,7 +1,8 @@
 /* Host unit tests of the negotiation's decision (kernel/negotiate_rule.c, compiled unchanged):
  * who gives a frame for each pair of offers, with and without the penalty, in both modes.
  *
- * host-test: kernel/negotiate_rule.c (tests/host/test_c_programs.py runs it) */
+ * Run by tests/host/test_c_programs.py.
+ * host-test: kernel/negotiate_rule.c */
 #include <stdio.h>
 #include "kernel/negotiate_rule.h"
 

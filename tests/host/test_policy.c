@@ -2,7 +2,8 @@
  * hand-made reference patterns. This file is the "machine": a few frames, their accessed
  * bits, times of last reference and candidacy, as vm/aging.c provides them in the kernel.
  *
- * host-test: vm/policy*.c (tests/host/test_c_programs.py runs it) */
+ * Run by tests/host/test_c_programs.py.
+ * host-test: vm/policy*.c */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,8 @@
  * and wanted again is found with its distance and time; the table never holds more than its
  * sets' ways however many pages go; entries further back than the horizon are aged out.
  *
- * host-test: kernel/shadow.c (tests/host/test_c_programs.py runs it) */
+ * Run by tests/host/test_c_programs.py.
+ * host-test: kernel/shadow.c */
 #include <stdio.h>
 #include <stdlib.h>
 #include "kernel/shadow.h"

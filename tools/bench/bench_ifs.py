@@ -575,7 +575,7 @@ def run_preset(a):
 
     jobs = [(None, None, "fixed", k) for k in range(1, a.runs + 1)] if not a.no_standalone else []
     jobs += [(s, v, m, k) for v, m in configs for s in intervals for k in range(1, a.runs + 1)]
-    journal = Journal("ifs", dict(cfg, preset=a.preset), a.resume, keep=lambda r: not r.get("refused"))
+    journal = Journal("ifs", dict(cfg, preset=a.preset), a.resume, keep=ifs_tables.measured)
     logs = bench_path("ifs-logs")
     os.makedirs(logs, exist_ok=True)
     print("%s: preset %s: %d MB, vm.policy=%s, toucher %s%s dirtying %d %%, sort of %s (%s KB budget), disk %s B/s "

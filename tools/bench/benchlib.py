@@ -347,8 +347,11 @@ def run_all(name, job, jobs, parallel, failure, journal=None):
     as its run ends, and the jobs whose result it kept (--resume) are not run: their results are
     returned in their places."""
     results, failures = [], []
-    kept = {i: journal.result(j) for i, j in enumerate(jobs)} if journal else {}
-    kept = {i: r for i, r in kept.items() if r is not None}
+    kept = {}                   # job's index: its result, kept from the journal
+    for i, j in enumerate(jobs if journal else ()):
+        r = journal.result(j)
+        if r is not None:
+            kept[i] = r
     if kept:
         print("%s: --resume: %d of %d runs kept from the journal (%s), %d to run"
               % (name, len(kept), len(jobs), os.path.relpath(journal.path), len(jobs) - len(kept)), flush=True)

@@ -150,25 +150,25 @@ def definition(text, name):
 
 
 def c_sources(root):
-    for top in SOURCE_DIRS:
-        for p in sorted((Path(root) / top).rglob("*")):
-            if p.suffix in (".c", ".h") and p.is_file():
-                yield p
+    """[(path, text)] of every C source and header under SOURCE_DIRS of root."""
+    return [(p, p.read_text(errors="replace")) for top in SOURCE_DIRS for p in sorted((Path(root) / top).rglob("*"))
+            if p.suffix in (".c", ".h") and p.is_file()]
 
 
-def locate(m, root=ROOT):
+def locate(m, root=ROOT, sources=None):
     """(file relative to root, start, end) of the text m replaces within: its function's
     definition wherever that is (in:), else its whole file. Raises ValueError saying why
-    not: no such function or file, or the text there not exactly once."""
+    not: no such function or file, or the text there not exactly once. sources: c_sources(root),
+    when the caller has read them already."""
     if m.function:
         found = []
-        for p in c_sources(root):
-            text = p.read_text(errors="replace")
+        for p, text in sources if sources is not None else c_sources(root):
             if m.function + "(" not in text:
                 continue
             span = definition(text, m.function)
-            if span and text[span[0]:span[1]].count(m.find_text):
-                found.append((p, span, text[span[0]:span[1]].count(m.find_text)))
+            n = text[span[0]:span[1]].count(m.find_text) if span else 0
+            if n:
+                found.append((p, span, n))
         if len(found) != 1 or found[0][2] != 1:
             raise ValueError("%s: its text occurs %s in the definitions of %s(), not once in one" % (
                 m.id, "%d times" % sum(n for _, _, n in found) if found else "0 times", m.function))
@@ -188,6 +188,7 @@ def problems(entries, root=ROOT):
     """What is wrong with the catalog against the sources under root: one line each. Each
     entry's file is set to where its text is (an in: entry's function may have moved)."""
     out, seen = [], set()
+    sources = c_sources(root)
     for m in entries:
         where = "%s (line %d)" % (m.id, m.line)
         if not re.fullmatch(r"[a-z0-9]+\.[a-z0-9-]+", m.id or ""):
@@ -208,7 +209,7 @@ def problems(entries, root=ROOT):
         if not m.file and not m.function:
             continue
         try:
-            m.file = locate(m, root)[0]
+            m.file = locate(m, root, sources)[0]
         except ValueError as e:
             out.append("%s: %s" % (where, str(e).split(": ", 1)[1]))
     return out
