@@ -33,7 +33,8 @@ page-ins are those of both; sort's time (between the two time stamps: exec and e
 and its degradation against the median standalone sort of the same preset; page-ins from
 backing store and page-outs of the whole machine and of the toucher alone; the cache's least
 and greatest size since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters;
-sort's runs and merge passes (sort -v). The CSV has one line a run; the documented
+sort's runs and merge passes (sort -v); the disk driver's watchdog notes (disk_stalls: a completion
+interrupt lost on a slow host, a second's stall each). The CSV has one line a run; the documented
 (docs/results.md) and the printed tables show a row's median with the runs' least and greatest
 (ifs_tables.py, SPREADS: the paper averaged 3 runs and hid their spread).
 
@@ -158,7 +159,7 @@ COLUMNS = ["preset", "kind", "interval_s", "penalty_s", "mode", "cache_fixed_kb"
            "sort_ms", "sort_internal_ms", "sort_runs", "sort_passes", "pageins", "pageouts", "toucher_pageins", "toucher_pageouts",
            "cache_min_kb", "cache_max_kb", "fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs",
            "vm_asks_fs_satisfied", "age_lag_ms", "pageins_all", "disk_reads", "disk_writes", "sort_host_ms",
-           "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min"] + REQUEST_COLUMNS + REFAULT_COLUMNS + ["guest_ratio", "refused"] + RUN_COLUMNS
+           "host_load", "untraded", "untraded_tsc_avg", "untraded_tsc_min"] + REQUEST_COLUMNS + REFAULT_COLUMNS + ["disk_stalls", "guest_ratio", "refused"] + RUN_COLUMNS
 
 
 # --- parsing: console text in, numbers out (tests/host/test_bench_ifs.py) ----------------------
@@ -167,15 +168,19 @@ TOUCH = re.compile(r"touch (\d+) (\d+) ms, (\d+) page-ins, at (\d+) ms\n")
 SAMPLE = re.compile(r"@(\d+)((?: \d+){2,})\n")
 SAMPLE_HEAD = re.compile(r"@ms((?: [\w.]+){2,})\n")
 QEMU_LATE = re.compile(r"Warning: The guest is now late by [\d.]+ to [\d.]+ seconds\n")   # align=on, stderr
+# The disk driver's watchdog, when a completion interrupt was lost (a slow host): the kernel's own
+# line, wherever it fell; the row counts them (disk_stalls: each stood the disk still for a second).
+DISK_STALL = re.compile(r"virtio-blk: no completion for \d+ s \(\d+ in flight\): polled, \d+ recovered[^\n]*\n")
 
 
 def background(out):
     """Takes the lines the background jobs printed out of the console text, wherever they fell
     (between a prompt and the echo of the line typed after it, even inside that echo: the
-    console echoes a typed line a byte at a time as the shell reads it). Returns the text
+    console echoes a typed line a byte at a time as the shell reads it), and the kernel's own
+    notes that can fall there too (QEMU's lateness, the disk's watchdog). Returns the text
     without them, the toucher's rounds [(round, ms, page-ins, start uptime ms)] and the
     samples [(uptime ms, [values])] in order, and the sampled counters' names."""
-    out = QEMU_LATE.sub("", out)
+    out = DISK_STALL.sub("", QEMU_LATE.sub("", out))
     rounds = [tuple(map(int, m.groups())) for m in TOUCH.finditer(out)]
     out = TOUCH.sub("", out)
     head = SAMPLE_HEAD.search(out)
@@ -282,8 +287,7 @@ def parse_run(out, typed, toucher):
          "fs_asks_vm": c["neg.fs_asks_vm"], "fs_asks_vm_satisfied": c["neg.fs_asks_vm_satisfied"],
          "vm_asks_fs": c["neg.vm_asks_fs"], "vm_asks_fs_satisfied": c["neg.vm_asks_fs_satisfied"],
          "age_lag_ms": c["vm.age_lag_ms"], "t0": t0, "t1": t1, "rounds_all": rounds,
-
-         "samples": samples, "sampled": names}
+         "samples": samples, "sampled": names, "disk_stalls": len(DISK_STALL.findall(out))}
     line = "vmstat " + " ".join(COST)
     if line in cmds:
         r["untraded"], r["untraded_tsc_avg"], r["untraded_tsc_min"] = numbers(printed(cmds, line), len(COST), line)
