@@ -261,7 +261,7 @@ tracesim: $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/tracesim.py
 # The arbiter lab's simulator (tools/lab/arbitersim/) replays recorded negotiations through the
 # very arbiter files the kernel compiles (kernel/arbiter_*.c).
-ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard kernel/arbiter_*.c)
+ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard kernel/arbiter_*.c) kernel/negotiate_rule.c
 $(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) tools/lab/tracefile.h tools/lab/callwatch.h kernel/arbiter.h kernel/negotiate_rule.h | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@

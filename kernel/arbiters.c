@@ -14,6 +14,10 @@
  * system. decide runs with interrupts off, as the other hooks do (they are called under the
  * pools' and the refault table's spinlocks), so an arbiter's state is never seen half-changed.
  *
+ * THE HOOK. The kernel hears the lab through one registered hook (struct neg_arbiter,
+ * kernel/negotiate.h), set only while an arbiter is chosen or the recording is on, with only
+ * the events wanted: with vm.arbiter=none and no recording, no code of this file runs.
+ *
  * RECORDING. neg.arbiter_trace=1 writes every negotiation (its offers, the pools' frames and
  * the verdict), every page a pool gives up (its name and time of last reference), every refault
  * and, folded to one record per 100 ms, the pages the aging clock found used again, to QEMU's
@@ -29,6 +33,9 @@
 #include "kernel/time.h"
 #include "kernel/uapi/errno.h"
 #include "kernel/coremap.h"
+#include "kernel/negotiate.h"
+#include "kernel/refault.h"
+#include "kernel/arbiter.h"
 #include "kernel/arbiters.h"
 #include "drivers/debugcon.h"
 
@@ -40,7 +47,6 @@ static const struct arbiter *const arbiters[] = {
 
 static const struct arbiter *chosen;
 static uint32_t tracing, st_errors, st_decisions, st_trace_records;
-static uint32_t ev_refaults[2], ev_early[2];
 
 enum { ARBT_NEG = 1, ARBT_GAVE = 2, ARBT_REFAULT = 3, ARBT_USED = 4, ARBT_RESET = 5, ARBT_START = 6 };
 #define ARBT_VERSION 1
@@ -69,14 +75,8 @@ static bool real_pool(enum neg_pool p)
   return p == NEG_FS || p == NEG_VM;
 }
 
-bool arbiter_in_use(void)
-{
-  return chosen || tracing;
-}
-
-enum neg_verdict arbitrate(enum neg_pool asker, struct neg_offer own, struct neg_offer other,
-                           uint32_t penalty_ms, uint32_t penalty_s, enum neg_penalty_mode mode,
-                           uint32_t cache, uint32_t vm, uint32_t free)
+static enum neg_verdict arbitrate(enum neg_pool asker, struct neg_offer own, struct neg_offer other,
+                                  uint32_t penalty_ms, uint32_t cache, uint32_t vm, uint32_t free)
 {
   const struct arbiter *a = chosen;
   struct neg_offer fs = asker == NEG_FS ? own : other, vmo = asker == NEG_FS ? other : own;
@@ -85,13 +85,12 @@ enum neg_verdict arbitrate(enum neg_pool asker, struct neg_offer own, struct neg
   if (!a || own.refuse || other.refuse || own.free || other.free) {
     v = neg_decide(asker, own, other, penalty_ms);
   } else {
-    struct arb_view view = {
-      .asker = asker, .now_ms = uptime_ms(), .free_frames = free, .penalty_s = penalty_s, .penalty_mode = mode,
-      .pool = {
-        [NEG_FS] = { fs.lastref_ms, fs.busy, cache, ev_refaults[NEG_FS], ev_early[NEG_FS] },
-        [NEG_VM] = { vmo.lastref_ms, vmo.busy, vm, ev_refaults[NEG_VM], ev_early[NEG_VM] },
-      },
-    };
+    struct arb_view view = { .asker = asker, .now_ms = uptime_ms(), .free_frames = free };
+    neg_penalty_setting(&view.penalty_s, &view.penalty_mode);
+    view.pool[NEG_FS] = (struct arb_pool){ .lastref_ms = fs.lastref_ms, .busy = fs.busy, .frames = cache };
+    view.pool[NEG_VM] = (struct arb_pool){ .lastref_ms = vmo.lastref_ms, .busy = vmo.busy, .frames = vm };
+    for (int p = NEG_FS; p <= NEG_VM; p++)
+      refault_counts(p, &view.pool[p].refaults, &view.pool[p].early);
     enum neg_pool p = a->decide(&view);
     st_decisions++;
     if (!real_pool(p)) {
@@ -114,23 +113,19 @@ enum neg_verdict arbitrate(enum neg_pool asker, struct neg_offer own, struct neg
   return v;
 }
 
-void arbiter_gave(enum neg_pool pool, uint32_t key, uint32_t lastref_ms)
+static void arbiter_gave(enum neg_pool pool, uint32_t key, uint32_t lastref_ms)
 {
-  if (!tracing)
-    return;
   pushcli();
   flush_used();
   emit(ARBT_GAVE | pool << 8, uptime_ms(), key, lastref_ms, 0, 0, 0, 0);
   popcli();
 }
 
-void arbiter_refault(enum neg_pool pool, uint32_t key, uint32_t distance, uint32_t reuse_ms,
-                     uint32_t other_frames, bool early)
+static void arbiter_refault(enum neg_pool pool, uint32_t key, uint32_t distance, uint32_t reuse_ms,
+                            uint32_t other_frames, bool early)
 {
   pushcli();
   uint32_t now = uptime_ms();
-  ev_refaults[pool]++;
-  ev_early[pool] += early;
   if (chosen && chosen->refault) {
     struct arb_refault r = { pool, now, distance, reuse_ms, other_frames, early };
     chosen->refault(&r);
@@ -142,12 +137,7 @@ void arbiter_refault(enum neg_pool pool, uint32_t key, uint32_t distance, uint32
   popcli();
 }
 
-bool arbiter_wants_used(void)
-{
-  return tracing || (chosen && chosen->used);
-}
-
-void arbiter_used(uint32_t now_ms, uint32_t idle_ms, uint32_t cache_age_ms)
+static void arbiter_used(uint32_t now_ms, uint32_t idle_ms, uint32_t cache_age_ms)
 {
   if (idle_ms <= cache_age_ms)
     return;                   /* LRU order would have kept it too */
@@ -167,10 +157,9 @@ void arbiter_used(uint32_t now_ms, uint32_t idle_ms, uint32_t cache_age_ms)
   popcli();
 }
 
-void arbiter_reset(void)
+static void arbiter_reset(void)
 {
   pushcli();
-  ev_refaults[0] = ev_refaults[1] = ev_early[0] = ev_early[1] = 0;
   if (chosen && chosen->reset)
     chosen->reset();
   if (tracing) {
@@ -178,6 +167,18 @@ void arbiter_reset(void)
     emit(ARBT_RESET, uptime_ms(), 0, 0, 0, 0, 0, 0);
   }
   popcli();
+}
+
+/* The kernel's hook: set while an arbiter is chosen or the recording is on, with the events
+ * one of them wants. Interrupts off: no negotiation sees it half set. */
+static struct neg_arbiter hook = { .arbitrate = arbitrate, .reset = arbiter_reset };
+
+static void rehook(void)
+{
+  hook.gave = tracing ? arbiter_gave : 0;
+  hook.refault = tracing || (chosen && chosen->refault) ? arbiter_refault : 0;
+  hook.used = tracing || (chosen && chosen->used) ? arbiter_used : 0;
+  neg_set_arbiter(chosen || tracing ? &hook : 0);
 }
 
 /* --- settings and counters ------------------------------------------------------------------ */
@@ -201,6 +202,7 @@ static int arbiter_set(const char *v)
   chosen = a;
   if (a && a->reset)
     a->reset();
+  rehook();
   popcli();
   return 0;
 }
@@ -216,6 +218,7 @@ static int trace_set(const char *v)
   if (!n)
     flush_used();
   tracing = n;
+  rehook();
   popcli();
   return 0;
 }

@@ -16,6 +16,7 @@
 #include "kernel/coremap.h"
 #include "vm/vm.h"
 #include "kernel/negotiate.h"
+#include "kernel/arbiters.h"
 
 #define MULTIBOOT_BOOTLOADER_MAGIC 0x2BADB002
 #define MB_INFO_CMDLINE 0x004
@@ -91,6 +92,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
   trap_init();
   vm_init();
   neg_init();
+  arbiter_init();
   coremap_register_stats();
   proc_init();
   timer_init();

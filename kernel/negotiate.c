@@ -95,14 +95,13 @@
 #include "kernel/spinlock.h"
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
-#include "kernel/syscall.h"
 #include "kernel/time.h"
+#include "kernel/uapi/errno.h"
 #include "kernel/uapi/negtrace.h"
 #include "kernel/x86.h"
 #include "kernel/coremap.h"
 #include "kernel/negotiate.h"
 #include "kernel/refault.h"
-#include "kernel/arbiters.h"
 
 #define KERNEL_RESERVE 64         /* free frames only the kernel takes (256 KB) */
 
@@ -127,6 +126,20 @@ static uint64_t untraded_tsc;
 static struct spinlock trace_lock;
 static struct negrecord trace[NEGTRACE_MAX];
 static uint32_t trace_seq;        /* negotiations recorded since boot or neg.reset */
+
+/* The arbiter lab's hook, 0 but while the lab is in use (kernel/arbiters.c). */
+const struct neg_arbiter *neg_arbiter;
+
+void neg_set_arbiter(const struct neg_arbiter *a)
+{
+  neg_arbiter = a;
+}
+
+void neg_penalty_setting(uint32_t *s, enum neg_penalty_mode *mode)
+{
+  *s = penalty_s;
+  *mode = penalty_mode;
+}
 
 /* The pools, as they registered at boot. One not registered yet refuses: nothing of it can go. */
 static const struct pool_ops *pools[2];
@@ -188,14 +201,14 @@ static uint32_t penalty_ms(struct shares *sh)
   return neg_penalty_ms(&p);
 }
 
-/* The rule's verdict: the arbiter lab's arbiter when one is chosen (kernel/arbiters.c), else
- * neg_decide. */
+/* The rule's verdict: neg_decide's, or the arbiter lab's while it is in use. */
 static enum neg_verdict decide(enum neg_pool asker, struct neg_offer own, struct neg_offer other, uint32_t pen,
                                const struct shares *sh)
 {
-  if (!arbiter_in_use())
+  const struct neg_arbiter *a = neg_arbiter;
+  if (!a)
     return neg_decide(asker, own, other, pen);
-  return arbitrate(asker, own, other, pen, penalty_s, penalty_mode, sh->cache, sh->vm, sh->free);
+  return a->arbitrate(asker, own, other, pen, sh->cache, sh->vm, sh->free);
 }
 
 /* The record of one negotiation, o[] the offers by pool (one of them, with unasked, the bound
@@ -284,6 +297,18 @@ static void count_ask(enum neg_pool asker, struct frame *f, enum neg_verdict ver
   }
 }
 
+/* neg.verify_unasked: asks an unasked pool all the same and counts a verdict its answer would
+ * have changed, and any offer older than its pool's bound (interrupts off since the offers). */
+static void verify(enum neg_pool asker, struct neg_offer o[2], uint32_t pen, int unasked)
+{
+  enum neg_pool other = asker == NEG_FS ? NEG_VM : NEG_FS;
+  if (unasked) {
+    struct neg_offer real = offer(other, true);
+    st_unasked_wrong += below_bound(other, real) || neg_decide(asker, o[asker], real, pen) != NEG_OWN;
+  }
+  st_unasked_wrong += below_bound(asker, o[asker]) + (!unasked && below_bound(other, o[other]));
+}
+
 /* A frame for the asker's pool (owned by nobody yet: the asker claims it), or 0 with
  * *verdict saying what to do: NEG_OWN, recycle its own oldest page; NEG_OTHER, the other
  * should have given one but had none clean after all (ask again soon); NEG_NONE, neither
@@ -313,24 +338,17 @@ __attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum n
   uint32_t pen = penalty_ms(&sh);
   uint32_t since = used_since(other);         /* read once: the record shows what was compared */
   int unasked = 0;
-  if (arbiter_in_use()) {
-    o[other] = offer(other, true);
-    *verdict = arbitrate(asker, o[asker], o[other], pen, penalty_s, penalty_mode, sh.cache, sh.vm, sh.free);
-  } else if (neg_keeps_own(asker, o[asker], since, pen)) {
+  if (!neg_arbiter && neg_keeps_own(asker, o[asker], since, pen)) {
     o[other] = (struct neg_offer){ .refuse = false, .lastref_ms = since };
     unasked = other == NEG_VM ? NEGT_VM_UNASKED : NEGT_FS_UNASKED;
     *verdict = NEG_OWN;
     st_unasked++;
-    if (check) {
-      struct neg_offer real = offer(other, true);
-      st_unasked_wrong += below_bound(other, real) || neg_decide(asker, o[asker], real, pen) != NEG_OWN;
-    }
   } else {
     o[other] = offer(other, true);
-    *verdict = neg_decide(asker, o[asker], o[other], pen);
+    *verdict = decide(asker, o[asker], o[other], pen, &sh);
   }
   if (check) {
-    st_unasked_wrong += below_bound(asker, o[asker]) + (!unasked && below_bound(other, o[other]));
+    verify(asker, o, pen, unasked);
     popcli();
   }
   if (unasked != NEGT_FS_UNASKED)
@@ -378,20 +396,14 @@ void neg_note_clean(void)
 
 /* --- the trace, settings and counters ----------------------------------------------------- */
 
-int sys_negtrace(void)
+uint32_t neg_trace_copy(struct negrecord *out, uint32_t max)
 {
-  uint32_t ubuf = argraw(0);
-  int max = argint(1);
-  if (max < 0)
-    return -EINVAL;
-  static struct negrecord out[NEGTRACE_MAX];
   acquire(&trace_lock);
-  uint32_t n = MIN(trace_seq, MIN((uint32_t)max, NEGTRACE_MAX));
+  uint32_t n = MIN(trace_seq, MIN(max, NEGTRACE_MAX));
   for (uint32_t i = 0; i < n; i++)      /* oldest first */
     out[i] = trace[(trace_seq - n + i) % NEGTRACE_MAX];
   release(&trace_lock);
-  int err = copy_to_user(ubuf, out, n * sizeof out[0]);
-  return err < 0 ? err : (int)n;
+  return n;
 }
 
 static void mode_get(char *out, int len)
@@ -484,7 +496,6 @@ void neg_init(void)
   free_count = coremap_count_word(POOL_FREE);
   initlock(&trace_lock, "negtrace");
   refault_init();
-  arbiter_init();
   for (uint32_t i = 0; i < NELEM(settings); i++)
     setting_register(&settings[i]);
   stat_register_table(counters, NELEM(counters));
@@ -498,9 +509,4 @@ int mem_audit(bool quiet)
     if (pools[p] && pools[p]->audit)
       bad += pools[p]->audit(quiet);
   return bad;
-}
-
-int sys_vmaudit(void)
-{
-  return mem_audit(argint(0) != 0);
 }

@@ -48,6 +48,34 @@ void neg_refill(void);
 void neg_refill_for_kernel(void);
 void neg_init(void);
 
+/* The arbiter lab's hook (kernel/arbiters.c): set while an arbiter is chosen or the lab's
+ * recording is on, 0 otherwise, so that without the lab no code of it runs on any path. Each
+ * member but arbitrate may be 0 (not wanted).
+ * arbitrate: the verdict in neg_decide's place, own and other the two offers; penalty_ms the
+ *   kernel's penalty for them; cache, vm, free: the frames each pool holds and the free ones.
+ * gave, refault, used, reset: kernel/refault.c's events (kernel/refault.h), as they happen,
+ *   under the refault lock: a pool gave up the page named key; missed on one it had given up;
+ *   the aging clock found a VM page used again after idle_ms, longer than the cache's oldest
+ *   block was old at the last negotiation met while it lay idle; neg.reset. */
+struct neg_arbiter {
+  enum neg_verdict (*arbitrate)(enum neg_pool asker, struct neg_offer own, struct neg_offer other,
+                                uint32_t penalty_ms, uint32_t cache, uint32_t vm, uint32_t free);
+  void (*gave)(enum neg_pool pool, uint32_t key, uint32_t lastref_ms);
+  void (*refault)(enum neg_pool pool, uint32_t key, uint32_t distance, uint32_t reuse_ms,
+                  uint32_t other_frames, bool early);
+  void (*used)(uint32_t now_ms, uint32_t idle_ms, uint32_t cache_age_ms);
+  void (*reset)(void);
+};
+extern const struct neg_arbiter *neg_arbiter;
+void neg_set_arbiter(const struct neg_arbiter *a);
+/* The penalty's settings as they are (vm.penalty in s, vm.penalty_mode), for an arbiter. */
+void neg_penalty_setting(uint32_t *penalty_s, enum neg_penalty_mode *mode);
+
+/* The last negotiations, oldest first: up to max records (NEGTRACE_MAX at most) copied to out;
+ * how many. */
+struct negrecord;
+uint32_t neg_trace_copy(struct negrecord *out, uint32_t max);
+
 /* The memory audit (SYS_vmaudit, the audit program): the core map, then each registered
  * pool's own audit; problems found. */
 int mem_audit(bool quiet);

@@ -24,6 +24,9 @@
  * block at the last negotiation (refault_offered) was younger than that idle time, and the
  * bias covered the difference (neg_saved), the page stayed only because of the bias.
  *
+ * THE ARBITER LAB hears each of these events through its hook (neg_arbiter, while it is in
+ * use), under the same lock.
+ *
  * One spinlock, taken last of all (under cache_lock or vm_lock), guards both tables and the
  * evidence. */
 #include "kernel/klib.h"
@@ -32,8 +35,8 @@
 #include "kernel/time.h"
 #include "kernel/coremap.h"
 #include "kernel/shadow.h"
+#include "kernel/negotiate.h"
 #include "kernel/refault.h"
-#include "kernel/arbiters.h"
 
 #define NBUCKETS 5                /* distances: < 64, 256, 1K, 4K pages, and more */
 
@@ -54,7 +57,9 @@ void refault_gave(enum neg_pool pool, uint32_t key, uint32_t lastref_ms)
 {
   acquire(&refault_lock);
   shadow_remember(&pools[pool].table, key, lastref_ms);
-  arbiter_gave(pool, key, lastref_ms);
+  const struct neg_arbiter *a = neg_arbiter;
+  if (a && a->gave)
+    a->gave(pool, key, lastref_ms);
   release(&refault_lock);
 }
 
@@ -85,17 +90,20 @@ void refault_missed(enum neg_pool pool, uint32_t key)
       if (pool == NEG_VM)
         neg_learn_refault(&learned, now, now - lastref);
     }
-    arbiter_refault(pool, key, d, now - lastref, other, early);
+    const struct neg_arbiter *a = neg_arbiter;
+    if (a && a->refault)
+      a->refault(pool, key, d, now - lastref, other, early);
   }
   release(&refault_lock);
 }
 
 void refault_used(enum neg_pool pool, uint32_t idle_ms)
 {
-  if (pool == NEG_VM && cache_offer_seen && arbiter_wants_used()) {
+  const struct neg_arbiter *a = neg_arbiter;
+  if (a && a->used && pool == NEG_VM && cache_offer_seen) {
     uint32_t now = uptime_ms();     /* pressure met while the page lay idle, as below */
     if (now - seen_ms <= idle_ms)
-      arbiter_used(now, idle_ms, seen_ms - cache_oldest_ms);
+      a->used(now, idle_ms, seen_ms - cache_oldest_ms);
   }
   if (pool != NEG_VM || learned.bias_ms == 0 || !cache_offer_seen)
     return;                   /* the common case, without the lock: nothing to renew */
@@ -131,6 +139,12 @@ void refault_evidence(uint32_t *early, uint32_t *saved, uint32_t *evidence_ms)
   *evidence_ms = learned.evidence_ms;
 }
 
+void refault_counts(enum neg_pool pool, uint32_t *refaults, uint32_t *early)
+{
+  *refaults = pools[pool].refaults;
+  *early = pools[pool].early;
+}
+
 void refault_reset(void)
 {
   acquire(&refault_lock);
@@ -141,8 +155,10 @@ void refault_reset(void)
   st_saved = 0;
   learned = (struct neg_learned){ 0, 0 };
   cache_offer_seen = false;
+  const struct neg_arbiter *a = neg_arbiter;
+  if (a && a->reset)
+    a->reset();
   release(&refault_lock);
-  arbiter_reset();
 }
 
 /* --- counters ------------------------------------------------------------------------------ */

@@ -21,6 +21,8 @@ uint32_t refault_bias_ms(void);
 /* For the negotiation's trace: the VM's early refaults and saved pages since neg.reset, and
  * when its last evidence came. */
 void refault_evidence(uint32_t *early, uint32_t *saved, uint32_t *evidence_ms);
+/* The pool's refaults since neg.reset, and the early ones among them. */
+void refault_counts(enum neg_pool pool, uint32_t *refaults, uint32_t *early);
 /* neg.reset=1: the counters start again, and the VM's learned bias with them. */
 void refault_reset(void);
 #endif

@@ -306,7 +306,7 @@ def test_frames_lru_seg_pt_cowlists_describe_a_fork_family(disk, kernel):
         assert r.of("help " + h).startswith(usage + ":"), r.of("help " + h)
 
 
-NEG_CATCH = "kernel/negotiate.c:%d" % next(i + 1 for i, l in enumerate(open(ROOT_DIR / "kernel/negotiate.c"))
+NEG_CATCH = "kernel/sysmem.c:%d" % next(i + 1 for i, l in enumerate(open(ROOT_DIR / "kernel/sysmem.c"))
                                        if "copy_to_user(ubuf, out" in l)
 DUMP_NEGS = ("python exec(\"import gdb\\nn = int(gdb.parse_and_eval('n'))\\n"
              "for i in range(n):\\n r = gdb.parse_and_eval('out[%d]' % i)\\n"

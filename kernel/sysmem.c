@@ -1,0 +1,24 @@
+/* System calls about the memory system's floor: the last negotiations (negtrace) and the
+ * memory audit (vmaudit). The floor itself (kernel/negotiate.c) knows no system call: these
+ * read their arguments and copy its answers out. */
+#include "kernel/klib.h"
+#include "kernel/syscall.h"
+#include "kernel/uapi/negtrace.h"
+#include "kernel/negotiate.h"
+
+int sys_negtrace(void)
+{
+  uint32_t ubuf = argraw(0);
+  int max = argint(1);
+  if (max < 0)
+    return -EINVAL;
+  static struct negrecord out[NEGTRACE_MAX];
+  uint32_t n = neg_trace_copy(out, (uint32_t)max);
+  int err = copy_to_user(ubuf, out, n * sizeof out[0]);
+  return err < 0 ? err : (int)n;
+}
+
+int sys_vmaudit(void)
+{
+  return mem_audit(argint(0) != 0);
+}
