@@ -69,7 +69,7 @@ HOSTCFLAGS := -O2 -g -Wall -Wextra -Wno-unused-parameter -I.
 # scaffold/ is what serves only the tests, the benchmarks and the labs (damage for the audits'
 # tests, views, the disk's self-test and ceiling): built into the same kernel, kept off the path
 # a reader follows through kernel/, drivers/, fs/ and vm/.
-KSRC := $(wildcard kernel/*.S) $(wildcard kernel/*.c drivers/*.c fs/*.c vm/*.c scaffold/*.c)
+KSRC := $(wildcard kernel/*.S) $(wildcard kernel/*.c kernel/mem/*.c drivers/*.c fs/*.c vm/*.c scaffold/*.c)
 KOBJ := $(patsubst %,$(B)/k/%.o,$(KSRC))
 ULIBSRC := $(wildcard user/lib/*.c user/lib/*.S)
 ULIBOBJ := $(patsubst %,$(B)/u/%.o,$(filter-out user/lib/crt0.S,$(ULIBSRC)))
@@ -246,7 +246,7 @@ $(B)/fsck: mkfs/fsck.c mkfs/image.c fs/layout.c $(wildcard mkfs/*.h fs/layout.h)
 # programs' own), and it is rebuilt when they or any header change.
 host_test_sources = $(wildcard $(shell sed -n 's/^.*host-test: *//; T; s/ *\*\/.*//; p' tests/host/$(1).c))
 .SECONDEXPANSION:
-$(B)/tests/test_%: tests/host/test_%.c $$(call host_test_sources,test_$$*) $(wildcard fs/*.h kernel/*.h vm/*.h user/include/*.h) | $(TOOLS_OK)
+$(B)/tests/test_%: tests/host/test_%.c $$(call host_test_sources,test_$$*) $(wildcard fs/*.h kernel/*.h kernel/mem/*.h vm/*.h user/include/*.h) | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -iquote user/include -o $@ $< $(call host_test_sources,test_$*)
@@ -261,8 +261,8 @@ tracesim: $(B)/tracesim $(PY_OK)
 	$(PY) tools/lab/tracesim.py
 # The arbiter lab's simulator (tools/lab/arbitersim/) replays recorded negotiations through the
 # very arbiter files the kernel compiles (kernel/arbiter_*.c).
-ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard kernel/arbiter_*.c) kernel/negotiate_rule.c
-$(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) tools/lab/tracefile.h tools/lab/callwatch.h kernel/arbiter.h kernel/negotiate_rule.h | $(TOOLS_OK)
+ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard kernel/arbiter_*.c) kernel/mem/negotiate_rule.c
+$(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) tools/lab/tracefile.h tools/lab/callwatch.h kernel/arbiter.h kernel/mem/negotiate_rule.h | $(TOOLS_OK)
 	@mkdir -p $(B)
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(ARBITERSIM_SRC)
@@ -304,7 +304,7 @@ trace-cost: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
 
 # The kernel's own file-system code, run on the host against mkfs images (tests/host/test_kfs.py).
 KFSSRC := $(wildcard tests/host/kfs/*.c) $(wildcard fs/*.c) kernel/pipe.c kernel/cmdline.c kernel/sysctl.c
-$(B)/tests/kfs: $(KFSSRC) $(wildcard tests/host/kfs/*.h fs/*.h kernel/*.h kernel/uapi/*.h) kernel/coremap.h drivers/disk.h | $(TOOLS_OK)
+$(B)/tests/kfs: $(KFSSRC) $(wildcard tests/host/kfs/*.h fs/*.h kernel/*.h kernel/uapi/*.h) kernel/mem/coremap.h drivers/disk.h | $(TOOLS_OK)
 	@mkdir -p $(B)/tests
 	$(msg) CC $@
 	$(Q)$(CC) -static -O1 -g -Wall -Wextra -Wno-unused-parameter -I. -Itests/host/kfs -o $@ $(KFSSRC)

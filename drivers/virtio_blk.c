@@ -84,7 +84,7 @@
 #include "kernel/uapi/errno.h"
 struct procinfo;                  /* proc.h names it in a prototype without declaring it */
 #include "kernel/proc.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "drivers/pci.h"
 #include "drivers/virtio.h"
 #include "drivers/disk.h"

@@ -3,7 +3,7 @@
 #ifndef FS_BITSET_H
 #define FS_BITSET_H
 #include "kernel/types.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 #define BITSET_PAGE_BITS (4096u * 8)
 #define BITSET_MAXPAGES  64u        /* 2M bits: the blocks of an 8 GB disk */

@@ -1,6 +1,6 @@
 /* The VM's interface to the file system, all of it: vm/ includes no other fs/ header and
  * calls nothing of the file system that is not declared here (the file cache least of all:
- * the VM and the cache meet only in kernel/coremap.h and kernel/negotiate.h). Implemented by
+ * the VM and the cache meet only in kernel/mem/coremap.h and kernel/mem/negotiate.h). Implemented by
  * fs/bypass.c, and for the executables by the inodes and directories (fs/inode.c, fs/dir.c);
  * fs/fs.h, the file system as the rest of the kernel sees it, includes it.
  *

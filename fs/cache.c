@@ -7,7 +7,7 @@
  * one core-map frame of POOL_CACHE (owner: the block header).
  *
  * The cache's size follows demand (Sprite thesis 6.3): it grows by taking a frame, free or
- * traded from the VM (kernel/negotiate.c), and shrinks when the VM asks for its oldest clean
+ * traded from the VM (kernel/mem/negotiate.c), and shrinks when the VM asks for its oldest clean
  * block; it never goes below fs.cache_min_kb when asked, nor above fs.cache_max_kb if set,
  * and with fs.cache_fixed_kb set it grows to that size and stays. Headers, one for every
  * frame of memory, are made at boot a page at a time; those without a frame wait on a spare
@@ -31,7 +31,7 @@
  * the writer of a write-back for the whole I/O (so a block changed meanwhile waits, then
  * is dirty again). A block nobody references has a free sleeplock, so a cleaner may take
  * it while holding cache_lock. While a block is under disk I/O (read, or written back) its
- * frame is busy, the core map's one "busy, wait for it" (kernel/coremap.h): nobody takes the
+ * frame is busy, the core map's one "busy, wait for it" (kernel/mem/coremap.h): nobody takes the
  * block, and whoever must wait for the I/O to end waits on the frame (frame_wait).
  */
 #include "fs/cache_internal.h"
@@ -44,8 +44,8 @@
 #include "kernel/uapi/errno.h"
 #include "kernel/uapi/syscall.h"
 #include "drivers/disk.h"
-#include "kernel/negotiate.h"
-#include "kernel/refault.h"
+#include "kernel/mem/negotiate.h"
+#include "kernel/mem/refault.h"
 #include "kernel/audit.h"
 
 #define NHASH   8192u               /* a power of two: chains of a few blocks in 64 MB */
@@ -87,7 +87,7 @@ static uint32_t hash(uint32_t fileid, uint32_t blockno)
   return (fileid * 2654435761u + blockno) & (NHASH - 1);
 }
 
-/* A block's name in the shadow table of blocks given up (kernel/refault.c). */
+/* A block's name in the shadow table of blocks given up (kernel/mem/refault.c). */
 static uint32_t shadow_key(uint32_t fileid, uint32_t blockno)
 {
   return fileid * 2654435761u + blockno;
@@ -303,7 +303,7 @@ static void shrink(void)
   give_back();
 }
 
-/* --- what the negotiation asks (kernel/negotiate.c) -------------------------------------- */
+/* --- what the negotiation asks (kernel/mem/negotiate.c) -------------------------------------- */
 
 static struct neg_offer cache_offer(bool giving)
 {
@@ -489,7 +489,7 @@ static uint32_t scheduled(void)
 
 /* --- the interface ----------------------------------------------------------------------- */
 
-/* The cache's answers to the negotiation (kernel/negotiate.h). */
+/* The cache's answers to the negotiation (kernel/mem/negotiate.h). */
 static const struct pool_ops cache_pool = {
   .offer = cache_offer, .surrender = cache_surrender, .audit = cache_audit,
   .reset = cache_minmax_reset,

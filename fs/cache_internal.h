@@ -7,7 +7,7 @@
 #include "fs/cache.h"
 #include "fs/layout.h"
 #include "kernel/spinlock.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 #define NCFILE  256                 /* files with dirty blocks (or a name or error) at once */
 
@@ -45,7 +45,7 @@ extern struct hpage *hpages;
   for (struct hpage *hp = hpages; hp; hp = hp->next) \
     for (struct cblock *b = hp->b; b < hp->b + hp->n; b++)
 
-/* A block under disk I/O has its frame busy (kernel/coremap.h: busy, wait for it); a valid one
+/* A block under disk I/O has its frame busy (kernel/mem/coremap.h: busy, wait for it); a valid one
  * is being written, an invalid one read. */
 static inline bool busy(struct cblock *b) { return b->frame && frame_busy(b->frame); }
 static inline bool writing(struct cblock *b) { return busy(b) && (b->flags & CB_VALID); }

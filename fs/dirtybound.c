@@ -26,7 +26,7 @@
  * a VM that holds most of memory (the IFS benchmark's toucher) would shrink such a bound to a
  * handful of blocks and throttle every writer; the bound is of all shared frames instead, and
  * what it does not cover -- a cache whose few blocks are all dirty when the VM asks -- the
- * negotiation's busy answer does (kernel/negotiate.c): the asker waits for a clean frame
+ * negotiation's busy answer does (kernel/mem/negotiate.c): the asker waits for a clean frame
  * rather than recycle a page the penalty protects. 0 turns either bound off (both 0: Sprite).
  *
  * Below the background bound nothing changes: a temporary file deleted before its blocks'
@@ -51,7 +51,7 @@
 #include "kernel/time.h"
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 #define META_MARGIN 4       /* metadata blocks one data block's write may dirty after it */
 #define MIN_LIMIT  32       /* the least bound in blocks: a writer must be able to move */

@@ -32,7 +32,7 @@
 #include "fs/layout.h"
 #include "kernel/klib.h"
 #include "kernel/spinlock.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 static struct spinlock order_lock;
 static struct bitset newbits;       /* allocated, contents not yet on stable storage */

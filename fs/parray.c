@@ -1,6 +1,6 @@
 /* The sparse page arrays of fs/parray.h. */
 #include "fs/parray.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 uint8_t *pa_at(struct parray *a, uint32_t byte)
 {

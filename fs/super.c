@@ -18,7 +18,7 @@
 #include "fs/file.h"
 #include "kernel/klib.h"
 #include "kernel/power.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "kernel/uapi/errno.h"
 #include "drivers/disk.h"
 #include "fs/ordering.h"

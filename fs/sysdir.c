@@ -9,7 +9,7 @@
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
 #include "kernel/memlayout.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 static bool isdot(const char *name)
 {

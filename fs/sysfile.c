@@ -11,7 +11,7 @@
 #include "kernel/syscall.h"
 #include "kernel/memlayout.h"
 #include "kernel/uapi/fcntl.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 /* --- helpers ----------------------------------------------------------------------------- */
 

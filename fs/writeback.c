@@ -35,7 +35,7 @@
 #include "kernel/uapi/errno.h"
 #include "drivers/disk.h"
 #include "fs/ordering.h"
-#include "kernel/negotiate.h"
+#include "kernel/mem/negotiate.h"
 #include "fs/cluster.h"
 #include "kernel/audit.h"
 
@@ -405,7 +405,7 @@ void wait_for_clean_block(void)
   if (cache_have_cleaners) {
     /* The cleaners write the dirty ones cache_alloc_block just scheduled, and a release wakes
      * us. We do not write them ourselves: we may hold other blocks and inodes locked
-     * (kernel/coremap.h). A pointer block held back for data not yet durable needs a flush
+     * (kernel/mem/coremap.h). A pointer block held back for data not yet durable needs a flush
      * to go out whole. */
     if (cache_unflushed()) {
       release(&cache_lock);

@@ -1,7 +1,7 @@
 /* The arbiter: the rule that decides which pool gives up a frame, as a lab (docs/lab-arbiter.md).
  *
- * The negotiation (kernel/negotiate.c) asks both pools "how old is the page you would give up
- * next?". With vm.arbiter=none, the default, kernel/negotiate_rule.c's neg_decide answers, with
+ * The negotiation (kernel/mem/negotiate.c) asks both pools "how old is the page you would give up
+ * next?". With vm.arbiter=none, the default, kernel/mem/negotiate_rule.c's neg_decide answers, with
  * vm.penalty and vm.penalty_mode. With vm.arbiter=NAME an arbiter of kernel/arbiters.c's table
  * answers instead: a struct of hooks, one file kernel/arbiter_NAME.c that includes nothing but
  * this header, so that the host simulator (tools/lab/arbitersim/) compiles the very same file.
@@ -14,7 +14,7 @@
  * Its state: small static variables. */
 #ifndef KERNEL_ARBITER_H
 #define KERNEL_ARBITER_H
-#include "kernel/negotiate_rule.h"
+#include "kernel/mem/negotiate_rule.h"
 
 /* One pool as the arbiter sees it at a negotiation. */
 struct arb_pool {
@@ -37,7 +37,7 @@ struct arb_view {
 };
 
 /* A refault: a pool missed on a page it had given up (a cache miss on a remembered block, a
- * page-in of a remembered VM page; kernel/refault.c keeps the shadows). */
+ * page-in of a remembered VM page; kernel/mem/refault.c keeps the shadows). */
 struct arb_refault {
   enum neg_pool pool;
   uint32_t now_ms;

@@ -1,7 +1,7 @@
 /* The reference arbiter: the lab's model solution (docs/lab-arbiter.md), the kernel's own
  * vm.penalty_mode=adaptive written as an arbiter. It holds no rule of its own: the learned
- * bias and the comparison are kernel/negotiate_rule.c's (its essay says what they do and
- * why), fed here by the arbiter's hooks instead of by kernel/refault.c, so that an arbiter a
+ * bias and the comparison are kernel/mem/negotiate_rule.c's (its essay says what they do and
+ * why), fed here by the arbiter's hooks instead of by kernel/mem/refault.c, so that an arbiter a
  * student writes is measured against the very rule the kernel runs. */
 #include "kernel/arbiter.h"
 

@@ -2,7 +2,7 @@
  * recording a host replay stands on (docs/lab-arbiter.md).
  *
  * CHOOSING. vm.arbiter=none (the default) leaves the decision to neg_decide and vm.penalty,
- * vm.penalty_mode, as kernel/negotiate.c has always made it. vm.arbiter=NAME hands it to an
+ * vm.penalty_mode, as kernel/mem/negotiate.c has always made it. vm.arbiter=NAME hands it to an
  * arbiter of the table below (kernel/arbiter.h: one file each, pure C), at run time, so that one
  * kernel boots every arbiter and the lab's kernel pass compares a student's with the fixed
  * penalties and the reference on the same binary, switching with a sysctl (a build variable
@@ -15,7 +15,7 @@
  * pools' and the refault table's spinlocks), so an arbiter's state is never seen half-changed.
  *
  * THE HOOK. The kernel hears the lab through one registered hook (struct neg_arbiter,
- * kernel/negotiate.h), set only while an arbiter is chosen or the recording is on, with only
+ * kernel/mem/negotiate.h), set only while an arbiter is chosen or the recording is on, with only
  * the events wanted: with vm.arbiter=none and no recording, no code of this file runs.
  *
  * RECORDING. neg.arbiter_trace=1 writes every negotiation (its offers, the pools' frames and
@@ -32,9 +32,9 @@
 #include "kernel/sysctl.h"
 #include "kernel/time.h"
 #include "kernel/uapi/errno.h"
-#include "kernel/coremap.h"
-#include "kernel/negotiate.h"
-#include "kernel/refault.h"
+#include "kernel/mem/coremap.h"
+#include "kernel/mem/negotiate.h"
+#include "kernel/mem/refault.h"
 #include "kernel/arbiter.h"
 #include "kernel/arbiters.h"
 #include "drivers/debugcon.h"

@@ -1,7 +1,7 @@
 /* The kernel's side of the arbiter lab (kernel/arbiters.c): which arbiter decides (vm.arbiter),
  * the mechanical cases around it, and the recording of what a replay needs (neg.arbiter_trace).
  * It reaches the negotiation only through the hook it registers (struct neg_arbiter,
- * kernel/negotiate.h). */
+ * kernel/mem/negotiate.h). */
 #ifndef KERNEL_ARBITERS_H
 #define KERNEL_ARBITERS_H
 /* Its settings and counters, after the negotiation's (neg_init). */

@@ -12,7 +12,7 @@
 #include "kernel/stats.h"
 #include "kernel/time.h"
 #include "kernel/dump.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 void state_dump(void)
 {

@@ -13,9 +13,9 @@
 #include "drivers/pci.h"
 #include "drivers/disk.h"
 #include "drivers/kbd.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "vm/vm.h"
-#include "kernel/negotiate.h"
+#include "kernel/mem/negotiate.h"
 #include "kernel/arbiters.h"
 
 #define MULTIBOOT_BOOTLOADER_MAGIC 0x2BADB002

@@ -13,7 +13,7 @@
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
 #include "kernel/memlayout.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 struct pipe {
   struct spinlock lock;     /* rpos, count, the open flags */

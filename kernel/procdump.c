@@ -6,7 +6,7 @@
 #include "kernel/sleeplock.h"
 #include "kernel/ksyms.h"
 #include "kernel/memlayout.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 /* A code address as the kernel's symbol table names it: "sleep_ms+0x3c" (kernel/ksyms.c). */
 static void print_pc(uint32_t pc)

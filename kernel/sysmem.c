@@ -1,10 +1,10 @@
 /* System calls about the memory system's floor: the last negotiations (negtrace) and the
- * memory audit (vmaudit). The floor itself (kernel/negotiate.c) knows no system call: these
+ * memory audit (vmaudit). The floor itself (kernel/mem/negotiate.c) knows no system call: these
  * read their arguments and copy its answers out. */
 #include "kernel/klib.h"
 #include "kernel/syscall.h"
 #include "kernel/uapi/negtrace.h"
-#include "kernel/negotiate.h"
+#include "kernel/mem/negotiate.h"
 
 int sys_negtrace(void)
 {

@@ -11,7 +11,7 @@
 #include "fs/fs.h"
 #include "fs/file.h"
 #include "vm/vm.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 int sys_fork(void) { return fork(); }
 int sys_getpid(void) { return myproc()->pid; }

@@ -20,7 +20,7 @@
 #include "kernel/time.h"
 #include "kernel/sysctl.h"
 #include "kernel/stats.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "kernel/uapi/errno.h"
 #include "drivers/disk.h"
 

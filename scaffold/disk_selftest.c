@@ -19,7 +19,7 @@
 #include "kernel/time.h"
 #include "kernel/cmdline.h"
 #include "kernel/uapi/errno.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "drivers/disk.h"
 #include "drivers/virtio_blk.h"
 

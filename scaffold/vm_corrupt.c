@@ -33,7 +33,7 @@
 #include "kernel/syscall.h"
 #include "kernel/uapi/vmcorrupt.h"
 #include "vm/vm.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 volatile bool vm_damaged;
 static uint32_t corrupt_allowed;          /* the setting debug.corrupt */

@@ -15,7 +15,7 @@
 #include "kernel/time.h"
 #include "kernel/uapi/vmpages.h"
 #include "vm/vm.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 static struct vmpage out[VMPAGES_MAX];
 static struct vmpages_info info;

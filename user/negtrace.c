@@ -9,7 +9,7 @@
  * "free" for a free block or page (it has no age: it goes before any page in use), or
  * "refuse"; "<=N" for a pool that was not asked: none of its pages had been idle longer than
  * N ms, and even a page that old would have stayed, so the asker kept its own without asking
- * it (kernel/negotiate.c); the VM's age is shown before the penalty is taken off it; gave is the pool whose
+ * it (kernel/mem/negotiate.c); the VM's age is shown before the penalty is taken off it; gave is the pool whose
  * frame the asker got (its own: it recycles its own oldest page), "none", or "busy" (the pool
  * that should give had only dirty pages: it has them written, and the asker waits for one
  * before it recycles its own); then the frames each

@@ -11,7 +11,7 @@
 #include "kernel/power.h"
 #include "fs/bypass.h"
 #include "vm/vm.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "kernel/audit.h"
 
 static struct addrspace astab[NPROC];

@@ -4,7 +4,7 @@
  * The file cache sees every read and write, so each of its blocks carries the exact time of
  * its last use. A VM page is used by the CPU, and the hardware keeps only an accessed bit in
  * the page-table entry: that the page was touched, not when. Yet the negotiation
- * (kernel/negotiate.c) gives a frame to whichever pool holds the older page, so a VM page
+ * (kernel/mem/negotiate.c) gives a frame to whichever pool holds the older page, so a VM page
  * needs a time of last reference comparable with the cache's. The aging clock makes one.
  *
  * THE SWEEP. Ten times a second the VM daemon (vm_daemon, the vmaging thread) runs the aging
@@ -48,7 +48,7 @@
  * page found accessed cannot be offered until its bit is taken, and whoever takes it stamps
  * the page (pol_referenced) -- but for a page restored after a page-out, whose bit is dropped
  * with no stamp: that lowers the bound to its time (aging_unstamped). A cache ask that would
- * keep its own even against a page that old does not ask the VM at all (kernel/negotiate.c,
+ * keep its own even against a page that old does not ask the VM at all (kernel/mem/negotiate.c,
  * UNASKED); the audit checks that no idle page is older.
  *
  * The VM daemon's tick also samples the reference trace (vm/trace.c), lets the policy tick,
@@ -59,9 +59,9 @@
 #include "kernel/x86.h"
 #include "kernel/time.h"
 #include "kernel/sysctl.h"
-#include "kernel/coremap.h"
-#include "kernel/negotiate.h"
-#include "kernel/refault.h"
+#include "kernel/mem/coremap.h"
+#include "kernel/mem/negotiate.h"
+#include "kernel/mem/refault.h"
 #include "vm/vm.h"
 #include "vm/policy.h"
 #include "vm/paging.h"
@@ -148,7 +148,7 @@ bool pol_referenced(uint32_t i)
   invlpg(frame_vaddr(f));
   if (ref) {
     uint32_t now = uptime_ms();
-    refault_used(NEG_VM, now - f->lastref);    /* kept by the learned bias? kernel/refault.c */
+    refault_used(NEG_VM, now - f->lastref);    /* kept by the learned bias? kernel/mem/refault.c */
     f->lastref = now;
   }
   return ref;
@@ -267,7 +267,7 @@ int32_t oldest_victim(int32_t *k)
   return -1;
 }
 
-/* --- what the negotiation asks (kernel/negotiate.c) ----------------------------------------- */
+/* --- what the negotiation asks (kernel/mem/negotiate.c) ----------------------------------------- */
 
 /* The VM keeps 1/16 of memory whoever asks (Sprite's minVMPages). */
 static bool at_floor(void)
@@ -308,7 +308,7 @@ static struct frame *vm_surrender(void)
   return f;
 }
 
-/* The VM's answers to the negotiation (kernel/negotiate.h). */
+/* The VM's answers to the negotiation (kernel/mem/negotiate.h). */
 static const struct pool_ops vm_pool = {
   .offer = vm_offer, .surrender = vm_surrender, .audit = vm_audit, .used_since_ms = &used_since,
 };

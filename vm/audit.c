@@ -9,7 +9,7 @@
  * names each disagreement ("audit: ..."), returning how many.
  *
  * It runs from the audit program (SYS_vmaudit, through the memory audit mem_audit of
- * kernel/negotiate.c, which checks the core map first and calls this as the VM pool's audit),
+ * kernel/mem/negotiate.c, which checks the core map first and calls this as the VM pool's audit),
  * and after every fault with vm.audit=1. The parts that concern one file's own structures are
  * that file's: the laundry and the ready list (pageout_audit, vm/pageout.c), the VM's offer
  * (aging_audit, vm/aging.c), the COW-COR rings (cowcor_audit), the page directories
@@ -20,7 +20,7 @@
  * that each is reported.
  */
 #include "kernel/klib.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "vm/vm.h"
 #include "vm/paging.h"
 #include "kernel/audit.h"

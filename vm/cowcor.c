@@ -52,7 +52,7 @@
 #include "kernel/sysctl.h"
 #include "kernel/syscall.h"
 #include "vm/vm.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "vm/fault.h"
 #include "kernel/audit.h"
 

@@ -11,7 +11,7 @@
 #include "kernel/uapi/stat.h"
 #include "fs/bypass.h"
 #include "vm/vm.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 #define MAXARG 64
 #define ARGSPACE (64 * 1024)   /* bytes of argument strings and pointers */

@@ -15,10 +15,10 @@
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
 #include "fs/bypass.h"
-#include "kernel/refault.h"
+#include "kernel/mem/refault.h"
 #include "vm/vm.h"
 #include "vm/fault.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 
 /* Why the last fault could not be handled, for the kill message. */
 const char *vm_fault_reason;
@@ -113,7 +113,7 @@ static int pagein(struct addrspace *as, struct segment *s, uint32_t va, bool wri
     }
   }
   *pte = frame_pa(f) | PTE_INTRANS | (e & PTE_COW);
-  /* Given up before? (kernel/refault.c; named as pol_page names a resident page) */
+  /* Given up before? (kernel/mem/refault.c; named as pol_page names a resident page) */
   refault_missed(NEG_VM, s->serial * 2654435761u + ((va - s->lo) >> PGSHIFT));
   s->resident++;            /* an entry in transit counts as resident (the audit's rule) */
   release(&vm_lock);

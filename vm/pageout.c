@@ -3,7 +3,7 @@
  *
  * FRAMES FOR PAGES. A fault, a fork's copy or exec's arguments need a frame for a page, and
  * vm_getframe gives one: a free frame, one traded from the file cache, or one of the VM's own
- * pages, the victim. kernel/negotiate.c decides which, by the ages the two pools report (the
+ * pages, the victim. kernel/mem/negotiate.c decides which, by the ages the two pools report (the
  * VM's answers are in vm/aging.c). The VM's victim is taken only clean (take_clean): first a
  * page the page-out daemon has just cleaned (the ready list), as Sprite puts a cleaned page
  * at the front of its allocate list, unless it was referenced since; else the replacement
@@ -12,7 +12,7 @@
  * oldest page goes instead.
  *
  * BUSY. When the negotiation says the cache should give but its oldest blocks are dirty
- * (NEG_BUSY: kernel/negotiate.c), the cache has had them scheduled, and the asker waits for
+ * (NEG_BUSY: kernel/mem/negotiate.c), the cache has had them scheduled, and the asker waits for
  * one to be written (a bounded time, holding no lock) instead of recycling its own page,
  * which under a penalty is one the comparison judged younger. The laundry answers the same
  * way when the cache asks: vm_offer says busy when the VM's oldest page is dirty
@@ -46,9 +46,9 @@
 #include "kernel/time.h"
 #include "kernel/sysctl.h"
 #include "kernel/uapi/errno.h"
-#include "kernel/coremap.h"
-#include "kernel/negotiate.h"
-#include "kernel/refault.h"
+#include "kernel/mem/coremap.h"
+#include "kernel/mem/negotiate.h"
+#include "kernel/mem/refault.h"
 #include "vm/vm.h"
 #include "vm/policy.h"
 #include "vm/paging.h"
@@ -126,7 +126,7 @@ int32_t ready_first_idle(void)
 void vm_drop_frame(struct frame *f)
 {
   vm_trace_leave(f - coremap);
-  refault_gave(NEG_VM, pol_page(f - coremap), f->lastref);   /* its shadow: kernel/refault.c */
+  refault_gave(NEG_VM, pol_page(f - coremap), f->lastref);   /* its shadow: kernel/mem/refault.c */
   unlist(f);
   if (policy->page_out)
     policy->page_out(f - coremap);
@@ -197,7 +197,7 @@ bool take_if_clean(struct frame *f)
   uint32_t va = frame_vaddr(f);
   pte_t *pte = frame_pte(f);
   vm_trace_leave(f - coremap);
-  refault_gave(NEG_VM, pol_page(f - coremap), f->lastref);   /* its shadow: kernel/refault.c */
+  refault_gave(NEG_VM, pol_page(f - coremap), f->lastref);   /* its shadow: kernel/mem/refault.c */
   unlist(f);
   bool ondisk = s->type != SEG_CODE && (f->pflags & VMF_BACKED);
   *pte = (ondisk ? PTE_ONDISK : 0) | (old & PTE_COW);

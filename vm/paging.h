@@ -5,7 +5,7 @@
 #ifndef VM_PAGING_H
 #define VM_PAGING_H
 #include "kernel/types.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "vm/vm.h"
 #include "vm/policy.h"
 

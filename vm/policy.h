@@ -12,7 +12,7 @@
  * own, and its own static tables (kept small: kernel memory).
  *
  * A policy chooses among the VM's own pages only. When the file cache and the VM trade frames
- * (kernel/negotiate.c), the VM's offer is its oldest page by time of last reference, whatever the
+ * (kernel/mem/negotiate.c), the VM's offer is its oldest page by time of last reference, whatever the
  * policy: the policy decides which page the VM recycles when it keeps the frame for itself.
  */
 #ifndef VM_POLICY_H

@@ -54,7 +54,7 @@
 #include "kernel/syscall.h"
 #include "kernel/uapi/vmtrace.h"
 #include "vm/vm.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "vm/paging.h"
 
 #define TRACE_PAGES 256

@@ -16,7 +16,7 @@
 #include "kernel/proc.h"
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
-#include "kernel/coremap.h"
+#include "kernel/mem/coremap.h"
 #include "fs/bypass.h"
 #include "vm/vm.h"
 #include "vm/policy.h"

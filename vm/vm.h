@@ -15,7 +15,7 @@
  *                           executable (code, initialised data)
  *   PTE_ONDISK              on the segment's backing file, at block seg_block(s, va)
  *   frame | PTE_INTRANS     its frame is busy under I/O (being paged in or out): wait for
- *                           the frame (frame_wait, kernel/coremap.h) and look again
+ *                           the frame (frame_wait, kernel/mem/coremap.h) and look again
  *   master << 12 | PTE_COR  copy-on-reference (vm/cowcor.c): the page is the one the master
  *                           segment (index in segtab) holds copy-on-write at the same address
  * PTE_COW marks a master's copy-on-write page, in a present entry (then read-only) and in an
@@ -87,7 +87,7 @@ struct addrspace {
 /* The VM lock: segment and address-space tables, page-table entries, and the pool-private
  * fields of VM frames (owner, index, pflags, lastref; busy together with coremap_lock). A
  * spinlock held briefly, never across I/O: I/O is done with the frame busy and its
- * page-table entry PTE_INTRANS, so others wait on the frame (kernel/coremap.h). */
+ * page-table entry PTE_INTRANS, so others wait on the frame (kernel/mem/coremap.h). */
 extern struct spinlock vm_lock;
 extern struct segment segtab[];
 extern uint32_t nsegtab;
@@ -176,7 +176,7 @@ int vm_pageout_pid(int pid);
 extern uint32_t st_vm_pageouts;
 /* vm/audit.c: checks the VM's accounting (its frames, page tables, page-out lists, its offer
  * to the negotiation, COW-COR lists); prints each problem unless quiet; returns how many. The
- * core map's own audit is apart (kernel/coremap.h). */
+ * core map's own audit is apart (kernel/mem/coremap.h). */
 int vm_audit(bool quiet);
 extern uint32_t vm_audit_every_fault;     /* vm.audit (vm/vm.c) */
 /* The reference trace (vm/trace.c): sampled from the aging clock's tick, vm_lock held. */

@@ -1,5 +1,5 @@
 /* One negotiation between the file cache and the VM, as SYS_negtrace reports it
- * (kernel/negotiate.c keeps the last NEGTRACE_MAX in a ring). */
+ * (kernel/mem/negotiate.c keeps the last NEGTRACE_MAX in a ring). */
 #ifndef UAPI_NEGTRACE_H
 #define UAPI_NEGTRACE_H
 

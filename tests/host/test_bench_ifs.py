@@ -369,7 +369,7 @@ def test_sprites_mechanism_is_typed_first_and_each_is_a_kernel_setting():
     plain = bench_ifs.setup_lines(dict(cfg, mechanism="ours"), 0, "fixed")
     assert not any(x in plain for x in bench_ifs.SPRITE_MECHANISM)
     import glob
-    src = "".join(open(f).read() for d in ("kernel", "fs", "vm", "drivers") for f in glob.glob(os.path.join(ROOT, d, "*.c")))
+    src = "".join(open(f).read() for d in ("kernel", "kernel/mem", "fs", "vm", "drivers") for f in glob.glob(os.path.join(ROOT, d, "*.c")))
     for x in bench_ifs.SPRITE_MECHANISM:
         name, value = x.split("=")
         assert ('"%s"' % name) in src, name

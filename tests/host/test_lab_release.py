@@ -65,7 +65,7 @@ def test_the_skeletons_stand_in_the_solutions_places(tree):
     assert re.findall(r"&policy_(\w+),", table) and "&policy_clock," in table
     # The rest is the tree as it is: the traces, the learned bias the kernel's adaptive mode uses.
     assert (tree / "traces" / "negotiation" / "ifs-p0.negtrace.gz").exists()
-    assert filecmp.cmp(tree / "kernel" / "negotiate_rule.c", os.path.join(ROOT, "kernel", "negotiate_rule.c"),
+    assert filecmp.cmp(tree / "kernel" / "mem" / "negotiate_rule.c", os.path.join(ROOT, "kernel", "mem", "negotiate_rule.c"),
                        shallow=False)
     # The handouts are the students'; the instructors' page is not in the tree, nor linked.
     assert (tree / "docs" / "lab-replacement.md").exists() and (tree / "docs" / "lab-arbiter.md").exists()

@@ -1,10 +1,10 @@
-/* Host unit tests of the negotiation's decision (kernel/negotiate_rule.c, compiled unchanged):
+/* Host unit tests of the negotiation's decision (kernel/mem/negotiate_rule.c, compiled unchanged):
  * who gives a frame for each pair of offers, with and without the penalty, in both modes.
  *
  * Run by tests/host/test_c_programs.py.
- * host-test: kernel/negotiate_rule.c */
+ * host-test: kernel/mem/negotiate_rule.c */
 #include <stdio.h>
-#include "kernel/negotiate_rule.h"
+#include "kernel/mem/negotiate_rule.h"
 
 static int failures, checks;
 

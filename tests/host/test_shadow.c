@@ -1,12 +1,12 @@
-/* Host unit tests of the shadow tables (kernel/shadow.c, compiled unchanged): a page given up
+/* Host unit tests of the shadow tables (kernel/mem/shadow.c, compiled unchanged): a page given up
  * and wanted again is found with its distance and time; the table never holds more than its
  * sets' ways however many pages go; entries further back than the horizon are aged out.
  *
  * Run by tests/host/test_c_programs.py.
- * host-test: kernel/shadow.c */
+ * host-test: kernel/mem/shadow.c */
 #include <stdio.h>
 #include <stdlib.h>
-#include "kernel/shadow.h"
+#include "kernel/mem/shadow.h"
 
 static int failures, checks;
 

@@ -1,4 +1,4 @@
-"""The adaptive arbiter (vm.penalty_mode=adaptive: kernel/refault.c, kernel/negotiate_rule.c),
+"""The adaptive arbiter (vm.penalty_mode=adaptive: kernel/mem/refault.c, kernel/mem/negotiate_rule.c),
 checked by counts in a 16 MB machine.
 
 A toucher that sleeps longer than the penalty that would protect it: no constant is set at all,

@@ -9,7 +9,7 @@ naming what was damaged (frame, segment, address), as parsed from what the audit
 more than one check (a frame moved to another pool also changes two pools' counts); the case
 then lists every line it must produce, and no other line may appear.
 
-The checks (kernel/coremap.c coremap_audit, vm/audit.c vm_audit with vm/pageout.c pageout_audit
+The checks (kernel/mem/coremap.c coremap_audit, vm/audit.c vm_audit with vm/pageout.c pageout_audit
 and vm/aging.c aging_audit, vm/cowcor.c cowcor_audit, vm/segment.c as_audit), and the case that
 makes each fail:
 

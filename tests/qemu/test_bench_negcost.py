@@ -35,7 +35,7 @@ def test_the_benchmark_times_misses_and_untraded_negotiations_in_each_mode(tmp_p
         assert abs(float(r["pct_of_median"]) - 100.0 * n["untraded_avg"] / n["miss_median"]) < 0.01, r
         # a negotiation that did not ask the VM traded nothing; with a fixed 120 s penalty and
         # less than that since boot no VM page can be taken, so none of the cache's asks needs
-        # the VM's offer (kernel/negotiate.c, neg_keeps_own)
+        # the VM's offer (kernel/mem/negotiate.c, neg_keeps_own)
         assert n["unasked"] <= n["untraded"], r
         if r["mode"] == "fixed":
             assert n["unasked"] == n["asks"], r

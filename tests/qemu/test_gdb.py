@@ -327,9 +327,9 @@ def test_negbreak_stops_at_a_negotiation_and_negs_reads_the_trace(make_disk, tmp
     # end of the first; the second gives the cache's asks with a penalty)
     guest = [(None, "toucher -m 10 -s 5 -n 100 &\n"), (r"touch 1 \d+", "wc -c /big\nwc -c /big\nnegtrace -n 8\n")]
     steps = ["negbreak fs", "continue", "info breakpoints", "negbreak off", "finish", "negbreak vm", "continue", "negbreak off", "finish",
-             "set var 'kernel/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "negbreak off", "finish",
-             "set var 'kernel/negotiate.c'::verify_unasked = 1", "negbreak fs-asks", "continue", "continue", "negbreak off",
-             "set var 'kernel/negotiate.c'::verify_unasked = 0",
+             "set var 'kernel/mem/negotiate.c'::penalty_s = 120", "negbreak fs-asks", "continue", "negbreak off", "finish",
+             "set var 'kernel/mem/negotiate.c'::verify_unasked = 1", "negbreak fs-asks", "continue", "continue", "negbreak off",
+             "set var 'kernel/mem/negotiate.c'::verify_unasked = 0",
              'break %s if $_streq(current->name, "negtrace")' % NEG_CATCH, "continue",
              DUMP_NEGS, "negs 8", "negs 0", "negbreak bogus", "help negs", "help negbreak", "kill"]
     r = session(disk, guest, steps, cmdline="vm.penalty=0", kernel=kernel)

@@ -10,7 +10,7 @@ import re
 from conftest import boot
 
 MEM = 10
-RESERVE = 64            # kernel/negotiate.c's KERNEL_RESERVE, in frames
+RESERVE = 64            # kernel/mem/negotiate.c's KERNEL_RESERVE, in frames
 FIT = re.compile(r"^memfit: (\d+) KB written and kept, a page-out at (\d+) KB$")
 
 

@@ -1,4 +1,4 @@
-"""The negotiation between the file cache and the VM (kernel/negotiate.c), checked by its
+"""The negotiation between the file cache and the VM (kernel/mem/negotiate.c), checked by its
 mechanism on short runs in a 16 MB machine: with a 120 s penalty an interactive program keeps
 its pages while sort runs and the cache stays small; without one the cache takes them; a
 file-only workload grows the cache to most of memory and a VM-only one shrinks it to its

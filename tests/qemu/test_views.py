@@ -1,6 +1,6 @@
 """Modes and views held against the kernel's own figures, in the guest.
 
-- The stepped penalty (vm.penalty_mode=stepped, kernel/negotiate_rule.c): every negotiation's
+- The stepped penalty (vm.penalty_mode=stepped, kernel/mem/negotiate_rule.c): every negotiation's
   penalty, as negtrace prints it, is vm.penalty times the whole tenths of the shared frames
   the cache held, computed here from that row's own pool sizes, and its verdict is what the
   rule gives for the row's ages and that penalty. A penalty computed from the wrong pool's
@@ -40,7 +40,7 @@ PENALTY_S = 3
 
 
 def stepped_ms(cache, vm, free, penalty_s=PENALTY_S):
-    """kernel/negotiate_rule.c's rule, written again: penalty_s for each whole tenth of the
+    """kernel/mem/negotiate_rule.c's rule, written again: penalty_s for each whole tenth of the
     frames the cache, the VM and the free pool share that the cache holds."""
     per_group = (cache + vm + free) // 10
     units = cache // per_group if per_group else 0
@@ -53,7 +53,7 @@ def verdict(asker, fs, vm, time_ms, penalty_ms):
         if age == "refuse":
             return True, 0
         # "<=N": the pool was not asked, N its bound's age: the rule, given the oldest page the
-        # pool could have had, must keep the asker's own (kernel/negotiate_rule.c, neg_keeps_own)
+        # pool could have had, must keep the asker's own (kernel/mem/negotiate_rule.c, neg_keeps_own)
         return False, 0 if age == "free" else time_ms - int(age.lstrip("<="))
     f, v = offer(fs), offer(vm)
     own, other = (v, f) if asker == "vm" else (f, v)

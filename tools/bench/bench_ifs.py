@@ -125,7 +125,7 @@ LINUX_CSV = "linux-ifs.csv"         # make bench-linux's runs, columns as ifs.cs
 LINUX_FREE_KB = 17818               # Linux 6.1 in a 96 MB guest, after boot, without linux-ifs.csv
 LEAVE_KB = 1024           # what the paper preset's toucher leaves to sort and the cache together
 SORT_DEFAULT_KB = 128     # sort's budget without -m (user/sort.c)
-RESERVE_FRAMES = 64       # the kernel's reserve of free frames (kernel/negotiate.c KERNEL_RESERVE)
+RESERVE_FRAMES = 64       # the kernel's reserve of free frames (kernel/mem/negotiate.c KERNEL_RESERVE)
 SAMPLE_MS = 1000          # the cache sampler's period (a sample costs the guest some kstat text)
 # Numbers that reach the text, each with what it is (tests/host/test_bench_literals.py).
 PRINTED_CONSTANTS = {"LEAVE_KB": "a setting of the paper preset", "SAMPLE_MS": "a setting (a typed command's)",
@@ -136,7 +136,7 @@ PRINTED_CONSTANTS = {"LEAVE_KB": "a setting of the paper preset", "SAMPLE_MS": "
 DELTA = ["vm.pageins.backing", "vm.pageouts", "vm.pageins", "fs.disk.reads", "fs.disk.writes"]
 COUNTERS = DELTA + ["fs.cache.min_kb", "fs.cache.max_kb", "neg.fs_asks_vm", "neg.fs_asks_vm_satisfied",
                     "neg.vm_asks_fs", "neg.vm_asks_fs_satisfied", "vm.age_lag_ms"]
-# What a negotiation in which nothing was traded cost (kernel/negotiate.c): a line of its own after
+# What a negotiation in which nothing was traded cost (kernel/mem/negotiate.c): a line of its own after
 # the others (runs recorded before it have none).
 COST = ["neg.untraded", "neg.untraded_tsc_avg", "neg.untraded_tsc_min"]
 # The disk's requests by class and their bytes (a request may carry several blocks: fs/cluster.c),
@@ -145,7 +145,7 @@ COST = ["neg.untraded", "neg.untraded_tsc_avg", "neg.untraded_tsc_min"]
 # classes of Linux's /proc/diskstats.
 REQUESTS = ["disk.reads", "disk.writes", "disk.read_kb", "disk.write_kb", "disk.flushes"]
 REQUEST_COLUMNS = ["read_requests", "write_requests", "read_kb", "write_kb", "flush_requests"]
-# The pools' refaults since sort began (neg.reset clears them, kernel/refault.c) and the bias the
+# The pools' refaults since sort began (neg.reset clears them, kernel/mem/refault.c) and the bias the
 # VM had learned at the end (vm.penalty_mode=adaptive; 0 in the other modes): a line at the end.
 REFAULTS = ["refault.vm.refaults", "refault.vm.early", "refault.vm.saved", "refault.vm.bias_ms",
             "refault.fs.refaults", "refault.fs.early"]
@@ -342,7 +342,7 @@ CLOCK = "sysctl kernel.clock"        # the guest's own word on the clock its tim
 
 # --mechanism sprite: the ablation, this kernel with what Sprite did not have turned off, so that
 # the rows set beside Sprite's Table 3 compare Sprite's mechanism: no dirty bound (fs/dirtybound.c:
-# both 0), no busy answer (the asker recycles at once, kernel/negotiate.c), no read-ahead
+# both 0), no busy answer (the asker recycles at once, kernel/mem/negotiate.c), no read-ahead
 # (fs/readahead.c) and a request a block (fs/cluster.c).
 SPRITE_MECHANISM = ["fs.dirty_background_ratio=0", "fs.dirty_ratio=0", "neg.busy_wait_ms=0", "fs.readahead=0",
                     "fs.cluster_max=1"]

@@ -423,8 +423,8 @@ def ours_free_kb(out, reserve):
 
 
 def kernel_reserve():
-    """KERNEL_RESERVE of kernel/negotiate.c: the free frames only the kernel takes."""
-    with open(os.path.join(ROOT, "kernel", "negotiate.c")) as f:
+    """KERNEL_RESERVE of kernel/mem/negotiate.c: the free frames only the kernel takes."""
+    with open(os.path.join(ROOT, "kernel", "mem", "negotiate.c")) as f:
         return int(re.search(r"#define\s+KERNEL_RESERVE\s+(\d+)", f.read()).group(1))
 
 

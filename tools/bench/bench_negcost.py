@@ -8,11 +8,11 @@ memory every 0.5 s holds what the cache would grow into, and `fsbench miss` read
 file 4 KB at a time out of the cache with read-ahead off. Every read misses; with no frame
 free the cache asks, the VM's oldest page is younger than the cache's own, and the cache
 recycles its own block: an untraded negotiation. The kernel times each such negotiation
-(neg.untraded_tsc_avg, _min: kernel/negotiate.c); fsbench times each read (the miss, the
+(neg.untraded_tsc_avg, _min: kernel/mem/negotiate.c); fsbench times each read (the miss, the
 negotiation inside it, and the disk). A negotiation's share of a miss is its cost over the
 fewest ticks a miss took (the strictest) and over the median miss. neg.unasked counts the
 negotiations decided without the VM's offer (no page of the VM could have been old enough to be
-taken: kernel/negotiate.c). The CPU's part is exact;
+taken: kernel/mem/negotiate.c). The CPU's part is exact;
 the disk's part of a miss is not (while the guest waits, its clock runs in real time, so a
 miss's length moves with the host): min/median/max over RUNS boots say by how much.
 

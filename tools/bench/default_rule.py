@@ -3,7 +3,7 @@
 the docs"). make bench-ifs prints the decision under its targets; docs/negotiation.md states the
 rule and the decision it gave.
 
-THE RULE. The incumbent is vm.penalty_mode=fixed, Sprite's penalty (kernel/negotiate.c). A
+THE RULE. The incumbent is vm.penalty_mode=fixed, Sprite's penalty (kernel/mem/negotiate.c). A
 candidate, vm.penalty_mode=adaptive, replaces it only on the benchmark that presses as Sprite's
 did -- the IFS paper preset, calibrated against Table 3 -- and only if at every calibrated S
 (ifs_tables.CALIBRATED_S):

@@ -25,9 +25,9 @@ def _scheduled(st):
 
 
 def _learned_bias(st):
-    """kernel/negotiate_rule.c neg_learned_bias() on kernel/refault.c's learned: the bias set
+    """kernel/mem/negotiate_rule.c neg_learned_bias() on kernel/mem/refault.c's learned: the bias set
     by the last evidence, halved for every whole quiet period since."""
-    l = value("learned", "kernel/refault.c")
+    l = value("learned", "kernel/mem/refault.c")
     bias, when = int(l["bias_ms"]), int(l["evidence_ms"])
     if bias == 0:
         return 0
@@ -63,14 +63,14 @@ def _dirty_bound(background):
 
 # (file, function) -> how to compute it from a State
 COMPUTED = {
-    ("kernel/coremap.c", "frames_total"): lambda st: sum(st.pool_counts()[p] for p in ("free", "kernel", "cache", "vm")),
-    ("kernel/coremap.c", "frames_free"): _pool("free"),
-    ("kernel/coremap.c", "frames_kernel"): _pool("kernel"),
-    ("kernel/coremap.c", "frames_cache"): _pool("cache"),
-    ("kernel/coremap.c", "frames_vm"): _pool("vm"),
+    ("kernel/mem/coremap.c", "frames_total"): lambda st: sum(st.pool_counts()[p] for p in ("free", "kernel", "cache", "vm")),
+    ("kernel/mem/coremap.c", "frames_free"): _pool("free"),
+    ("kernel/mem/coremap.c", "frames_kernel"): _pool("kernel"),
+    ("kernel/mem/coremap.c", "frames_cache"): _pool("cache"),
+    ("kernel/mem/coremap.c", "frames_vm"): _pool("vm"),
     ("vm/vm.c", "frames_vm"): _pool("vm"),
     ("vm/aging.c", "vm_oldest_ms"): _oldest_ms,
-    ("kernel/refault.c", "bias_ms"): _learned_bias,
+    ("kernel/mem/refault.c", "bias_ms"): _learned_bias,
     ("fs/cache.c", "min_held_kb"): lambda st: var_u32("st_min_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
     ("fs/cache.c", "max_held_kb"): lambda st: var_u32("st_max_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
     ("fs/cache.c", "scheduled"): _scheduled,
@@ -84,9 +84,9 @@ COMPUTED = {
     ("drivers/virtio_blk.c", "busy_ms"): lambda st: (var_u32("st_busy_ms", "drivers/virtio_blk.c") + (
         (st.now - var_u32("busy_since", "drivers/virtio_blk.c")) & 0xFFFFFFFF
         if var_u32("inflight", "drivers/virtio_blk.c") else 0)) & 0xFFFFFFFF,
-    ("kernel/negotiate.c", "untraded_tsc_avg"): lambda st: (
-        int(value("untraded_tsc", "kernel/negotiate.c")) // var_u32("st_untraded", "kernel/negotiate.c")
-        if var_u32("st_untraded", "kernel/negotiate.c") else 0),
+    ("kernel/mem/negotiate.c", "untraded_tsc_avg"): lambda st: (
+        int(value("untraded_tsc", "kernel/mem/negotiate.c")) // var_u32("st_untraded", "kernel/mem/negotiate.c")
+        if var_u32("st_untraded", "kernel/mem/negotiate.c") else 0),
     ("kernel/proc.c", "slots_used"): lambda st: len(st.procs),
     ("kernel/time.c", "uptime_ms"): lambda st: st.now,
     ("vm/segment.c", "seg_count_used"): lambda st: sum(1 for s in st.segments if s.used),

@@ -1,4 +1,4 @@
-"""frames [POOL]: the core map (kernel/coremap.h), one frame a line, and where the clock hands are."""
+"""frames [POOL]: the core map (kernel/mem/coremap.h), one frame a line, and where the clock hands are."""
 import gdb
 
 import kconst as K

@@ -1,7 +1,7 @@
 """negs [N] and negbreak [fs|vm|off]: the negotiations between the file cache and the VM
-(kernel/negotiate.c): the last ones from the kernel's trace ring, and a breakpoint on the next.
+(kernel/mem/negotiate.c): the last ones from the kernel's trace ring, and a breakpoint on the next.
 
-negbreak stops in neg_decide (kernel/negotiate_rule.c), the pure function every negotiation goes
+negbreak stops in neg_decide (kernel/mem/negotiate_rule.c), the pure function every negotiation goes
 through: its arguments are both pools' offers and the penalty, so the decision can be stepped
 through with next/step and its verdict seen with finish. The pages behind the offers are found
 the way the pools find them (cache_offer, vm_offer: kstate.py) and checked against the times
@@ -23,10 +23,10 @@ WHO = {K.NEGT_FS: "fs", K.NEGT_VM: "vm", K.NEGT_KERNEL: "kernel", K.NEGT_NOBODY:
 def records(n):
     """The last n negotiation records (struct negrecord), oldest first, as sys_negtrace copies
     them."""
-    seq = var_u32("trace_seq", "kernel/negotiate.c")
+    seq = var_u32("trace_seq", "kernel/mem/negotiate.c")
     n = min(seq, n, K.NEGTRACE_MAX)
     lay = Layout("struct negrecord")
-    ring = lay.read_array(addr("trace", "kernel/negotiate.c"), K.NEGTRACE_MAX)
+    ring = lay.read_array(addr("trace", "kernel/mem/negotiate.c"), K.NEGTRACE_MAX)
     return [ring[(seq - n + i) % K.NEGTRACE_MAX] for i in range(n)]
 
 
@@ -38,7 +38,7 @@ def age_ms(now, t, refused, free=False, unasked=False):
 
 
 def decide(asker_vm, own, other, penalty_ms):
-    """neg_decide (kernel/negotiate_rule.c) repeated: 'own', 'other', 'none' or 'busy'. own and
+    """neg_decide (kernel/mem/negotiate_rule.c) repeated: 'own', 'other', 'none' or 'busy'. own and
     other are (refuse, lastref_ms[, busy])."""
     give = "busy" if len(other) > 2 and other[2] else "other"
     if other[0]:
@@ -56,7 +56,7 @@ def decide(asker_vm, own, other, penalty_ms):
 class Negs(gdb.Command):
     """negs [N]: the last N negotiations (20; 0: all 256 the kernel keeps), oldest first, and the counters.
 
-As the negtrace program prints them, from the kernel's trace ring (kernel/negotiate.c): SEQ, TIME
+As the negtrace program prints them, from the kernel's trace ring (kernel/mem/negotiate.c): SEQ, TIME
 (ms since boot), ASKER (fs: a cache miss; vm: a page fault; kernel: refilling its reserve of
 free frames), FS_AGE and VM_AGE (ms since the page each pool offered was last used, or refuse;
 <=ms for a pool not asked: none of its pages was idle longer, and even such a page would have
@@ -67,7 +67,7 @@ recycled its own oldest page; none: it waits; busy: the pool that should give ha
 pages, has them written, and the asker waits for one), CACHE, VM, FREE (the frames each pool held when
 the penalty was computed: a stepped penalty is vm.penalty per whole tenth of their sum the
 cache holds), and the evidence an adaptive penalty (vm.penalty_mode=adaptive: PENALTY is then the
-bias the VM learned, kernel/refault.c) stood on: REFAULTS (the VM's early refaults since
+bias the VM learned, kernel/mem/refault.c) stood on: REFAULTS (the VM's early refaults since
 neg.reset), SAVED (its pages the bias kept that were used again), EVIDENCE (ms since the last
 of them, or -). Then the neg.* and refault.* counters and vm.penalty."""
 
@@ -100,12 +100,12 @@ of them, or -). Then the neg.* and refault.* counters and vm.penalty."""
             gdb.write("no negotiation yet (since boot or neg.reset): free frames were enough\n")
         counters = [(name, v) for name, v, _ in read_counters() if name.startswith(("neg.", "refault."))]
         gdb.write(" ".join("%s=%s" % c for c in counters) + "\n")
-        mode = MODES.get(var_u32("penalty_mode", "kernel/negotiate.c"), "?")
+        mode = MODES.get(var_u32("penalty_mode", "kernel/mem/negotiate.c"), "?")
         if mode == "adaptive":
             gdb.write("vm.penalty_mode=adaptive: the penalty is the bias the VM learned from its refaults "
-                      "(refault.vm.bias_ms; vm.penalty=%d s is not used)\n" % var_u32("penalty_s", "kernel/negotiate.c"))
+                      "(refault.vm.bias_ms; vm.penalty=%d s is not used)\n" % var_u32("penalty_s", "kernel/mem/negotiate.c"))
         else:
-            gdb.write("vm.penalty=%d s (%s)\n" % (var_u32("penalty_s", "kernel/negotiate.c"), mode))
+            gdb.write("vm.penalty=%d s (%s)\n" % (var_u32("penalty_s", "kernel/mem/negotiate.c"), mode))
 
 
 # --- negbreak ---------------------------------------------------------------------------------
@@ -169,7 +169,7 @@ class NegBreakpoint(gdb.Breakpoint):
         # and the breakpoint is hit again by a call it has already judged. A call is the
         # negotiation (trace_seq), the stack it runs on and where it returns to.
         caller = frame.older()
-        hit = (var_u32("trace_seq", "kernel/negotiate.c"), int(frame.read_register("esp")),
+        hit = (var_u32("trace_seq", "kernel/mem/negotiate.c"), int(frame.read_register("esp")),
                caller.pc() if caller is not None else None)
         if hit == self.last_hit:
             return False
@@ -178,7 +178,7 @@ class NegBreakpoint(gdb.Breakpoint):
         own, other = offer(frame.read_var("own")), offer(frame.read_var("other"))
         pen = int(frame.read_var("penalty_ms"))
         # neg_keeps_own asks about the oldest page the other pool could have, its bound: not
-        # an offer (kernel/negotiate_rule.c); kernel/arbiters.c or negotiate.c's decide may
+        # an offer (kernel/mem/negotiate_rule.c); kernel/arbiters.c or negotiate.c's decide may
         # stand between the negotiation and the rule
         unasked = caller is not None and caller.name() == "neg_keeps_own"
         while caller is not None and caller.name() in ("arbitrate", "decide", "neg_keeps_own"):
@@ -223,7 +223,7 @@ def on_stop(event):
     else:
         title = "the file cache asks: a cache miss in %s needs a frame and none is free" % who
         cache_giving, vm_giving = False, True
-    seq = var_u32("trace_seq", "kernel/negotiate.c") + 1
+    seq = var_u32("trace_seq", "kernel/mem/negotiate.c") + 1
     out = ["negotiation %d: %s" % (seq, title),
            "  cache offers: %s" % (describe_unasked(st, fs_off) if unasked and asker_vm else
                                    describe_cache(st, names, cache_giving, fs_off)),
@@ -231,9 +231,9 @@ def on_stop(event):
                                    describe_vm(st, vm_giving, vm_off)),
            "  penalty: %d ms added to the VM's time (%s)" % (
                pen, "the bias learned from the VM's refaults, vm.penalty_mode=adaptive"
-               if MODES.get(var_u32("penalty_mode", "kernel/negotiate.c")) == "adaptive" else
-               "vm.penalty=%d s, %s" % (var_u32("penalty_s", "kernel/negotiate.c"),
-                                       MODES.get(var_u32("penalty_mode", "kernel/negotiate.c"), "?")))]
+               if MODES.get(var_u32("penalty_mode", "kernel/mem/negotiate.c")) == "adaptive" else
+               "vm.penalty=%d s, %s" % (var_u32("penalty_s", "kernel/mem/negotiate.c"),
+                                       MODES.get(var_u32("penalty_mode", "kernel/mem/negotiate.c"), "?")))]
     if unasked:
         out.append("  compared: the asker's page with the oldest the %s could have: even that one "
                    "would stay, so it is not asked" % ("cache" if asker_vm else "VM"))
@@ -261,7 +261,7 @@ gdb.events.stop.connect(on_stop)
 class NegBreak(gdb.Command):
     """negbreak [fs|vm|fs-asks|vm-asks|off]: stop at the next negotiation between the cache and the VM.
 
-The breakpoint is in neg_decide (kernel/negotiate_rule.c), called when a pool needs a frame and
+The breakpoint is in neg_decide (kernel/mem/negotiate_rule.c), called when a pool needs a frame and
 none is free (and when the kernel refills its reserve). At each stop it shows who asked, both
 offers -- the cache's block (file, block) and the VM's page (process, segment, page) with how
 long ago each was last used -- the penalty added to the VM's time, which page is older once

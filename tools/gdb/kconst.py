@@ -25,8 +25,8 @@ DEFINES = [
     ("vm/vm.h", "VMF_LAUNDRY", 0x4),
     ("vm/vm.h", "VMF_READY", 0x8),
     ("vm/vm.h", "SEG_MAXPT", 512),
-    ("kernel/coremap.h", "FRAME_BUSY", 0x1),
-    ("kernel/coremap.h", "FRAME_WANTED", 0x2),
+    ("kernel/mem/coremap.h", "FRAME_BUSY", 0x1),
+    ("kernel/mem/coremap.h", "FRAME_WANTED", 0x2),
     ("fs/cache.h", "CACHE_DEV", 0),
     ("fs/cache.h", "CB_VALID", 0x01),
     ("fs/cache.h", "CB_DIRTY", 0x02),
@@ -48,7 +48,7 @@ DEFINES = [
     ("kernel/proc.h", "NPROC", 64),
     ("fs/dirtybound.c", "MIN_LIMIT", 32),
     ("fs/dirtybound.c", "SLACK", 16),
-    ("kernel/negotiate_rule.h", "NEG_GRACE_MS", 10000),
+    ("kernel/mem/negotiate_rule.h", "NEG_GRACE_MS", 10000),
 ]
 
 # enum members that are not named by any type gdb can look up (anonymous enums).

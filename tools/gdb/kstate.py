@@ -30,7 +30,7 @@ class State:
             self._cache[key] = make()
         return self._cache[key]
 
-    # --- the core map (kernel/coremap.c) --------------------------------------------------------
+    # --- the core map (kernel/mem/coremap.c) --------------------------------------------------------
     @property
     def nframes(self):
         return self._once("nframes", lambda: var_u32("nframes"))
@@ -47,9 +47,9 @@ class State:
         return (ptr - self.coremap_addr) // Layout("struct frame").size
 
     def pool_counts(self):
-        """pool_count[] of kernel/coremap.c: the core map's own counts, by pool name."""
+        """pool_count[] of kernel/mem/coremap.c: the core map's own counts, by pool name."""
         n = len(self.pool_name)
-        counts = u32s(addr("pool_count", "kernel/coremap.c"), n)
+        counts = u32s(addr("pool_count", "kernel/mem/coremap.c"), n)
         return {self.pool_name[i]: counts[i] for i in range(n)}
 
     # --- segments (vm/segment.c) -------------------------------------------------------------

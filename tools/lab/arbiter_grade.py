@@ -52,7 +52,7 @@ def simulator(name, path):
     """build/arbitersim compiled with the arbiter's file (its struct arbiter_NAME)."""
     src = sorted(set(glob.glob(os.path.join(ROOT, "tools/lab/arbitersim/*.c")) +
                      [os.path.join(ROOT, "tools/lab/tracefile.c"), os.path.join(ROOT, "tools/lab/callwatch.c")] +
-                     [os.path.join(ROOT, "kernel/negotiate_rule.c")] +
+                     [os.path.join(ROOT, "kernel/mem/negotiate_rule.c")] +
                      glob.glob(os.path.join(ROOT, "kernel/arbiter_reference.c"))))
     tag = hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:8]
     out = os.path.join(BUILD, "grade", "arbitersim-%s-%s" % (name, tag))

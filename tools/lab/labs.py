@@ -81,7 +81,7 @@ def _arbiter_command(python, path, host_only, call_limit_ms):
 
 # An arbiter asks nothing: it is told (struct arb_view, struct arb_refault). What the compiler
 # itself may call for a copy or a 64-bit division is all it may use, and the kernel's own rule
-# (kernel/negotiate_rule.h: pure C that sleeps, allocates and prints nothing; the reference is
+# (kernel/mem/negotiate_rule.h: pure C that sleeps, allocates and prints nothing; the reference is
 # a wrapper over it).
 _ARBITER_SYMBOLS = {"memset", "memcpy", "memmove", "__udivdi3", "__umoddi3", "__divdi3", "__moddi3",
                     "neg_decide", "neg_keeps_own", "neg_penalty_ms", "neg_refault_early", "neg_learned_bias",
@@ -103,5 +103,5 @@ LABS["arbiter"] = Lab(
     lock="a spinlock with interrupts off",
     call_rule="every hook may run with a spinlock held and interrupts off (no sleeping, no allocating, no "
               "printing), and an arbiter is told all it may know (struct arb_view, struct arb_refault) and may "
-              "call only the kernel's own rule (kernel/negotiate_rule.h)",
+              "call only the kernel's own rule (kernel/mem/negotiate_rule.h)",
 )

@@ -7,7 +7,7 @@ entries = []
 def add(pattern, cmd):
     for f in sorted(glob.glob(pattern)):
         entries.append({"directory": root, "file": f, "command": "%s -c %s" % (cmd, f)})
-for d in ("kernel", "drivers", "fs", "vm"):
+for d in ("kernel", "kernel/mem", "drivers", "fs", "vm", "scaffold"):
     add(d + "/*.c", kcmd)
     add(d + "/*.S", kcmd)
 add("user/*.c", ucmd)

@@ -1,10 +1,10 @@
-/* Refaults (kernel/refault.c): each pool's shadow table of the pages it gave up, the refaults
+/* Refaults (kernel/mem/refault.c): each pool's shadow table of the pages it gave up, the refaults
  * seen through them, and the bias the VM learns from its own (vm.penalty_mode=adaptive). The
  * pools call in with a few lines each; the negotiation reads the bias. */
 #ifndef KERNEL_REFAULT_H
 #define KERNEL_REFAULT_H
 #include "kernel/types.h"
-#include "kernel/negotiate_rule.h"
+#include "kernel/mem/negotiate_rule.h"
 
 void refault_init(void);
 /* The pool gave up the page named key (the cache a block, the VM a page), last referenced at

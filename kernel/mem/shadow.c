@@ -11,16 +11,16 @@
  * in all (the reuse interval: how long a bias must protect such a page to keep it).
  *
  * BOUNDED. The table never grows: nsets sets of SHADOW_WAYS entries, fixed at boot from the
- * memory size (kernel/refault.c chooses how many), whatever the disk or the address spaces.
+ * memory size (kernel/mem/refault.c chooses how many), whatever the disk or the address spaces.
  * A page given up goes into the set its key hashes to, over the entry given up longest ago
  * when the set is full: the set forgets in the order the pool gave pages up, so the table as a
  * whole holds about the last nsets * SHADOW_WAYS pages given up.
  *
  * AGED OUT. An entry given up more than horizon give-ups ago is not a refault even if it is
- * still there (a quiet set keeps its entries for ever): kernel/refault.c sets the horizon to
+ * still there (a quiet set keeps its entries for ever): kernel/mem/refault.c sets the horizon to
  * the table's size, the furthest back the table can remember at all, so that whether a refault
  * is seen does not depend on which set its key fell in. */
-#include "kernel/shadow.h"
+#include "kernel/mem/shadow.h"
 
 void shadow_init(struct shadow *t, struct shadow_set **pages, uint32_t npages, uint32_t horizon)
 {

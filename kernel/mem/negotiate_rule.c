@@ -1,4 +1,4 @@
-/* The negotiation's decision (see kernel/negotiate_rule.h for the contract, kernel/negotiate.c for the
+/* The negotiation's decision (see kernel/mem/negotiate_rule.h for the contract, kernel/mem/negotiate.c for the
  * mechanism around it).
  *
  * Sprite compares the two pools' oldest pages after adding the penalty to the VM's: a VM page
@@ -15,12 +15,12 @@
  *
  * The verdict can only go the other's way as the other's page gets older: so when the oldest
  * page the other pool could have would stay, every page it could have would, and the asker
- * keeps its own without asking it (neg_keeps_own; kernel/negotiate.c, UNASKED).
+ * keeps its own without asking it (neg_keeps_own; kernel/mem/negotiate.c, UNASKED).
  *
  * THE LEARNED BIAS (vm.penalty_mode=adaptive). A constant penalty protects an interactive
  * program that sleeps less than it and no other: 120 s keeps a toucher that sleeps 30 s and
  * loses one that sleeps 150 s. The evidence that the VM gave up a page too early is the page
- * coming back (a refault, kernel/refault.c), and its reuse interval is the protection it
+ * coming back (a refault, kernel/mem/refault.c), and its reuse interval is the protection it
  * needed. So the bias follows the refaults: each early one moves it half way to that
  * interval and a quarter (for the next round's jitter) and the clock's lag, so a pattern that
  * keeps refaulting at one interval is protected after three refaults (7/8 of 1.25 is more
@@ -34,7 +34,7 @@
  * each renews the evidence. With none for twice the bias and a grace of NEG_GRACE_MS the bias
  * halves, and again for every such period, down to nothing: a program that stopped, or a
  * machine where nothing presses the pools, gives the cache its plain LRU back. */
-#include "kernel/negotiate_rule.h"
+#include "kernel/mem/negotiate_rule.h"
 
 uint32_t neg_penalty_ms(const struct neg_penalty *p)
 {

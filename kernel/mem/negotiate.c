@@ -2,7 +2,7 @@
  * WRL 90/4 sections 2 and 6).
  *
  * THE POOLS. Every frame outside the kernel belongs to the free pool, the file cache or the
- * VM, and the core map (kernel/coremap.h) says which. Nobody decides how big the cache or the VM
+ * VM, and the core map (kernel/mem/coremap.h) says which. Nobody decides how big the cache or the VM
  * should be: each grows when it needs a frame and gets one, and shrinks when it is asked for
  * one and gives it. A frame travels like this:
  *
@@ -24,7 +24,7 @@
  * miss (fs/cache.c, cache_alloc_block), the VM on a fault (vm/pageout.c, vm_getframe). The
  * asker calls neg_getframe, which puts the same question to both pools -- "how old is the
  * page you would give up next?" (cache_offer, vm_offer) -- and lets neg_decide
- * (kernel/negotiate_rule.c, pure C that the host unit test drives) compare the answers: the
+ * (kernel/mem/negotiate_rule.c, pure C that the host unit test drives) compare the answers: the
  * older page goes. If it is the other pool's, that pool surrenders it (cache_surrender,
  * vm_surrender) and the frame moves straight into the asker's pool, never through the free
  * list, where a third process could take it first; if it is the asker's own, the asker
@@ -41,7 +41,7 @@
  * is to write them -- the block cleaners (fs/writeback.c) for the cache, the page-out daemon
  * (vm/pageout.c) for the VM, which writes pages straight to disk at addresses recorded when
  * their blocks were reserved -- and are clean for the next ask. The negotiation takes
- * cache_lock and vm_lock one at a time, never both (the lock order: kernel/coremap.h).
+ * cache_lock and vm_lock one at a time, never both (the lock order: kernel/mem/coremap.h).
  *
  * BUSY. A pool whose page to give is dirty says so in its offer (busy). When the decision
  * picks that page, the pool is asked to surrender anyway -- it hands its oldest dirty pages
@@ -66,8 +66,8 @@
  * the cache holds (Sprite's vmFSPenalty, vmNumPageGroups): a small cache competes on equal
  * terms, a big one pays more and more. Sprite ran with 20 minutes (1200 s, the default); the
  * paper measures 0 and 120 s. vm.penalty_mode=adaptive sets no constant at all: the bias is
- * what the VM learned from its refaults (kernel/refault.c keeps the evidence,
- * kernel/negotiate_rule.c turns it into ms), and vm.penalty is not used. vm.penalty_mode=ignored
+ * what the VM learned from its refaults (kernel/mem/refault.c keeps the evidence,
+ * kernel/mem/negotiate_rule.c turns it into ms), and vm.penalty is not used. vm.penalty_mode=ignored
  * is adaptive's control: the bias learned, not applied (a global LRU that pays for learning).
  *
  * UNASKED. Most negotiations trade nothing: the asker's own page is younger than the other's
@@ -99,9 +99,9 @@
 #include "kernel/uapi/errno.h"
 #include "kernel/uapi/negtrace.h"
 #include "kernel/x86.h"
-#include "kernel/coremap.h"
-#include "kernel/negotiate.h"
-#include "kernel/refault.h"
+#include "kernel/mem/coremap.h"
+#include "kernel/mem/negotiate.h"
+#include "kernel/mem/refault.h"
 
 #define KERNEL_RESERVE 64         /* free frames only the kernel takes (256 KB) */
 

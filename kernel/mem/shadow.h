@@ -1,6 +1,6 @@
-/* Shadow tables (kernel/shadow.c): what a pool remembers of the pages it gave up, so that it
+/* Shadow tables (kernel/mem/shadow.c): what a pool remembers of the pages it gave up, so that it
  * knows, when one comes back, that it gave it up too early and by how much. Pure C: the kernel
- * (kernel/refault.c) and the host test (tests/host/test_shadow.c) run the very same code. */
+ * (kernel/mem/refault.c) and the host test (tests/host/test_shadow.c) run the very same code. */
 #ifndef KERNEL_SHADOW_H
 #define KERNEL_SHADOW_H
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * THE SHADOWS. When the cache gives up a block (recycled for another, or surrendered to the
  * VM) or the VM a page (its own victim, or surrendered to the cache), the pool calls
  * refault_gave with the page's name and time of last reference, which go into its shadow
- * table (kernel/shadow.c). A cache miss and a page-in ask refault_missed: a page found there
+ * table (kernel/mem/shadow.c). A cache miss and a page-in ask refault_missed: a page found there
  * is a refault, at a distance in pages (how many the pool gave up since) and in time (its
  * reuse interval: idle from its last reference before it went until now).
  *
@@ -16,7 +16,7 @@
  *
  * EARLY. A refault is early when the other pool holds at least as many frames as the
  * distance (neg_refault_early): had the other given up that many instead, this page would
- * still be here. The VM's early refaults feed the learned bias (kernel/negotiate_rule.c,
+ * still be here. The VM's early refaults feed the learned bias (kernel/mem/negotiate_rule.c,
  * neg_learn_refault); the cache's are counted and shown beside them, and do not move it.
  *
  * SAVED. A page the bias kept and that was then used again renews the evidence: the aging
@@ -33,10 +33,10 @@
 #include "kernel/spinlock.h"
 #include "kernel/stats.h"
 #include "kernel/time.h"
-#include "kernel/coremap.h"
-#include "kernel/shadow.h"
-#include "kernel/negotiate.h"
-#include "kernel/refault.h"
+#include "kernel/mem/coremap.h"
+#include "kernel/mem/shadow.h"
+#include "kernel/mem/negotiate.h"
+#include "kernel/mem/refault.h"
 
 #define NBUCKETS 5                /* distances: < 64, 256, 1K, 4K pages, and more */
 

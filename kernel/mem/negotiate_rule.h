@@ -1,5 +1,5 @@
 /* The negotiation's decision, as pure C: which pool gives up a frame when one of them needs
- * one and none is free. kernel/negotiate.c asks the two pools their questions and acts on the
+ * one and none is free. kernel/mem/negotiate.c asks the two pools their questions and acts on the
  * answer; this file only decides, so the host unit test (tests/host/test_negotiate.c) drives
  * the very same code the kernel runs: ties, refusals, both floors, both penalty modes.
  * It includes no kernel header. */
@@ -41,7 +41,7 @@ struct neg_penalty {
 
 #define NEG_GROUPS 10          /* Sprite's vmNumPageGroups */
 
-/* adaptive: no constant; the bias is learned from the VM's refaults (kernel/refault.c keeps
+/* adaptive: no constant; the bias is learned from the VM's refaults (kernel/mem/refault.c keeps
  * the evidence, these functions turn it into a bias). A refault is early when the cache held
  * at least as many frames as the pages the VM gave up since the page went: had the cache given
  * those up instead, LRU order would have kept it. Each early refault moves the bias half way
@@ -85,7 +85,7 @@ enum neg_verdict neg_decide(enum neg_pool asker, struct neg_offer own, struct ne
 
 /* Whether neg_decide says NEG_OWN whatever the other pool answers, knowing only that none of
  * the pages it could offer was last used before other_since_ms: the asker then recycles its
- * own without asking the other (an untraded negotiation's cost: kernel/negotiate.c). False
+ * own without asking the other (an untraded negotiation's cost: kernel/mem/negotiate.c). False
  * when own refuses. It asks neg_decide about a page of the other that old, and that answer
  * holds for every answer the other could give (the rule is monotonic in the other's time). */
 bool neg_keeps_own(enum neg_pool asker, struct neg_offer own, uint32_t other_since_ms, uint32_t penalty_ms);

@@ -3,7 +3,7 @@
  * One struct frame per 4 KB page of physical memory. Every frame belongs to exactly one
  * pool: free, kernel (page tables, kernel structures), the file cache, or the VM. The cache
  * and the VM take frames from and give them back to this allocator only, and trade them
- * with each other through kernel/negotiate.c, which moves a frame from one pool to the other
+ * with each other through kernel/mem/negotiate.c, which moves a frame from one pool to the other
  * with frame_move (never through the free list, where a third party could take it).
  *
  * LOCK ORDER, for the whole memory system. A lock may be taken while holding the ones above
@@ -19,7 +19,7 @@
  *     cache_lock  or  vm_lock    never both at once: the negotiation asks one pool, lets go,
  *                                then asks the other
  *     coremap_lock       innermost: under either of them, or alone
- *     refault_lock       the shadow tables (kernel/refault.c): innermost too, under either
+ *     refault_lock       the shadow tables (kernel/mem/refault.c): innermost too, under either
  *                        pool's lock or alone, never with coremap_lock
  *
  * Any of the sleeplocks may be held by a process that needs a frame (a cache miss under an
@@ -47,7 +47,7 @@
  */
 #ifndef KERNEL_COREMAP_H
 #define KERNEL_COREMAP_H
-#include "../kernel/types.h"
+#include "kernel/types.h"
 
 enum frame_pool { POOL_NONE = 0 /* not RAM, or the kernel image */, POOL_FREE, POOL_KERNEL, POOL_CACHE, POOL_VM, NPOOL };
 
@@ -91,7 +91,7 @@ static inline struct frame *pa_to_frame(uint32_t pa) { return &coremap[pa >> 12]
 
 /* Every frame in exactly one pool, the counts and the free list agree: problems found. */
 int coremap_audit(bool quiet);
-/* A pool's count in place (kernel/negotiate.c reads it on every ask; scaffold/vm_corrupt.c's test-only
+/* A pool's count in place (kernel/mem/negotiate.c reads it on every ask; scaffold/vm_corrupt.c's test-only
  * damage writes it, with interrupts off), the free list (scaffold/vm_corrupt.c). */
 uint32_t *coremap_count_word(enum frame_pool pool);
 struct frame *coremap_freelist(void);

@@ -1,10 +1,10 @@
 /* The negotiation between the two pools of frames, the file cache and the VM
- * (kernel/negotiate.c): what each pool answers, and how either asks for a frame. This layer
+ * (kernel/mem/negotiate.c): what each pool answers, and how either asks for a frame. This layer
  * knows the pools only by the operations each registers at boot; it names neither fs/ nor vm/. */
 #ifndef KERNEL_NEGOTIATE_H
 #define KERNEL_NEGOTIATE_H
 #include "kernel/types.h"
-#include "kernel/negotiate_rule.h"
+#include "kernel/mem/negotiate_rule.h"
 
 struct frame;
 
@@ -53,7 +53,7 @@ void neg_init(void);
  * member but arbitrate may be 0 (not wanted).
  * arbitrate: the verdict in neg_decide's place, own and other the two offers; penalty_ms the
  *   kernel's penalty for them; cache, vm, free: the frames each pool holds and the free ones.
- * gave, refault, used, reset: kernel/refault.c's events (kernel/refault.h), as they happen,
+ * gave, refault, used, reset: kernel/mem/refault.c's events (kernel/mem/refault.h), as they happen,
  *   under the refault lock: a pool gave up the page named key; missed on one it had given up;
  *   the aging clock found a VM page used again after idle_ms, longer than the cache's oldest
  *   block was old at the last negotiation met while it lay idle; neg.reset. */

@@ -5,8 +5,8 @@
 #include "kernel/spinlock.h"
 #include "kernel/proc.h"
 #include "kernel/stats.h"
-#include "kernel/coremap.h"
-#include "kernel/negotiate.h"
+#include "kernel/mem/coremap.h"
+#include "kernel/mem/negotiate.h"
 #include "kernel/audit.h"
 
 struct frame *coremap;
