@@ -312,9 +312,8 @@ static void verify(enum neg_pool asker, struct neg_offer o[2], uint32_t pen, int
 /* A frame for the asker's pool (owned by nobody yet: the asker claims it), or 0 with
  * *verdict saying what to do: NEG_OWN, recycle its own oldest page; NEG_OTHER, the other
  * should have given one but had none clean after all (ask again soon); NEG_NONE, neither
- * may give (wait, or fail). Call it holding neither cache_lock nor vm_lock. Not inlined: it
- * is where a gdb breakpoint on "a negotiation" goes. */
-__attribute__((noinline)) struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict)
+ * may give (wait, or fail). Call it holding neither cache_lock nor vm_lock. */
+struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict)
 {
   uint64_t t0 = rdtsc();
   enum frame_pool pool = asker == NEG_FS ? POOL_CACHE : POOL_VM;

@@ -28,8 +28,8 @@ struct neg_offer {
  * vmFSPenalty / vmNumPageGroups): memory is cut into groups tenths, and the VM gets
  * penalty_s for every whole group the cache holds, so a small cache pays nothing and each
  * tenth of memory it grows costs it another penalty. */
-/* IGNORED: the adaptive arbiter's control (issue 36): the bias is learned as under ADAPTIVE, at
- * the same cost, and not applied; every negotiation compares the two ages as they are. */
+/* adaptive: a bias learned from refaults instead (below). ignored: adaptive's control, the bias
+ * learned at the same cost and not applied: the two ages compared as they are. */
 enum neg_penalty_mode { NEG_PENALTY_FIXED = 0, NEG_PENALTY_STEPPED = 1, NEG_PENALTY_ADAPTIVE = 2, NEG_PENALTY_IGNORED = 3 };
 
 struct neg_penalty {
@@ -41,14 +41,8 @@ struct neg_penalty {
 
 #define NEG_GROUPS 10          /* Sprite's vmNumPageGroups */
 
-/* adaptive: no constant; the bias is learned from the VM's refaults (kernel/mem/refault.c keeps
- * the evidence, these functions turn it into a bias). A refault is early when the cache held
- * at least as many frames as the pages the VM gave up since the page went: had the cache given
- * those up instead, LRU order would have kept it. Each early refault moves the bias half way
- * to what would have kept that page: its reuse interval and a quarter more, and the aging
- * clock's lag. Pages the bias kept that were used again (saved: idle longer than the cache's
- * oldest block, not longer than that and the bias) renew the evidence without raising it. With
- * no evidence for twice the bias and NEG_GRACE_MS, it halves, and again each such period. */
+/* The learned bias (kernel/mem/negotiate_rule.c, THE LEARNED BIAS, says how and why; the
+ * evidence comes from kernel/mem/refault.c). */
 struct neg_learned {
   uint32_t bias_ms;           /* as last set by evidence (decay is computed when read) */
   uint32_t evidence_ms;       /* when: the last early refault or saved page */
@@ -84,9 +78,7 @@ enum neg_verdict neg_decide(enum neg_pool asker, struct neg_offer own, struct ne
                             uint32_t penalty_ms);
 
 /* Whether neg_decide says NEG_OWN whatever the other pool answers, knowing only that none of
- * the pages it could offer was last used before other_since_ms: the asker then recycles its
- * own without asking the other (an untraded negotiation's cost: kernel/mem/negotiate.c). False
- * when own refuses. It asks neg_decide about a page of the other that old, and that answer
- * holds for every answer the other could give (the rule is monotonic in the other's time). */
+ * the pages it could offer was last used before other_since_ms (kernel/mem/negotiate.c,
+ * UNASKED). False when own refuses. */
 bool neg_keeps_own(enum neg_pool asker, struct neg_offer own, uint32_t other_since_ms, uint32_t penalty_ms);
 #endif
