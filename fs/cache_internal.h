@@ -68,10 +68,15 @@ void wait_for_clean_block(void);
  * (headers: how many blocks exist, to stop on a list that loops). */
 int dirty_audit(bool quiet, uint32_t headers);
 
-/* writeback.c, for sync.c (cache_lock held). */
+/* writeback.c, for sync.c and flushd.c (cache_lock held). */
 extern uint32_t dirtyseq;           /* blocks dirtied so far: the latest sequence number */
+extern uint32_t cache_desc_lo, cache_desc_hi;   /* descriptor blocks: [lo, hi) */
 struct cfile *cf_find(uint32_t fileid, bool create);   /* 0 when not found (or no room) */
+
+/* flushd.c: the dirty-file queue (cache_lock held). */
 void enqueue(struct cfile *cf);     /* on the dirty-file queue, if it has scheduled blocks */
+/* The write policy's setting and the daemon's (from writeback_init). */
+void flushd_init(void);
 /* Writes the dirty blocks of cf: only the scheduled ones (sync false), or every one that
  * became dirty up to maxseq, waiting for blocks others hold (sync true). The caller owns
  * cf->cleaning; cache_lock is let go during the I/O. */
