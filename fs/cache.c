@@ -54,9 +54,9 @@
 struct spinlock cache_lock;
 static struct cblock *hashtab[NHASH];
 struct cblock lru;                  /* sentinel: lru.next is the oldest, lru.prev the newest */
-static struct cblock freelist;      /* sentinel: blocks with a frame but no identity */
-static struct cblock spare;         /* sentinel: headers without a frame */
-static uint32_t nframes_held;       /* frames the cache holds */
+struct cblock freelist;             /* sentinel: blocks with a frame but no identity */
+struct cblock spare;                /* sentinel: headers without a frame */
+uint32_t nframes_held;              /* frames the cache holds */
 static uint32_t min_kb = CACHE_MIN_KB, max_kb = 0, fixed_kb = 0;   /* the size settings */
 uint32_t disk_nblocks;              /* the disk's size, for a last range check */
 int waiters;                        /* processes waiting for a block to become free */
@@ -100,6 +100,8 @@ static struct cblock *lookup(uint32_t fileid, uint32_t blockno)
       return b;
   return 0;
 }
+
+struct cblock *cache_lookup(uint32_t fileid, uint32_t blockno) { return lookup(fileid, blockno); }
 
 static void hash_insert(struct cblock *b)
 {
@@ -363,77 +365,6 @@ static struct frame *cache_surrender(void)
   return f;
 }
 
-/* Ties every block header, its frame and the lists together (the audit program; cache_lock
- * taken). A cache frame owned by nobody is on its way between a pool and its new owner (a
- * negotiation's frame not yet attached): counted apart, not a problem. */
-static int cache_audit(bool quiet)
-{
-  int bad = 0;
-  acquire(&cache_lock);
-  uint32_t with_frame = 0, hashed = 0, dirty = 0, headers = 0;
-  FOR_EACH_HEADER(hp, b) {
-    headers++;
-    struct frame *f = b->frame;
-    if (f) {
-      with_frame++;
-      if (f < coremap || f >= coremap + nframes || f->pool != POOL_CACHE || f->owner != b ||
-          b->data != frame_va(f))
-        AUDIT_BAD("cache: block %u of file %u holds frame %d, which is not its own\n", b->blockno, b->fileid,
-            (int)(f - coremap));
-    }
-    if (b->hashed) {
-      hashed++;
-      if (!f || lookup(b->fileid, b->blockno) != b)
-        AUDIT_BAD("cache: block %u of file %u is hashed without a frame or cannot be found\n", b->blockno, b->fileid);
-    }
-    if (b->flags & CB_DIRTY) {
-      dirty++;
-      if (!b->hashed || !b->cf || b->cf->fileid != b->fileid)
-        AUDIT_BAD("cache: dirty block %u of file %u has no identity or no file entry\n", b->blockno, b->fileid);
-    } else if (b->flags & CB_SCHED) {
-      AUDIT_BAD("cache: block %u of file %u is scheduled but clean\n", b->blockno, b->fileid);
-    }
-    if (b->refcnt < 0)
-      AUDIT_BAD("cache: block %u of file %u has %d references\n", b->blockno, b->fileid, b->refcnt);
-  }
-  uint32_t onlru = 0, onfree = 0, onspare = 0;
-  for (struct cblock *b = lru.next; b != &lru && onlru <= headers; b = b->next, onlru++)
-    if (!b->hashed || b->next->prev != b)
-      AUDIT_BAD("cache: block %u of file %u on the LRU list has no identity\n", b->blockno, b->fileid);
-  for (struct cblock *b = freelist.next; b != &freelist && onfree <= headers; b = b->next, onfree++)
-    if (b->hashed || !b->frame || b->refcnt != 0)
-      AUDIT_BAD("cache: a block on the free list has an identity, no frame, or holders\n");
-  for (struct cblock *b = spare.next; b != &spare && onspare <= headers; b = b->next, onspare++)
-    if (b->frame)
-      AUDIT_BAD("cache: a spare header holds a frame\n");
-  if (onlru != hashed)
-    AUDIT_BAD("cache: %u blocks on the LRU list, %u with an identity\n", onlru, hashed);
-  if (onspare != headers - with_frame)
-    AUDIT_BAD("cache: %u spare headers, %u without a frame\n", onspare, headers - with_frame);
-  if (with_frame != nframes_held)
-    AUDIT_BAD("cache: %u blocks hold a frame, the cache counts %u\n", with_frame, nframes_held);
-  if (dirty != st_dirty)
-    AUDIT_BAD("cache: %u dirty blocks, the cache counts %u\n", dirty, st_dirty);
-  bad += dirty_audit(quiet, headers);
-  /* Every cache frame of the core map is a block's, or in hand. */
-  uint32_t inhand = 0;
-  for (uint32_t i = 0; i < nframes; i++) {
-    struct frame *f = &coremap[i];
-    if (f->pool != POOL_CACHE)
-      continue;
-    struct cblock *b = f->owner;
-    if (!b)
-      inhand++;
-    else if (b->frame != f)
-      AUDIT_BAD("cache: cache frame %u names a block that does not hold it\n", i);
-  }
-  if (frame_count(POOL_CACHE) != nframes_held + inhand)
-    AUDIT_BAD("cache: the core map has %u cache frames, the cache holds %u (and %u in hand)\n",
-        frame_count(POOL_CACHE), nframes_held, inhand);
-  release(&cache_lock);
-  return bad;
-}
-
 static void cache_minmax_reset(void)
 {
   acquire(&cache_lock);
@@ -472,21 +403,6 @@ static const struct setting size_settings[] = {
 static uint32_t min_held_kb(void) { return st_min_held * (FS_BSIZE / 1024); }
 static uint32_t max_held_kb(void) { return st_max_held * (FS_BSIZE / 1024); }
 
-/* Blocks waiting for a cleaner or being written: 0 once the cleaners are idle (a test of
- * fs.write_policy=asap waits for it; dirty blocks not yet old enough do not count). */
-static uint32_t scheduled(void)
-{
-  uint32_t n = 0;
-  acquire(&cache_lock);
-  for (int i = 0; i < NCFILE; i++)
-    if (cfiles[i].used)
-      n += cfiles[i].nsched;
-  FOR_EACH_HEADER(hp, b)
-    n += busy(b);
-  release(&cache_lock);
-  return n;
-}
-
 /* --- the interface ----------------------------------------------------------------------- */
 
 /* The cache's answers to the negotiation (kernel/mem/negotiate.h). */
@@ -503,7 +419,7 @@ static const struct counter counters[] = {
   COUNTER_FN("fs.cache.max_kb", max_held_kb),
   COUNTER("fs.cache.header_pages", &st_hpages),
   COUNTER("fs.cache.dirty", &st_dirty),
-  COUNTER_FN("fs.cache.scheduled", scheduled),
+  COUNTER_FN("fs.cache.scheduled", cache_scheduled),
   COUNTER("fs.cache.hits", &st_hits),
   COUNTER("fs.cache.misses", &st_misses),
   COUNTER("fs.disk.reads", &st_reads),

@@ -30,6 +30,12 @@ extern uint32_t disk_nblocks;       /* the disk's size, for a last range check *
 extern struct cblock lru;           /* sentinel: lru.next is the oldest, lru.prev the newest */
 extern int waiters;                 /* processes waiting for a block to become free */
 uint32_t cache_blocks_held(void);   /* frames the cache holds now (fs.cache.blocks) */
+/* cache.c, for its audit (fs/cache_audit.c; cache_lock held): the other two lists' sentinels,
+ * the frames it counts, and a block found by its name. */
+extern struct cblock freelist, spare;
+extern uint32_t nframes_held;
+struct cblock *cache_lookup(uint32_t fileid, uint32_t blockno);
+int cache_audit(bool quiet);
 
 /* Block headers live in pages of the kernel pool, made at boot, one header for every frame
  * of memory: no table caps the cache (they cost 2 % of memory), and the kernel pool does not
@@ -75,6 +81,8 @@ struct cfile *cf_find(uint32_t fileid, bool create);   /* 0 when not found (or n
 
 /* flushd.c: the dirty-file queue (cache_lock held). */
 void enqueue(struct cfile *cf);     /* on the dirty-file queue, if it has scheduled blocks */
+/* Blocks waiting for a cleaner or being written (fs.cache.scheduled; takes cache_lock). */
+uint32_t cache_scheduled(void);
 /* The write policy's setting and the daemon's (from writeback_init). */
 void flushd_init(void);
 /* Writes the dirty blocks of cf: only the scheduled ones (sync false), or every one that

@@ -56,7 +56,6 @@ void schedule(struct cblock *b)
   enqueue(b->cf);
 }
 
-
 static bool in_class(struct cfile *cf, enum sched_class which)
 {
   return which == SCHED_ALL || (cf->fileid == CACHE_DEV) == (which == SCHED_META);
@@ -117,6 +116,21 @@ static int cache_clean_next(void)
   wakeup(cf);
   release(&cache_lock);
   return written;
+}
+
+/* Blocks waiting for a cleaner or being written: 0 once the cleaners are idle (a test of
+ * fs.write_policy=asap waits for it; dirty blocks not yet old enough do not count). */
+uint32_t cache_scheduled(void)
+{
+  uint32_t n = 0;
+  acquire(&cache_lock);
+  for (int i = 0; i < NCFILE; i++)
+    if (cfiles[i].used)
+      n += cfiles[i].nsched;
+  FOR_EACH_HEADER(hp, b)
+    n += busy(b);
+  release(&cache_lock);
+  return n;
 }
 
 /* --- the write policy's setting: asap and through schedule what waits at once ------------ */

@@ -19,7 +19,7 @@ def _pool(name):
 
 
 def _scheduled(st):
-    """fs/cache.c scheduled(): blocks of files on the write-back queue, and blocks under I/O."""
+    """fs/flushd.c cache_scheduled(): blocks of files on the write-back queue, and blocks under I/O."""
     n = sum(cf.nsched for cf in st.cfiles() if cf.used)
     return n + sum(1 for b in st.headers() if st.block_busy(b))
 
@@ -73,7 +73,7 @@ COMPUTED = {
     ("kernel/mem/refault.c", "bias_ms"): _learned_bias,
     ("fs/cache.c", "min_held_kb"): lambda st: var_u32("st_min_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
     ("fs/cache.c", "max_held_kb"): lambda st: var_u32("st_max_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
-    ("fs/cache.c", "scheduled"): _scheduled,
+    ("fs/flushd.c", "cache_scheduled"): _scheduled,
     ("fs/dirtybound.c", "upper_blocks"): _dirty_bound(False),
     ("fs/dirtybound.c", "background_blocks"): _dirty_bound(True),
     ("fs/alloc.c", "shown_free_blocks"): lambda st: (
