@@ -119,3 +119,23 @@ def test_a_call_inside_a_comment_is_not_one():
     files = sources()
     files["fs/dir.c"] = "/* unlike vm_fault(), ... */\n// cache_get() too\n" + files["fs/dir.c"]
     assert violations(files) == violations(sources())
+
+
+MAX_LINES = 600
+
+
+def too_long(files):
+    """The kernel's sources (kernel, drivers, fs, vm, scaffold) longer than MAX_LINES lines: a
+    file past that holds more than one concept, and is cut where the concepts part."""
+    return sorted("%s: %d lines" % (p, t.count("\n")) for p, t in files.items()
+                  if p.split("/")[0] in ("kernel", "drivers", "fs", "vm", "scaffold") and t.count("\n") > MAX_LINES)
+
+
+def test_every_kernel_source_is_at_most_600_lines():
+    assert too_long(sources()) == []
+
+
+def test_a_source_one_line_too_long_is_named():
+    files = sources()
+    files["fs/cache.c"] = "x\n" * (MAX_LINES + 1)
+    assert too_long(files) == ["fs/cache.c: %d lines" % (MAX_LINES + 1)]
