@@ -12,7 +12,7 @@
  * kernel/mem/negotiate.c, which checks the core map first and calls this as the VM pool's audit),
  * and after every fault with vm.audit=1. The parts that concern one file's own structures are
  * that file's: the laundry and the ready list (pageout_audit, vm/pageout.c), the VM's offer
- * (aging_audit, vm/aging.c), the COW-COR rings (cowcor_audit), the page directories
+ * (oldest_audit, vm/oldest.c), the COW-COR rings (cowcor_audit), the page directories
  * (as_audit, vm/segment.c); they run in that order after the frames and the page tables here.
  *
  * A checker is trusted only once a test has seen it fail on a planted fault: scaffold/vm_corrupt.c
@@ -97,7 +97,7 @@ int vm_audit(bool quiet)
   if (vmframes != frame_count(POOL_VM))
     AUDIT_BAD("%u VM frames, the core map counts %u\n", vmframes, frame_count(POOL_VM));
   bad += pageout_audit(quiet);
-  bad += aging_audit(quiet);
+  bad += oldest_audit(quiet);
   bad += cowcor_audit(quiet);
   bad += as_audit(quiet);
   release(&vm_lock);

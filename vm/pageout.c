@@ -381,7 +381,7 @@ static void clean_run(void)
     struct frame *f = v[k];
     struct segment *s = f->owner;
     *ptes[k] = restored(old[k], *ptes[k]);
-    aging_unstamped(f);
+    oldest_unstamped(f);
     if (reqs < 0) {
       kprintf("vm: cannot write a page of segment %u to backing store\n", (uint32_t)(s - segtab));
     } else {
@@ -460,7 +460,7 @@ static int pageout_run(struct segment *s, uint32_t va, uint32_t *len)
     struct frame *f = v[k];
     if (write[k] && reqs < 0) {
       *ptes[k] = restored(old[k], *ptes[k]);
-      aging_unstamped(f);
+      oldest_unstamped(f);
       frame_unbusy(f);
       continue;
     }

@@ -31,9 +31,25 @@ static inline bool frame_unbacked(struct frame *f)
   return s->type != SEG_CODE && seg_block(s, frame_vaddr(f)) >= s->swapblocks;
 }
 
+/* A candidate's page-table entry, or 0: inline in the scan of every frame (vm/oldest.c),
+ * a call elsewhere (candidate_pte). */
+static inline pte_t *candidate_entry(struct frame *f)
+{
+  if (f->pool != POOL_VM || frame_busy(f) || !f->owner || (f->pflags & VMF_LAUNDRY))
+    return 0;
+  struct segment *s = f->owner;
+  if (s->refs <= 0 || frame_unbacked(f))
+    return 0;
+  pte_t *pte = frame_pte(f);
+  return pte && (*pte & PTE_P) && PTE_ADDR(*pte) == frame_pa(f) ? pte : 0;
+}
+
 /* pol_candidate (vm/aging.c) as the page's entry, or 0: idle reads the accessed bit from it
  * without walking the page table twice (the scans and the VM's offer call it on every page). */
-pte_t *candidate_pte(uint32_t i);
+static inline pte_t *candidate_pte(uint32_t i)
+{
+  return i < nframes ? candidate_entry(&coremap[i]) : 0;
+}
 
 /* A candidate not used since the aging clock last stamped it: its time of last reference is
  * its age (an accessed one's stamp is stale). What the VM offers and gives comes from these. */
@@ -43,19 +59,23 @@ static inline bool idle(uint32_t i)
   return pte && !(*pte & PTE_A);
 }
 
-/* --- vm/aging.c ------------------------------------------------------------------------------ */
+/* --- vm/aging.c, vm/oldest.c, vm/vm.c ------------------------------------------------------ */
 
+void age_tick(void);                       /* the aging sweep's tenth of a second (vm_lock held) */
+void aging_init(void);                     /* vm.clock_rate */
+extern uint32_t st_age_sweeps, st_age_checks, age_lag_ms;
 /* The frame vm_offer reports and vm_surrender gives first, or -1; *k is its place in the
  * batch of oldest pages (-1 for a page of the ready list). */
 int32_t oldest_victim(int32_t *k);
-void vm_daemon(void *arg);                 /* the VM daemon's thread (vmaging) */
-void aging_init(void);                     /* vm.clock_rate; the VM's pool registered */
-int aging_audit(bool quiet);               /* the VM's offer is its oldest page */
+void scan_oldest(void);                    /* the batch of oldest pages and the bound, anew */
+void oldest_init(void);                    /* the VM's pool registered with the negotiation */
+int oldest_audit(bool quiet);              /* the VM's offer is its oldest page */
 /* f's accessed bit was dropped without a stamp (its page restored after a page-out): the VM's
- * bound on its pages' times (used_since, vm/aging.c) must cover f's. */
-void aging_unstamped(struct frame *f);
+ * bound on its pages' times (used_since, vm/oldest.c) must cover f's. */
+void oldest_unstamped(struct frame *f);
 uint32_t vm_oldest_ms(void);               /* the vm.oldest_ms counter */
-extern uint32_t st_age_sweeps, st_age_checks, age_lag_ms;
+void vm_daemon(void *arg);                 /* the VM daemon's thread (vmaging, vm/vm.c) */
+extern uint32_t vm_ticks;                  /* its ticks */
 
 /* --- vm/pageout.c ---------------------------------------------------------------------------- */
 

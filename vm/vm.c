@@ -16,7 +16,9 @@
 #include "kernel/proc.h"
 #include "kernel/stats.h"
 #include "kernel/sysctl.h"
+#include "kernel/time.h"
 #include "kernel/mem/coremap.h"
+#include "kernel/mem/negotiate.h"
 #include "fs/bypass.h"
 #include "vm/vm.h"
 #include "vm/policy.h"
@@ -57,6 +59,34 @@ static const struct counter counters[] = {
   COUNTER_FN("vm.segments", seg_count_used),
 };
 
+/* The VM daemon (vmaging): ten times a second the aging sweep (vm/aging.c), then it samples
+ * the reference trace (vm/trace.c), lets the policy tick, scans for the VM's oldest pages
+ * (vm/oldest.c), reserves backing store for forked segments (vm/segment.c) and tops up the
+ * kernel's reserve of free frames (neg_refill). */
+uint32_t vm_ticks;
+
+void vm_daemon(void *arg)
+{
+  for (;;) {
+    sleep_ms(100);
+    if (vm_damaged)
+      continue;             /* a test damaged the bookkeeping on purpose (scaffold/vm_corrupt.c) */
+    acquire(&vm_lock);
+    vm_ticks++;
+    age_tick();
+    vm_trace_tick();
+    const struct vm_policy *policy = current_policy();
+    if (policy->tick)
+      policy->tick();
+    scan_oldest();          /* here, not in the first cache miss of the tick */
+    bool all = vm_reserve_wanted;
+    vm_reserve_wanted = false;
+    release(&vm_lock);
+    seg_reserve_lazy(all);
+    neg_refill();
+  }
+}
+
 void vm_init(void)
 {
   initlock(&vm_lock, "vm");
@@ -66,7 +96,8 @@ void vm_init(void)
   setting_register(&set_cluster);
   setting_register(&set_spt_epoch);
   setting_register(&set_audit);
-  aging_init();             /* vm.clock_rate; the VM's answers to the negotiation */
+  aging_init();             /* vm.clock_rate */
+  oldest_init();            /* the VM's answers to the negotiation */
   stat_register_table(counters, NELEM(counters));
   vm_trace_init();          /* after the VM's own counters: ^P prints them in this order */
   cowcor_init();

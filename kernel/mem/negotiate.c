@@ -79,7 +79,7 @@
  * (neg_keeps_own), it keeps its own without asking the other. The rule is monotonic in the
  * other's time -- a younger page biased is no older, a refusal keeps too -- so no answer the
  * other could have given would change the verdict. The VM's bound is the least time of last
- * reference over its frames at its last scan, those found accessed left out (vm/aging.c, HOW
+ * reference over its frames at its last scan, those found accessed left out (vm/oldest.c, HOW
  * OLD AT MOST): a page's time only grows, a frame the VM takes is stamped when it is mapped,
  * and an accessed page is stamped before it can be offered. The cache publishes none (0), so
  * the VM always asks it. Under a 120 s penalty a cache ask needs the VM only once some VM page

@@ -8,7 +8,7 @@
 
 struct frame;
 
-/* What a pool answers, registered once at boot (fs/cache.c for NEG_FS, vm/aging.c for NEG_VM).
+/* What a pool answers, registered once at boot (fs/cache.c for NEG_FS, vm/oldest.c for NEG_VM).
  * offer: the time of last reference of the page it would give up next, or refuse. giving:
  *   asked by the other pool (refused at the pool's floor), else asked as the asker's own
  *   ("what would you recycle?"). A pool not registered yet refuses.

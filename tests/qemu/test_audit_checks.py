@@ -10,7 +10,7 @@ more than one check (a frame moved to another pool also changes two pools' count
 then lists every line it must produce, and no other line may appear.
 
 The checks (kernel/mem/coremap.c coremap_audit, vm/audit.c vm_audit with vm/pageout.c pageout_audit
-and vm/aging.c aging_audit, vm/cowcor.c cowcor_audit, vm/segment.c as_audit), and the case that
+and vm/oldest.c oldest_audit, vm/cowcor.c cowcor_audit, vm/segment.c as_audit), and the case that
 makes each fail:
 
   core map   frame has no pool ....................................... no_pool

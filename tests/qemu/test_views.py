@@ -354,7 +354,7 @@ def test_negbreak_vm_asks_and_every_negotiation(disk, kernel):
 
 def test_frames_names_the_victim_the_kernel_chooses(disk):
     """frames ends with the VM's oldest page, the one its offer to the negotiation reports and
-    it gives up next (vm/aging.c's oldest_victim, written again in tools/gdb/kstate.py: the
+    it gives up next (vm/oldest.c's oldest_victim, written again in tools/gdb/kstate.py: the
     page-out daemon's ready list first, then the last scan's batch while it is this tick's,
     else a new scan of every frame). gdb stops at oldest_victim's entry (its caller holds
     vm_lock: nothing changes until it returns) while a toucher sleeps and memhog reads 14 MB
@@ -367,7 +367,7 @@ def test_frames_names_the_victim_the_kernel_chooses(disk):
     steps = []
     for n, stale in ((300, False), (700, False), (700, True), (700, True)):
         steps += ["break oldest_victim", "ignore $bpnum %d" % n, "continue"]
-        steps += ["set var 'vm/aging.c'::oldest_tick = 0"] if stale else []
+        steps += ["set var 'vm/oldest.c'::oldest_tick = 0"] if stale else []
         steps += ["frames vm", "delete", "finish"]
     steps += ["kill"]
     r = session(disk, "toucher -m 6 -s 3 -n 3 -q -d 0 &\nmemhog -z 14\nmemhog -z 14\n", steps, kernel=DEBUG_KERNEL)

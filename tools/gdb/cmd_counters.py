@@ -69,7 +69,7 @@ COMPUTED = {
     ("kernel/mem/coremap.c", "frames_cache"): _pool("cache"),
     ("kernel/mem/coremap.c", "frames_vm"): _pool("vm"),
     ("vm/vm.c", "frames_vm"): _pool("vm"),
-    ("vm/aging.c", "vm_oldest_ms"): _oldest_ms,
+    ("vm/oldest.c", "vm_oldest_ms"): _oldest_ms,
     ("kernel/mem/refault.c", "bias_ms"): _learned_bias,
     ("fs/cache.c", "min_held_kb"): lambda st: var_u32("st_min_held", "fs/cache.c") * (K.FS_BSIZE // 1024),
     ("fs/cache.c", "max_held_kb"): lambda st: var_u32("st_max_held", "fs/cache.c") * (K.FS_BSIZE // 1024),

@@ -8,7 +8,7 @@ added to struct frame moves with the kernel. What DWARF cannot give (#define'd f
 in kconst.py.
 
 Static variables are named with their file, as gdb does ('fs/cache.c'::lru): several files
-have a static of the same name (ticks in kernel/time.c and vm/aging.c).
+have a static of the same name (pools in kernel/mem/negotiate.c and kernel/mem/refault.c).
 """
 import keyword
 import re

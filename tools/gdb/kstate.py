@@ -4,7 +4,7 @@ A command runs while the machine is stopped, so everything it reads belongs to o
 State reads each table once (the core map, the segment table, the process table, the cache's
 headers, page tables as they are asked for) and answers the questions the kernel itself asks
 of them: which segment and page a frame holds, what a page-table entry says, which page the VM
-offers the negotiation (pol_candidate and oldest_victim, as in vm/aging.c), which block the cache would give up (cache_offer in fs/cache.c). Those
+offers the negotiation (pol_candidate and oldest_victim, as in vm/aging.c and vm/oldest.c), which block the cache would give up (cache_offer in fs/cache.c). Those
 answers are the kernel's algorithms repeated in Python, so the tests compare them with what
 the kernel decides at the same instant (tests/qemu/test_gdb*.py).
 """
@@ -164,7 +164,7 @@ class State:
         a = self.addrspace(p.as_)
         return [(SEG_TYPES[t], self.seg_index(a.seg[t])) for t in range(3) if a.seg[t]]
 
-    # --- what a VM frame holds (vm/aging.c, vm/pageout.c) ---------------------------------------------------
+    # --- what a VM frame holds (vm/aging.c, vm/oldest.c, vm/pageout.c) ------------------------------------------------
     def frame_page(self, i):
         """(segment index, virtual address) of VM frame i's page, or None (owned by nobody)."""
         f = self.frames[i]
@@ -212,7 +212,7 @@ class State:
         return None
 
     def next_victim(self):
-        """vm/aging.c's oldest_victim: the frame whose age vm_offer reports, or -1. A page the
+        """vm/oldest.c's oldest_victim: the frame whose age vm_offer reports, or -1. A page the
         page-out daemon has cleaned first; then the first of the last scan's batch (kept for
         the tick) that is still a candidate, not accessed, with the same stamp; else what a
         new scan would find: the oldest such page by time of last reference, the lower frame
@@ -231,10 +231,10 @@ class State:
         def still(i, stamp):
             return self.candidate(i) and not self.accessed(i) and self.frames[i].lastref == stamp
 
-        if var_u32("oldest_tick", "vm/aging.c") == (var_u32("ticks", "vm/aging.c") + 1) & 0xFFFFFFFF:
-            n = var_u32("noldest", "vm/aging.c")
-            batch = u32s(addr("oldest", "vm/aging.c"), n) if n else ()
-            stamps = u32s(addr("oldest_lastref", "vm/aging.c"), n) if n else ()
+        if var_u32("oldest_tick", "vm/oldest.c") == (var_u32("vm_ticks", "vm/vm.c") + 1) & 0xFFFFFFFF:
+            n = var_u32("noldest", "vm/oldest.c")
+            batch = u32s(addr("oldest", "vm/oldest.c"), n) if n else ()
+            stamps = u32s(addr("oldest_lastref", "vm/oldest.c"), n) if n else ()
             for i, stamp in zip(batch, stamps):
                 if still(i, stamp):
                     return i
