@@ -486,8 +486,7 @@ int disk_init(void)
 {
   initlock(&disk_lock, "disk");
   stat_register_table(counters, NELEM(counters));
-  for (uint32_t i = 0; i < NELEM(debug_settings); i++)
-    setting_register(&debug_settings[i]);
+  setting_register_table(debug_settings, NELEM(debug_settings));
   disk_ceiling_init();
 
   struct pci_dev *d = pci_find(VIRTIO_VENDOR, VIRTIO_DEV_BLK_LEGACY);

@@ -445,8 +445,7 @@ void cache_init(void)
       break;
   uint64_t nb = disk_present() ? disk_sectors() / FS_SECTORS_PER_BLOCK : 0;
   disk_nblocks = nb > 0xFFFFFFFFull ? 0xFFFFFFFFu : (uint32_t)nb;
-  for (uint32_t i = 0; i < NELEM(size_settings); i++)
-    setting_register(&size_settings[i]);
+  setting_register_table(size_settings, NELEM(size_settings));
   neg_register_pool(NEG_FS, &cache_pool);
   stat_register_table(counters, NELEM(counters));
 }

@@ -194,7 +194,6 @@ static const struct counter counters[] = {
 
 void dirty_bound_init(void)
 {
-  for (uint32_t i = 0; i < NELEM(settings); i++)
-    setting_register(&settings[i]);
+  setting_register_table(settings, NELEM(settings));
   stat_register_table(counters, NELEM(counters));
 }

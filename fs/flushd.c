@@ -223,8 +223,7 @@ static const struct counter counters[] = {
 void flushd_init(void)
 {
   setting_register(&policy_setting);
-  for (uint32_t i = 0; i < NELEM(settings); i++)
-    setting_register(&settings[i]);
+  setting_register_table(settings, NELEM(settings));
   stat_register_table(counters, NELEM(counters));
 }
 

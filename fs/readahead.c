@@ -56,8 +56,7 @@ static const struct counter counters[] = {
 
 void readahead_init(void)
 {
-  for (uint32_t i = 0; i < NELEM(settings); i++)
-    setting_register(&settings[i]);
+  setting_register_table(settings, NELEM(settings));
   stat_register_table(counters, NELEM(counters));
 }
 

@@ -243,7 +243,6 @@ static const struct counter counters[] = {
 
 void arbiter_init(void)
 {
-  for (uint32_t i = 0; i < NELEM(settings); i++)
-    setting_register(&settings[i]);
+  setting_register_table(settings, NELEM(settings));
   stat_register_table(counters, NELEM(counters));
 }

@@ -81,6 +81,12 @@ void setting_register(const struct setting *s)
   }
 }
 
+void setting_register_table(const struct setting *s, uint32_t n)
+{
+  for (uint32_t i = 0; i < n; i++)
+    setting_register(&s[i]);
+}
+
 int sysctl(const char *name, const char *value, char *out, int outlen)
 {
   if (name[0] == '#') {

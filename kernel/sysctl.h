@@ -1,5 +1,6 @@
 /* Settings, set on the kernel command line and read and written by the sysctl program
- * (SYS_sysctl). A module registers each setting once, with a description and its bounds. */
+ * (SYS_sysctl). A module registers each setting once, with a description and its bounds: one
+ * with setting_register, a table of them with setting_register_table (as counters are). */
 #ifndef KERNEL_SYSCTL_H
 #define KERNEL_SYSCTL_H
 #include "types.h"
@@ -17,6 +18,8 @@ struct setting {
 /* Adds s and applies its value from the kernel command line, if any: register once the
  * module is ready for a set, with the default in place (a refused value keeps it). */
 void setting_register(const struct setting *s);
+/* The n settings of a module's table, in order, as setting_register adds each. */
+void setting_register_table(const struct setting *s, uint32_t n);
 /* Reads (value == 0) or writes a setting; out receives "value" (or, for name "#N", the N-th
  * setting as "name=value description [min..max]"). Returns 0 or a negative errno: ENOENT, or
  * a refused value (EINVAL, or the setter's error), and then out holds the one-line reason,

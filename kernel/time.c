@@ -116,7 +116,6 @@ static const struct counter counters[] = {
 void time_init(uint32_t (*measure)(void))
 {
   measure_tsc = measure;
-  for (uint32_t i = 0; i < NELEM(settings); i++)
-    setting_register(&settings[i]);
+  setting_register_table(settings, NELEM(settings));
   stat_register_table(counters, NELEM(counters));
 }

@@ -495,8 +495,7 @@ void neg_init(void)
   free_count = coremap_count_word(POOL_FREE);
   initlock(&trace_lock, "negtrace");
   refault_init();
-  for (uint32_t i = 0; i < NELEM(settings); i++)
-    setting_register(&settings[i]);
+  setting_register_table(settings, NELEM(settings));
   stat_register_table(counters, NELEM(counters));
 }
 
