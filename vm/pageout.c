@@ -545,9 +545,9 @@ static int pageout_set(const char *v)
   return 0;
 }
 
-static const struct setting set_policy = {
-  "vm.policy", "page replacement policy: clock fifo lru clusterlru random spt aging", 0, 0, 0,
-  policy_get, policy_set };
+/* vm.policy's description names the table's policies, whichever the tree has. */
+static char policy_help[128];
+static const struct setting set_policy = { "vm.policy", policy_help, 0, 0, 0, policy_get, policy_set };
 static const struct setting set_pageout = {
   "vm.pageout", "write PID (0: all): push its pages to backing store (reads: pages written)",
   0, 0, 0, pageout_get, pageout_set };
@@ -557,6 +557,9 @@ void pageout_init(void)
   fl_init(&laundry);
   fl_init(&ready);
   policy = vm_policies[0];
+  uint32_t n = snprintf(policy_help, sizeof policy_help, "page replacement policy:");
+  for (int i = 0; vm_policies[i] && n < sizeof policy_help; i++)
+    n += snprintf(policy_help + n, sizeof policy_help - n, " %s", vm_policies[i]->name);
   setting_register(&set_policy);
   setting_register(&set_pageout);
 }

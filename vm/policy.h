@@ -1,7 +1,7 @@
 /* Page replacement policies: which VM page gives up its frame when memory is short.
  *
- * A policy is one file (vm/policy_NAME.c) holding one struct vm_policy, and one line in the
- * table in vm/policy.c. It is pure C: it includes no kernel header and sees physical frames
+ * A policy is one file (vm/policy_NAME.c) holding one struct vm_policy (its settings with it),
+ * and one line in the table in vm/policy.c. It is pure C: it includes no kernel header and sees physical frames
  * only as numbers 0 .. pol_nframes()-1, through the small set of questions below, which the
  * VM answers (vm/aging.c) and so do the host unit tests (tests/host/test_policy.c), on
  * hand-made reference patterns. Every hook is called with the VM lock held and must not sleep.
@@ -20,9 +20,21 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+/* A number a policy lets the user set: the kernel makes each one a setting (sysctl NAME, and
+ * NAME=VALUE on its command line), range-checked before it is stored; the host tools and tests
+ * set the variable themselves. */
+struct pol_setting {
+  const char *name;           /* vm.SOMETHING */
+  const char *description;
+  uint32_t *value;
+  uint32_t min, max;
+};
+
 struct vm_policy {
   const char *name;
   const char *description;
+  /* Optional: the policy's settings, a table ended by an entry without a name. */
+  const struct pol_setting *settings;
   /* Frame f now holds a page (page-in, zero fill, copy). Optional. */
   void (*page_in)(uint32_t f);
   /* Frame f's page is gone (paged out or freed). Optional. */

@@ -51,9 +51,15 @@ static int32_t clusterlru_choose(void)
   return -1;
 }
 
+static const struct pol_setting settings[] = {
+  { "vm.cluster", "cluster size of clusterlru (frames)", &vm_cluster_size, 1, 4096 },
+  { 0 },
+};
+
 const struct vm_policy policy_clusterlru = {
   .name = "clusterlru",
   .description = "Hagmann's cluster LRU: the LRU page of the next cluster of frames (vm.cluster)",
+  .settings = settings,
   .tick = clusterlru_sample,
   .choose = clusterlru_choose,
 };

@@ -161,9 +161,15 @@ static int32_t spt_choose(void)
   return next >= 0 ? next : lru;
 }
 
+static const struct pol_setting settings[] = {
+  { "vm.spt_epoch_ms", "epoch of the spt policy's history (ms)", &vm_spt_epoch_ms, 10, 60000 },
+  { 0 },
+};
+
 const struct vm_policy policy_spt = {
   .name = "spt",
   .description = "Hagmann's SPT: periodic and transient pages by expected next use, the rest LRU",
+  .settings = settings,
   .page_in = spt_page_in,
   .page_out = spt_page_out,
   .tick = spt_tick,

@@ -28,10 +28,6 @@ extern pde_t boot_pgdir[];
 
 uint32_t vm_audit_every_fault;
 
-static const struct setting set_cluster = {
-  "vm.cluster", "cluster size of clusterlru (frames)", &vm_cluster_size, 1, 4096, 0, 0 };
-static const struct setting set_spt_epoch = {
-  "vm.spt_epoch_ms", "epoch of the spt policy's history (ms)", &vm_spt_epoch_ms, 10, 60000, 0, 0 };
 static const struct setting set_audit = {
   "vm.audit", "1: run the VM audit after every fault", &vm_audit_every_fault, 0, 1, 0, 0 };
 
@@ -58,6 +54,22 @@ static const struct counter counters[] = {
   COUNTER("vm.swap.blocks", &bypass_swap_blocks),
   COUNTER_FN("vm.segments", seg_count_used),
 };
+
+/* Each policy's own settings (struct pol_setting) as kernel settings, in the table's order. */
+#define MAX_POLICY_SETTINGS 16
+static struct setting policy_settings[MAX_POLICY_SETTINGS];
+
+static void policy_settings_init(void)
+{
+  uint32_t n = 0;
+  for (int i = 0; vm_policies[i]; i++)
+    for (const struct pol_setting *s = vm_policies[i]->settings; s && s->name; s++) {
+      if (n == MAX_POLICY_SETTINGS)
+        panic("vm: more than %d policy settings", MAX_POLICY_SETTINGS);
+      policy_settings[n] = (struct setting){ s->name, s->description, s->value, s->min, s->max, 0, 0 };
+      setting_register(&policy_settings[n++]);
+    }
+}
 
 /* The VM daemon (vmaging): ten times a second the aging sweep (vm/aging.c), then it samples
  * the reference trace (vm/trace.c), lets the policy tick, scans for the VM's oldest pages
@@ -93,8 +105,7 @@ void vm_init(void)
   boot_pgdir[0] = 0;        /* the identity map was only for turning paging on */
   lcr3(V2P(boot_pgdir));
   pageout_init();           /* the laundry, the ready list, the policy; vm.policy, vm.pageout */
-  setting_register(&set_cluster);
-  setting_register(&set_spt_epoch);
+  policy_settings_init();   /* each policy's own (vm.cluster, vm.spt_epoch_ms) */
   setting_register(&set_audit);
   aging_init();             /* vm.clock_rate */
   oldest_init();            /* the VM's answers to the negotiation */

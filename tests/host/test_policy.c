@@ -279,7 +279,17 @@ int main(void)
   for (int i = 0; vm_policies[i]; i++) {
     CHECK(vm_policies[i]->name && vm_policies[i]->choose, "policy %d lacks a name or choose", i);
     test_common(vm_policies[i]);
+    /* A policy's own settings: named vm.*, a variable, bounds that hold its default. */
+    for (const struct pol_setting *st = vm_policies[i]->settings; st && st->name; st++)
+      CHECK(strncmp(st->name, "vm.", 3) == 0 && st->description && st->value && st->min < st->max &&
+            *st->value >= st->min && *st->value <= st->max,
+            "policy %s: setting %s is not a vm.* setting with a variable and bounds around its default",
+            vm_policies[i]->name, st->name);
   }
+  CHECK(policy_clusterlru.settings && strcmp(policy_clusterlru.settings[0].name, "vm.cluster") == 0 &&
+        policy_clusterlru.settings[0].value == &vm_cluster_size, "clusterlru declares vm.cluster");
+  CHECK(policy_spt.settings && strcmp(policy_spt.settings[0].name, "vm.spt_epoch_ms") == 0 &&
+        policy_spt.settings[0].value == &vm_spt_epoch_ms, "spt declares vm.spt_epoch_ms");
   test_fifo();
   test_lru();
   test_clock();
