@@ -102,38 +102,43 @@ tools:
 	@mkdir -p $(B) && touch $(TOOLS_OK)
 
 # --- kernel ------------------------------------------------------------------------------
-$(B)/k/%.c.o: %.c | $(TOOLS_OK)
-	@mkdir -p $(dir $@)
-	$(msg) CC $<
-	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
-$(B)/k/%.S.o: %.S | $(TOOLS_OK)
-	@mkdir -p $(dir $@)
-	$(msg) CC $<
-	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
-
 LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
-# Linked twice: the first link (kernel0.elf, an empty symbol table) gives the addresses from
-# which tools/setup/ksyms.py makes the table a panic names its backtrace with (kernel/ksyms.c); the
-# second links that in, after the code, which therefore does not move (ksyms.py --check).
 KSYMS = CROSS=$(CROSS) $(PYTHON) tools/setup/ksyms.py
-$(B)/ksyms0.o: tools/setup/ksyms.py | $(TOOLS_OK)
-	@mkdir -p $(@D)
-	$(msg) KSYMS $@
-	$(Q)$(KSYMS) --stub $(@:.o=.S)
-	$(Q)$(CC) $(KCFLAGS) -c $(@:.o=.S) -o $@
-$(B)/kernel0.elf: $(KOBJ) $(B)/ksyms0.o linker.ld
-	$(msg) LD $@
-	$(Q)$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(KOBJ) $(B)/ksyms0.o $(LIBGCC)
-$(B)/ksyms.o: $(B)/kernel0.elf tools/setup/ksyms.py
-	$(msg) KSYMS $@
-	$(Q)$(KSYMS) $< $(@:.o=.S)
-	$(Q)$(CC) $(KCFLAGS) -c $(@:.o=.S) -o $@
-$(B)/kernel.elf: $(KOBJ) $(B)/ksyms.o linker.ld
-	$(msg) LD $@
-	$(Q)$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@.tmp $(KOBJ) $(B)/ksyms.o $(LIBGCC)
-	$(msg) CHECK $@
-	$(Q)$(KSYMS) --check $(B)/kernel0.elf $@.tmp
-	$(Q)mv $@.tmp $@
+
+# One kernel's rules: $(1) its folder, $(2) the compiler's flags, $(3) the word make prints.
+# Linked twice: the first link (kernel0.elf, an empty symbol table) gives the addresses from
+# which tools/setup/ksyms.py makes the table a panic names its backtrace with (kernel/ksyms.c);
+# the second links that in, after the code, which therefore does not move (ksyms.py --check).
+define KERNEL_RULES
+$(1)/k/%.c.o: %.c | $(TOOLS_OK)
+	@mkdir -p $$(dir $$@)
+	$$(msg) $(3) $$<
+	$$(Q)$$(CC) $(2) -c $$< -o $$@
+$(1)/k/%.S.o: %.S | $(TOOLS_OK)
+	@mkdir -p $$(dir $$@)
+	$$(msg) $(3) $$<
+	$$(Q)$$(CC) $(2) -c $$< -o $$@
+$(1)/ksyms0.o: tools/setup/ksyms.py | $(TOOLS_OK)
+	@mkdir -p $$(@D)
+	$$(msg) KSYMS $$@
+	$$(Q)$$(KSYMS) --stub $$(@:.o=.S)
+	$$(Q)$$(CC) $(2) -c $$(@:.o=.S) -o $$@
+$(1)/kernel0.elf: $$(patsubst %,$(1)/k/%.o,$$(KSRC)) $(1)/ksyms0.o linker.ld
+	$$(msg) LD $$@
+	$$(Q)$$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $$@ $$(patsubst %,$(1)/k/%.o,$$(KSRC)) $(1)/ksyms0.o $$(LIBGCC)
+$(1)/ksyms.o: $(1)/kernel0.elf tools/setup/ksyms.py
+	$$(msg) KSYMS $$@
+	$$(Q)$$(KSYMS) $$< $$(@:.o=.S)
+	$$(Q)$$(CC) $(2) -c $$(@:.o=.S) -o $$@
+$(1)/kernel.elf: $$(patsubst %,$(1)/k/%.o,$$(KSRC)) $(1)/ksyms.o linker.ld
+	$$(msg) LD $$@
+	$$(Q)$$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $$@.tmp $$(patsubst %,$(1)/k/%.o,$$(KSRC)) $(1)/ksyms.o $$(LIBGCC)
+	$$(msg) CHECK $$@
+	$$(Q)$$(KSYMS) --check $(1)/kernel0.elf $$@.tmp
+	$$(Q)mv $$@.tmp $$@
+endef
+
+$(eval $(call KERNEL_RULES,$(B),$(KCFLAGS),CC))
 
 # The kernel for stepping in gdb (make qemu-gdb): the same sources at -Og in a folder of their
 # own, so that `info locals` and `next` work in exec, vm_fault or trap, while make qemu, the
@@ -141,32 +146,7 @@ $(B)/kernel.elf: $(KOBJ) $(B)/ksyms.o linker.ld
 DB := $(B)/debug
 DKCFLAGS = $(patsubst -O2,-Og,$(KCFLAGS))
 DKOBJ := $(patsubst %,$(DB)/k/%.o,$(KSRC))
-$(DB)/k/%.c.o: %.c | $(TOOLS_OK)
-	@mkdir -p $(dir $@)
-	$(msg) CC-Og $<
-	$(Q)$(CC) $(DKCFLAGS) -c $< -o $@
-$(DB)/k/%.S.o: %.S | $(TOOLS_OK)
-	@mkdir -p $(dir $@)
-	$(msg) CC-Og $<
-	$(Q)$(CC) $(DKCFLAGS) -c $< -o $@
-$(DB)/ksyms0.o: tools/setup/ksyms.py | $(TOOLS_OK)
-	@mkdir -p $(@D)
-	$(msg) KSYMS $@
-	$(Q)$(KSYMS) --stub $(@:.o=.S)
-	$(Q)$(CC) $(DKCFLAGS) -c $(@:.o=.S) -o $@
-$(DB)/kernel0.elf: $(DKOBJ) $(DB)/ksyms0.o linker.ld
-	$(msg) LD $@
-	$(Q)$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@ $(DKOBJ) $(DB)/ksyms0.o $(LIBGCC)
-$(DB)/ksyms.o: $(DB)/kernel0.elf tools/setup/ksyms.py
-	$(msg) KSYMS $@
-	$(Q)$(KSYMS) $< $(@:.o=.S)
-	$(Q)$(CC) $(DKCFLAGS) -c $(@:.o=.S) -o $@
-$(DB)/kernel.elf: $(DKOBJ) $(DB)/ksyms.o linker.ld
-	$(msg) LD $@
-	$(Q)$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $@.tmp $(DKOBJ) $(DB)/ksyms.o $(LIBGCC)
-	$(msg) CHECK $@
-	$(Q)$(KSYMS) --check $(DB)/kernel0.elf $@.tmp
-	$(Q)mv $@.tmp $@
+$(eval $(call KERNEL_RULES,$(DB),$(DKCFLAGS),CC-Og))
 debug-kernel: $(DB)/kernel.elf
 
 # The ISO holds a stripped kernel; the one with symbols stays in build/ for gdb. cmdline.txt
@@ -251,56 +231,7 @@ $(B)/tests/test_%: tests/host/test_%.c $$(call host_test_sources,test_$$*) $(wil
 	$(msg) HOSTCC $@
 	$(Q)$(HOSTCC) $(HOSTCFLAGS) -iquote user/include -o $@ $< $(call host_test_sources,test_$*)
 
-# The trace simulator (tools/lab/tracesim/) runs the same policy files on recorded traces.
-TRACESIM_SRC := $(wildcard tools/lab/tracesim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard vm/policy*.c)
-$(B)/tracesim: $(TRACESIM_SRC) $(wildcard tools/lab/tracesim/*.h) tools/lab/tracefile.h tools/lab/callwatch.h vm/policy.h | $(TOOLS_OK)
-	@mkdir -p $(B)
-	$(msg) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(TRACESIM_SRC)
-tracesim: $(B)/tracesim $(PY_OK)
-	$(PY) tools/lab/tracesim.py
-# The arbiter lab's simulator (tools/lab/arbitersim/) replays recorded negotiations through the
-# very arbiter files the kernel compiles (kernel/arbiter_*.c).
-ARBITERSIM_SRC := $(wildcard tools/lab/arbitersim/*.c) tools/lab/tracefile.c tools/lab/callwatch.c $(wildcard kernel/arbiter_*.c) kernel/mem/negotiate_rule.c
-$(B)/arbitersim: $(ARBITERSIM_SRC) $(wildcard tools/lab/arbitersim/*.h) tools/lab/tracefile.h tools/lab/callwatch.h kernel/arbiter.h kernel/mem/negotiate_rule.h | $(TOOLS_OK)
-	@mkdir -p $(B)
-	$(msg) HOSTCC $@
-	$(Q)$(HOSTCC) $(HOSTCFLAGS) -o $@ $(ARBITERSIM_SRC)
-arbitersim: $(B)/arbitersim
-	$(B)/arbitersim traces/negotiation/*.negtrace.gz
-# Records traces/negotiation/ again in the kernel (tools/lab/record_negtraces.py: minutes).
-negtraces: $(B)/kernel.elf $(PRISTINE) $(B)/arbitersim $(PY_OK)
-	$(PY) tools/lab/record_negtraces.py
-	$(B)/arbitersim traces/negotiation/*.negtrace.gz
-# Records traces/*.trace again in the kernel (tools/lab/record_traces.py), then replays them.
-traces: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(PY_OK)
-	$(PY) tools/lab/record_traces.py
-	$(PY) tools/lab/tracesim.py
-
-# The replacement lab (docs/lab-replacement.md): make grade POLICY=NAME [POLICYFILE=vm/policy_NAME.c],
-# or a class: make grade DIR=submissions [LAB=replacement] [GRADE_ARGS='--call-limit 1000 --kernel']
-# (one directory per student; build/grade/DIR/scores.csv and a report each).
-# The arbiter lab (docs/lab-arbiter.md): make grade ARBITER=NAME (kernel/arbiter_NAME.c; the replay
-# and the kernel pass), or a class: make grade DIR=submissions LAB=arbiter.
-POLICY ?=
-POLICYFILE ?=
-DIR ?=
-LAB ?= replacement
-GRADE_ARGS ?=
-ARBITER ?=
-grade: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(B)/tracesim $(B)/arbitersim $(PY_OK)
-	@test -n "$(POLICY)$(DIR)$(ARBITER)" || { echo 'make grade needs POLICY=NAME (e.g. make grade POLICY=lru), ARBITER=NAME or DIR=SUBMISSIONS'; exit 2; }
-	$(PY) $(if $(DIR),tools/lab/grade.py --dir $(DIR) --lab $(LAB),$(if $(ARBITER),tools/lab/arbiter_grade.py $(ARBITER),tools/lab/grade.py $(POLICY) $(if $(POLICYFILE),--file $(POLICYFILE)))) $(GRADE_ARGS)
-# The replacement lab's kernel passes beside the simulator, recorded for test_lab_compare to replay
-# (traces/compare/: the session at a tenth of its length, two runs a policy; a few minutes).
-compare-record: $(B)/kernel.elf $(PRISTINE) $(B)/tracesim $(PY_OK)
-	$(PY) tools/lab/grade.py clock --compare --compare-scale 10 --compare-runs 2 --traces traces/session.trace.gz --compare-record traces/compare
-# The students' tree, without the labs' solutions or a word naming them, built and the lab's tests run (tools/lab/release.py).
-lab-release: $(PY_OK)
-	$(PY) tools/lab/release.py --lab $(LAB)
-# What the sampled and the ordered trace cost the traced programs (guest time; build/bench/trace-cost.*).
-trace-cost: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/lab/trace_cost.py
+include mk/labs.mk
 
 # The kernel's own file-system code, run on the host against mkfs images (tests/host/test_kfs.py).
 KFSSRC := $(wildcard tests/host/kfs/*.c) $(wildcard fs/*.c) kernel/pipe.c kernel/cmdline.c kernel/sysctl.c
@@ -384,74 +315,16 @@ test: test-build
 .PHONY: test-build mutants results
 test-build: all $(UBINS) $(LBINS) $(HOSTTESTS) $(PY_OK) $(DB)/kernel.elf
 
-# Planted bugs, one at a time, each against the whole suite (tools/fuzz/mutants.py):
-# make mutants MUTANTS_ARGS='--area cache -j 2'. Results in build/mutants.csv.
-MUTANTS_ARGS ?=
-mutants: $(PY_OK)
-	$(PY) tools/fuzz/mutants.py $(MUTANTS_ARGS)
-
-# Power cuts on a logging disk: thousands of crash states checked (tools/crash/crashtest.py).
-crashtest: all $(UBINS) $(B)/tests/kfs $(PY_OK)
-	$(PY) tools/crash/crashtest.py --jobs $(JOBS)
-
-# A long run of every workload at once, then the checks (tools/fuzz/soak.py):
-# make soak DURATION=SECONDS (default 600). The console goes to build/soak.log.
-DURATION ?= 600
-.PHONY: soak
-soak: $(B)/kernel.elf $(PRISTINE) $(B)/fsck $(PY_OK)
-	$(PY) tools/fuzz/soak.py --duration $(DURATION)
-
-# Corrupted images: N damaged images booted and checked against fsck (tools/fuzz/imgfuzz.py).
-N ?= 300
-SEED ?= 1
-.PHONY: imgfuzz
-imgfuzz: all $(UBINS) $(PY_OK)
-	$(PY) tools/fuzz/imgfuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
+include mk/reliability.mk
 
 # --- benchmarks: figures printed, written under build/bench (CSV and PNG) and nowhere else.
 # The documented tables (docs/results.md) change only through `make results`
 # (tools/bench/results.py), which makes them again from those CSVs and refuses a run shorter than
 # a table's full one (RESULTS_ARGS=--partial takes it, and the table then says what it lacks). ---
-.PHONY: bench bench-boot bench-fork bench-vm bench-negcost bench-fs bench-ifs bench-ecd bench-linux bench-linux-ecd paper
 $(PY_OK): tools/setup/pydeps.py
 	@$(PYTHON) tools/setup/pydeps.py --dir $(B)/py
 	@touch $@
-bench: bench-boot bench-fs bench-vm bench-negcost bench-fork bench-ifs bench-ecd
-bench-boot: $(ISO) $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench/bench_boot.py
-bench-fork: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench/bench_fork.py
-bench-vm: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench/bench_vm.py
-# An untraded negotiation against a cache miss, by penalty mode (RUNS=3 MODES="fixed adaptive").
-bench-negcost: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench/bench_negcost.py
-bench-fs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench/bench_fs.py
-# WRL 90/4's IFS benchmark (tools/bench/bench_ifs.py -h): IFS_ARGS='--preset paper --runs 1 --intervals 1,30 -j 2'.
-IFS_ARGS ?=
-bench-ifs: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench/bench_ifs.py $(IFS_ARGS)
-# WRL 90/4's ECD benchmark (tools/bench/bench_ecd.py -h): the full grid, or ECD_ARGS='--preset short'.
-ECD_ARGS ?=
-bench-ecd: $(B)/kernel.elf $(PRISTINE) $(PY_OK)
-	$(PY) tools/bench/bench_ecd.py $(ECD_ARGS)
-# The IFS mix under Linux 6.1 beside ours (tools/bench/bench_linux.py -h): Debian's kernel and
-# busybox are fetched into build/linux on first use. LINUX_ARGS='--preset short' for a minute's run.
-LINUX_ARGS ?=
-bench-linux: $(B)/kernel.elf $(PRISTINE) $(LBINS) $(PY_OK)
-	$(PY) tools/bench/bench_linux.py $(LINUX_ARGS)
-# The ECD benchmark under Linux 6.1, its line in the ECD figures and table (bench_linux_ecd.py -h).
-LINUX_ECD_ARGS ?=
-bench-linux-ecd: $(B)/kernel.elf $(PRISTINE) $(LBINS) $(PY_OK)
-	$(PY) tools/bench/bench_linux_ecd.py $(LINUX_ECD_ARGS)
-# Every reproduced table of the seed papers, then the results chapter (tools/bench/paper.py -h).
-PAPER_ARGS ?=
-paper: $(B)/kernel.elf $(ISO) $(PRISTINE) $(LBINS) $(B)/tracesim $(PY_OK)
-	$(PY) tools/bench/paper.py $(PAPER_ARGS)
-RESULTS_ARGS ?=
-results: $(PY_OK)
-	$(PY) tools/bench/results.py $(RESULTS_ARGS)
+include mk/bench.mk
 
 help:
 	@echo 'make                 build everything (kernel, ISO, disk image, programs, host tools)'

@@ -20,7 +20,8 @@ PLACEHOLDER = re.compile(r"(?:^|[/_.-])(?:[A-Z]+|mine)(?:[/_.-]|$)")
 
 
 def named_files():
-    files = [ROOT / "README.md", ROOT / "Makefile", ROOT / "linker.ld"] + sorted(ROOT.glob("docs/**/*.md"))
+    files = [ROOT / "README.md", ROOT / "Makefile", ROOT / "linker.ld"] + sorted(ROOT.glob("mk/*.mk")) + \
+        sorted(ROOT.glob("docs/**/*.md"))
     files += sorted(ROOT.glob("docs/lab/*.c")) + sorted(ROOT.glob("docs/*.json"))
     for top in ("kernel", "vm", "fs", "drivers", "scaffold", "user", "mkfs", "tools"):
         files += sorted(p for p in (ROOT / top).rglob("*") if p.is_file()
@@ -72,7 +73,7 @@ def source_words():
         for p in (ROOT / top).rglob("*"):
             if p.is_file() and p.suffix in (".c", ".h", ".S", ".py", ".json", ".txt", ".gdb"):
                 text += p.read_text(errors="replace") + "\n"
-    return set(re.findall(r"\w+", text + (ROOT / "Makefile").read_text()))
+    return set(re.findall(r"\w+", text + "".join(f.read_text() for f in [ROOT / "Makefile"] + sorted(ROOT.glob("mk/*.mk")))))
 
 
 # Named in the book and not ours: QEMU's plugin API.

@@ -54,7 +54,7 @@ def test_no_import_cycle_among_the_tools():
 
 def test_every_tools_path_named_exists():
     files = [ROOT / "Makefile", ROOT / "README.md", ROOT / "linker.ld", ROOT / ".ci" / "run",
-             ROOT / "tests" / "mutants" / "catalog.txt"]
+             ROOT / "tests" / "mutants" / "catalog.txt"] + sorted(ROOT.glob("mk/*.mk"))
     for pattern in ("docs/**/*", "tests/**/*.py", "tools/**/*"):
         files += [p for p in ROOT.glob(pattern) if p.is_file() and p.suffix in (".md", ".py", ".c", ".h", ".sh", ".in")]
     missing = []
