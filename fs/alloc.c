@@ -42,7 +42,7 @@ static uint32_t st_pending_blocks, st_pending_descs;    /* freed, not yet reusab
 /* --- blocks ------------------------------------------------------------------------------ */
 
 /* Free blocks as a user counts them are reusable plus pending, and tests add the VM's backing
- * blocks (bypass_swap_blocks) to that to tell a leak from backing store. kstat reads every
+ * blocks (backing_swap_blocks) to that to tell a leak from backing store. kstat reads every
  * counter with interrupts off, so each block changes category here, in one step that no
  * other process can see half done: were a backing file's blocks counted out when its removal
  * began and counted back in only when freed, a while later, a reader in between would see
@@ -52,7 +52,7 @@ static void count_blocks(int reusable, int pending, int backing)
   pushcli();
   fs_sb.free_blocks += reusable;
   st_pending_blocks += pending;
-  bypass_swap_blocks += backing;
+  backing_swap_blocks += backing;
   popcli();
 }
 

@@ -15,8 +15,8 @@
  * done, or failed, with its run: the caller reads each block's request from grp[].
  *
  * Its users: the cleaners' write-back (fs/writeback.c, write_batch), the read-ahead
- * (fs/readahead.c) and the VM's page-out through the backing-store interface (fs/bypass.c,
- * bypass_rwv). fs.cluster_max=1 gives one request a block, as before clustering.
+ * (fs/readahead.c) and the VM's page-out through the backing-store interface (fs/backing.c,
+ * backing_rwv). fs.cluster_max=1 gives one request a block, as before clustering.
  *
  * Clustering changes what a power cut can leave: the disk may keep any subset of the blocks
  * of one request, as of separate requests (tools/crash/crashstates.py tears requests at

@@ -3,7 +3,7 @@
 #ifndef FS_FS_H
 #define FS_FS_H
 #include "../kernel/types.h"
-#include "fs/bypass.h"
+#include "fs/backing.h"
 
 struct inode;
 struct file;
@@ -14,12 +14,12 @@ void fs_init(void);
 /* Writes every dirty block and the clean mark; used by sync and poweroff. */
 void fs_sync(void);
 
-/* What the VM uses too (executables, backing files, direct block I/O): fs/bypass.h, the VM's
+/* What the VM uses too (executables, backing files, direct block I/O): fs/backing.h, the VM's
  * whole interface to the file system. The rest of the kernel also has these. */
 void iunlockput(struct inode *ip);
 uint32_t inode_size(struct inode *ip);      /* ip locked */
 uint32_t inode_num(struct inode *ip);
-extern uint32_t bypass_swap_blocks;     /* disk blocks held by backing files */
+extern uint32_t backing_swap_blocks;     /* disk blocks held by backing files */
 
 /* Open files. */
 struct file *filedup(struct file *f);

@@ -545,7 +545,7 @@ int itrunc(struct inode *ip)
   return ret;
 }
 
-/* For fs/bypass.c (the VM's backing files and demand loading): bmap from outside. */
+/* For fs/backing.c (the VM's backing files and demand loading): bmap from outside. */
 int inode_bmap(struct inode *ip, uint32_t lbn, bool alloc, uint32_t *addr)
 {
   return bmap(ip, lbn, alloc, addr);

@@ -41,7 +41,7 @@ struct inode {
 
 /* What a path is looked up for: a user program's system call reads (or runs, or enters) it,
  * asks about it (stat), or changes it or, for a parent lookup, an entry of its directory; or
- * the kernel looks it up for itself (fs/bypass.c). fs/protect.c says what each may reach. */
+ * the kernel looks it up for itself (fs/backing.c). fs/protect.c says what each may reach. */
 enum lookup_for { LOOKUP_READ, LOOKUP_STAT, LOOKUP_CHANGE, LOOKUP_KERNEL };
 
 extern struct fs_super fs_sb;       /* the mounted superblock (free counts kept exact) */

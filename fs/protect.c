@@ -1,7 +1,7 @@
 /* What a user program may not do to the name space: the one rule, asked at every step of every
  * path lookup (fs/dir.c, namex).
  *
- *   /swap is the kernel's. The VM keeps its backing files there (fs/bypass.c) and reads and
+ *   /swap is the kernel's. The VM keeps its backing files there (fs/backing.c) and reads and
  *   writes their blocks by disk address, behind the file system's back: a program that
  *   overwrote one would corrupt another program's pages, one that unlinked a live one would
  *   keep the disk from ever being marked clean. So a user's path never goes through /swap:
@@ -21,7 +21,7 @@
  * ("//swap", "/./swap/../swap/x", "/tmp/../swap" alike), since a user can never stand inside
  * /swap (chdir refused) nor hold a descriptor to it (open refused), and directories have one
  * name each. /bin, which a user may stand in (cd /bin; rm ls), is recognised by its inode
- * number when the step is a change. The kernel's own lookups (bypass.c) say LOOKUP_KERNEL
+ * number when the step is a change. The kernel's own lookups (backing.c) say LOOKUP_KERNEL
  * and pass everywhere. */
 #include "fs/internal.h"
 #include "fs/fs.h"

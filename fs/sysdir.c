@@ -1,5 +1,5 @@
 /* The name-space system calls: mkdir, unlink, rmdir, rename, chdir and getcwd, and create(),
- * which open and the VM's backing files (fs/bypass.c) use too. Arguments come through
+ * which open and the VM's backing files (fs/backing.c) use too. Arguments come through
  * kernel/syscall.h; every user pointer is used only through copy_to_user / copy_from_user,
  * which give -EFAULT. Name-space changes hold ns_lock (see fs/internal.h), so that they never
  * race each other; rename is atomic across a crash (do_rename says how). */
@@ -17,7 +17,7 @@ static bool isdot(const char *name)
 }
 
 /* Creates path (ns_lock held) and returns it locked; an existing file is returned as it is
- * unless excl (O_EXCL, mkdir): then -EEXIST. Also makes the VM's backing files (bypass.c). */
+ * unless excl (O_EXCL, mkdir): then -EEXIST. Also makes the VM's backing files (backing.c). */
 struct inode *create(const char *path, int type, bool excl, enum lookup_for how, int *err)
 {
   char name[FS_NAME_MAX + 1];

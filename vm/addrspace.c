@@ -9,7 +9,7 @@
 #include "kernel/sleeplock.h"
 #include "kernel/time.h"
 #include "kernel/power.h"
-#include "fs/bypass.h"
+#include "fs/backing.h"
 #include "vm/vm.h"
 #include "kernel/mem/coremap.h"
 #include "kernel/audit.h"

@@ -9,7 +9,7 @@
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
 #include "kernel/uapi/stat.h"
-#include "fs/bypass.h"
+#include "fs/backing.h"
 #include "vm/vm.h"
 #include "kernel/mem/coremap.h"
 

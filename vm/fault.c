@@ -14,7 +14,7 @@
 #include "kernel/x86.h"
 #include "kernel/proc.h"
 #include "kernel/syscall.h"
-#include "fs/bypass.h"
+#include "fs/backing.h"
 #include "kernel/mem/refault.h"
 #include "vm/vm.h"
 #include "vm/fault.h"
@@ -39,12 +39,12 @@ static bool load_from_exec(struct segment *s, uint32_t va, void *page, bool *loa
     /* Pages and file blocks line up (exec checked vaddr and offset agree mod 4 KB). */
     uint32_t off = l->off + (lo - l->va);
     if ((off & (PGSIZE - 1)) == (lo & (PGSIZE - 1)) && lo == va && hi == va + PGSIZE) {
-      if (bypass_read_file(s->ip, off / PGSIZE, page) < 0)
+      if (backing_read_file(s->ip, off / PGSIZE, page) < 0)
         return false;
     } else {
       /* A partial page: read the block whole into a kernel page, keep the part in range. */
       char *tmp = kalloc_page();
-      if (!tmp || bypass_read_file(s->ip, off / PGSIZE, tmp) < 0) {
+      if (!tmp || backing_read_file(s->ip, off / PGSIZE, tmp) < 0) {
         if (tmp)
           kfree_page(tmp);
         return false;

@@ -26,7 +26,7 @@
  *
  * THE LAUNDRY. The page-out daemon (pageout_daemon, the vmpageout thread: Sprite's page-out
  * process) works through the laundry: it writes each page to its backing block, straight to
- * disk at the address recorded when the block was reserved (vm/segment.c, fs/bypass.h), and
+ * disk at the address recorded when the block was reserved (vm/segment.c, fs/backing.h), and
  * puts it, clean and unreferenced, on the ready list for the next asker. The page stays
  * resident while it is written, in transit (PTE_INTRANS), so that a touch waits for the write
  * instead of changing the page under it. A frame on the laundry (VMF_LAUNDRY) is no candidate
@@ -52,7 +52,7 @@
 #include "vm/vm.h"
 #include "vm/policy.h"
 #include "vm/paging.h"
-#include "fs/bypass.h"
+#include "fs/backing.h"
 #include "kernel/audit.h"
 
 #define LAUNDER_BATCH 16          /* dirty victims one search may hand to the laundry */
@@ -337,17 +337,17 @@ static uint32_t backing_addr(struct segment *s, uint32_t va)
 
 /* Writes a run of laundered pages to their backing blocks and makes them ready (vm_lock
  * held, let go during the write): as many as one request may carry (fs.cluster_max, through
- * bypass_run_limit), so that pages whose blocks lie side by side on the disk go in one
+ * backing_run_limit), so that pages whose blocks lie side by side on the disk go in one
  * request, and with the limit at 1 one page a request as before clustering. A page stays
  * resident: in transit while written, so that a touch waits for the write instead of
  * changing the page under it. A failed run leaves its pages dirty, off the laundry, named. */
 static void clean_run(void)
 {
-  struct frame *v[BYPASS_RUN];
-  pte_t old[BYPASS_RUN], *ptes[BYPASS_RUN];
-  uint32_t addr[BYPASS_RUN];
-  void *buf[BYPASS_RUN];
-  uint32_t limit = MIN(bypass_run_limit(), (uint32_t)BYPASS_RUN);
+  struct frame *v[BACKING_RUN];
+  pte_t old[BACKING_RUN], *ptes[BACKING_RUN];
+  uint32_t addr[BACKING_RUN];
+  void *buf[BACKING_RUN];
+  uint32_t limit = MIN(backing_run_limit(), (uint32_t)BACKING_RUN);
   int n = 0;
   while ((uint32_t)n < limit && !fl_empty(&laundry)) {
     struct frame *f = laundry.next;
@@ -373,7 +373,7 @@ static void clean_run(void)
   if (n == 0)
     return;
   release(&vm_lock);
-  int reqs = bypass_rwv(addr, buf, n, true);
+  int reqs = backing_rwv(addr, buf, n, true);
   acquire(&vm_lock);
   if (reqs > 0)
     st_vm_pageout_requests += reqs;
@@ -415,17 +415,17 @@ void pageout_daemon(void *arg)
 
 /* Pages out the resident pages of s from va on, as many side by side as one request may
  * carry (vm_lock held on entry and exit): their writes go out together, in one request
- * where their backing blocks are consecutive (bypass_rwv). The run ends before the first page
+ * where their backing blocks are consecutive (backing_rwv). The run ends before the first page
  * that is not resident, is under I/O or has no backing block; *len is how many pages it
  * covered (at least one). Returns the pages written. */
 static int pageout_run(struct segment *s, uint32_t va, uint32_t *len)
 {
-  struct frame *v[BYPASS_RUN];
-  pte_t old[BYPASS_RUN], *ptes[BYPASS_RUN];
-  bool write[BYPASS_RUN];
-  uint32_t addr[BYPASS_RUN];
-  void *buf[BYPASS_RUN];
-  uint32_t limit = MIN(bypass_run_limit(), (uint32_t)BYPASS_RUN);
+  struct frame *v[BACKING_RUN];
+  pte_t old[BACKING_RUN], *ptes[BACKING_RUN];
+  bool write[BACKING_RUN];
+  uint32_t addr[BACKING_RUN];
+  void *buf[BACKING_RUN];
+  uint32_t limit = MIN(backing_run_limit(), (uint32_t)BACKING_RUN);
   int n = 0, nw = 0;
   for (; (uint32_t)n < limit && va + n * PGSIZE < s->end; n++) {
     uint32_t a = va + n * PGSIZE;
@@ -451,7 +451,7 @@ static int pageout_run(struct segment *s, uint32_t va, uint32_t *len)
   }
   *len = n ? n : 1;
   release(&vm_lock);
-  int reqs = nw ? bypass_rwv(addr, buf, nw, true) : 0;
+  int reqs = nw ? backing_rwv(addr, buf, nw, true) : 0;
   acquire(&vm_lock);
   if (reqs > 0)
     st_vm_pageout_requests += reqs;

@@ -9,7 +9,7 @@
 #include "kernel/sleeplock.h"
 #include "kernel/time.h"
 #include "kernel/power.h"
-#include "fs/bypass.h"
+#include "fs/backing.h"
 #include "vm/vm.h"
 #include "kernel/mem/coremap.h"
 
@@ -133,7 +133,7 @@ static int seg_reserve_locked(struct segment *s)
     char name[16];
     int err;
     swapname(s, name, sizeof name);
-    struct inode *ip = bypass_create(name, &err);
+    struct inode *ip = backing_create(name, &err);
     if (!ip)
       return swap_error(err);
     acquire(&vm_lock);
@@ -141,15 +141,15 @@ static int seg_reserve_locked(struct segment *s)
     release(&vm_lock);
   }
   /* The addresses are kept page by page, so that a page-out finds its block without
-   * asking the file system (fs/bypass.c). Reserved a page of addresses at a time, so the
+   * asking the file system (fs/backing.c). Reserved a page of addresses at a time, so the
    * whole range is checked first: a huge sbrk fails before it takes any block. */
-  int err = bypass_may_reserve(s->swapblocks, want);
+  int err = backing_may_reserve(s->swapblocks, want);
   for (uint32_t b = s->swapblocks; b < want && err == 0;) {
     uint32_t c = b / SWAPADDR_PER_PAGE, end = MIN(want, (c + 1) * SWAPADDR_PER_PAGE);
     if (c >= SEG_MAXPT || (!s->swapaddr[c] && !(s->swapaddr[c] = kalloc_page())))
       err = -ENOMEM;
     else
-      err = bypass_reserve(s->swap, b, end, &s->swapaddr[c][b % SWAPADDR_PER_PAGE]);
+      err = backing_reserve_range(s->swap, b, end, &s->swapaddr[c][b % SWAPADDR_PER_PAGE]);
     b = end;
   }
   if (err < 0) {
@@ -226,7 +226,7 @@ int seg_rw(struct segment *s, uint32_t va, void *buf, bool write)
     kprintf("vm: segment %u has no backing block %u\n", (uint32_t)(s - segtab), b);
     return -EIO;
   }
-  return bypass_rw(s->swapaddr[b / SWAPADDR_PER_PAGE][b % SWAPADDR_PER_PAGE], buf, write);
+  return backing_rw(s->swapaddr[b / SWAPADDR_PER_PAGE][b % SWAPADDR_PER_PAGE], buf, write);
 }
 
 /* A forked segment gets its backing store here, from the VM daemon, once it has lived a tick
@@ -319,7 +319,7 @@ static void seg_free(struct segment *s)
   if (swap) {
     char name[16];
     swapname(s, name, sizeof name);
-    bypass_remove(swap, name);
+    backing_remove(swap, name);
   }
   acquire(&vm_lock);
   s->used = false;

@@ -19,7 +19,7 @@
 #include "kernel/time.h"
 #include "kernel/mem/coremap.h"
 #include "kernel/mem/negotiate.h"
-#include "fs/bypass.h"
+#include "fs/backing.h"
 #include "vm/vm.h"
 #include "vm/policy.h"
 #include "vm/paging.h"
@@ -51,7 +51,7 @@ static const struct counter counters[] = {
   COUNTER("vm.age_lag_ms", &age_lag_ms),
   COUNTER("vm.laundered", &st_vm_laundered),
   COUNTER("vm.pageout_waits", &st_vm_pageout_waits),
-  COUNTER("vm.swap.blocks", &bypass_swap_blocks),
+  COUNTER("vm.swap.blocks", &backing_swap_blocks),
   COUNTER_FN("vm.segments", seg_count_used),
 };
 

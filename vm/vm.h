@@ -7,7 +7,7 @@
  *
  * Pages come in on demand (vm/fault.c): code and initialised data from the executable, the
  * rest of the heap and the stack zero-filled. Heap and stack have a backing file in /swap
- * (fs/bypass.h), with a block reserved for every page the segment has, so that paging out
+ * (fs/backing.h), with a block reserved for every page the segment has, so that paging out
  * (vm/pageout.c) never needs to allocate anything.
  *
  * A page-table entry that is not present (PTE_P clear) says where the page is:

@@ -6,9 +6,9 @@
  *     page-out, which may run to give a cache miss a frame, must not re-enter the cache);
  *   - demand loading of an executable's blocks: a block the cache holds is copied from there
  *     and made the cache's oldest (it goes first); any other is read straight from disk.
- * Interface in fs/bypass.h (the VM's whole view of the file system). Its lookups are the
+ * Interface in fs/backing.h (the VM's whole view of the file system). Its lookups are the
  * kernel's (LOOKUP_KERNEL): /swap is refused to every user program (fs/protect.c). */
-#include "fs/bypass.h"
+#include "fs/backing.h"
 #include "fs/cluster.h"
 #include "fs/fs.h"
 #include "fs/internal.h"
@@ -22,7 +22,7 @@
 /* Disk blocks held by backing files (data and indirect), so that tests can tell backing store
  * from leaks. fs/alloc.c counts them as the allocator takes and frees them (count_blocks), in
  * the same step as the free count. */
-uint32_t bypass_swap_blocks;
+uint32_t backing_swap_blocks;
 
 /* /swap, referenced and locked; made when missing (mkfs makes it, an older image may lack
  * it). ns_lock held. */
@@ -36,7 +36,7 @@ static struct inode *swapdir(int *err)
   return *err == -ENOENT ? create("/" SWAPDIR, T_DIR, true, LOOKUP_KERNEL, err) : 0;
 }
 
-struct inode *bypass_create(const char *name, int *err)
+struct inode *backing_create(const char *name, int *err)
 {
   char path[FS_NAME_MAX + 8];
   snprintf(path, sizeof path, "/%s/%s", SWAPDIR, name);
@@ -59,7 +59,7 @@ struct inode *bypass_create(const char *name, int *err)
   if (!ip->backing) {
     pushcli();                /* its blocks are backing store from now on (count_blocks) */
     ip->backing = true;
-    bypass_swap_blocks += ip->d.blocks;
+    backing_swap_blocks += ip->d.blocks;
     popcli();
   }
   *err = itrunc(ip);
@@ -71,7 +71,7 @@ struct inode *bypass_create(const char *name, int *err)
   return ip;
 }
 
-void bypass_remove(struct inode *ip, const char *name)
+void backing_remove(struct inode *ip, const char *name)
 {
   acquiresleep(&ns_lock);
   int err;
@@ -126,7 +126,7 @@ static uint32_t blocks_needed(uint32_t from, uint32_t to)
   return n;
 }
 
-int bypass_may_reserve(uint32_t from, uint32_t to)
+int backing_may_reserve(uint32_t from, uint32_t to)
 {
   /* All or nothing, as far as the free count can tell: a reservation that fails half way
    * keeps the blocks it took until its segment dies, so a request that cannot fit (an
@@ -138,9 +138,9 @@ int bypass_may_reserve(uint32_t from, uint32_t to)
   return need > fs_sb.free_blocks ? -ENOSPC : 0;
 }
 
-int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
+int backing_reserve_range(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
 {
-  if (bypass_may_reserve(from, to) < 0)
+  if (backing_may_reserve(from, to) < 0)
     return -ENOSPC;
   int err = reserve(ip, from, to, addr);
   if (err == -ENOSPC && fs_pending_blocks() > 0) {
@@ -154,7 +154,7 @@ int bypass_reserve(struct inode *ip, uint32_t from, uint32_t to, uint32_t *addr)
 
 /* A backing file's blocks stay where reserving put them until the file is removed (it is
  * never truncated while in use), so the address the VM keeps stays good. */
-int bypass_rw(uint32_t addr, void *buf, bool write)
+int backing_rw(uint32_t addr, void *buf, bool write)
 {
   if (addr == 0 || addr >= fs_sb.nblocks) {
     kprintf("fs: backing store I/O at block %u, outside the disk\n", addr);
@@ -164,19 +164,19 @@ int bypass_rw(uint32_t addr, void *buf, bool write)
   return err < 0 ? -EIO : 0;
 }
 
-_Static_assert(BYPASS_RUN == CLUSTER_MAX_BLOCKS, "a page-out run is one call to cluster_submit");
+_Static_assert(BACKING_RUN == CLUSTER_MAX_BLOCKS, "a page-out run is one call to cluster_submit");
 
-int bypass_rwv(const uint32_t *addr, void *const *buf, int n, bool write)
+int backing_rwv(const uint32_t *addr, void *const *buf, int n, bool write)
 {
-  KASSERT(n <= BYPASS_RUN);
+  KASSERT(n <= BACKING_RUN);
   for (int i = 0; i < n; i++)
     if (addr[i] == 0 || addr[i] >= fs_sb.nblocks) {
       kprintf("fs: backing store I/O at block %u, outside the disk\n", addr[i]);
       return -EIO;
     }
-  struct disk_req reqs[BYPASS_RUN];
-  struct disk_seg segs[BYPASS_RUN];
-  int grp[BYPASS_RUN], err = 0;
+  struct disk_req reqs[BACKING_RUN];
+  struct disk_seg segs[BACKING_RUN];
+  int grp[BACKING_RUN], err = 0;
   int nreq = cluster_submit(write ? DISK_WRITE : DISK_READ, addr, buf, n, reqs, segs, grp);
   for (int k = 0; k < nreq; k++)
     if (disk_wait(&reqs[k]) < 0)
@@ -184,12 +184,12 @@ int bypass_rwv(const uint32_t *addr, void *const *buf, int n, bool write)
   return err < 0 ? err : nreq;
 }
 
-uint32_t bypass_run_limit(void)
+uint32_t backing_run_limit(void)
 {
   return cluster_limit();
 }
 
-int bypass_read_file(struct inode *ip, uint32_t lbn, void *buf)
+int backing_read_file(struct inode *ip, uint32_t lbn, void *buf)
 {
   if (cache_copy_out_oldest(ip->inum, lbn, buf))
     return 0;
