@@ -13,9 +13,8 @@
  * Sprite had no such answer: a cache whose oldest blocks were dirty simply refused, and the
  * VM took its own.
  *
- * The verdict can only go the other's way as the other's page gets older: so when the oldest
- * page the other pool could have would stay, every page it could have would, and the asker
- * keeps its own without asking it (neg_keeps_own; kernel/mem/negotiate.c, UNASKED).
+ * The verdict is monotonic in the other's time, which lets an asker skip asking
+ * (neg_keeps_own below; kernel/mem/negotiate.c, UNASKED).
  *
  * THE LEARNED BIAS (vm.penalty_mode=adaptive). A constant penalty protects an interactive
  * program that sleeps less than it and no other: 120 s keeps a toucher that sleeps 30 s and
