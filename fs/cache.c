@@ -415,8 +415,8 @@ static const struct pool_ops cache_pool = {
  * prints them. */
 static const struct counter counters[] = {
   COUNTER("fs.cache.blocks", &nframes_held),
-  COUNTER_FN("fs.cache.min_kb", min_held_kb),
-  COUNTER_FN("fs.cache.max_kb", max_held_kb),
+  COUNTER_FN("fs.cache.held_min_kb", min_held_kb),
+  COUNTER_FN("fs.cache.held_max_kb", max_held_kb),
   COUNTER("fs.cache.header_pages", &st_hpages),
   COUNTER("fs.cache.dirty", &st_dirty),
   COUNTER_FN("fs.cache.scheduled", cache_scheduled),

@@ -454,7 +454,7 @@ static const struct setting settings[] = {
     &penalty_s, 0, 1000000, 0, 0 },
   { "vm.penalty_mode", "fixed: the penalty once; stepped: once per tenth of memory the cache holds; adaptive: no constant, a bias learned from the VM's refaults; ignored: the bias learned as adaptive learns it and not used (adaptive's control)",
     0, 0, 0, mode_get, mode_set },
-  { "neg.reset", "1: the negotiation counters, its trace and fs.cache.min_kb/max_kb and fs.dirty.max start again",
+  { "neg.reset", "1: the negotiation counters, its trace and fs.cache.held_min_kb/held_max_kb and fs.dirty.max start again",
     &reset_value, 0, 1, 0, reset_set },
   { "neg.busy_wait_ms", "ms an asker told busy (the page to give is dirty, being written) may wait for a clean one before it recycles its own (0: none, as Sprite)",
     &busy_wait_ms, 0, 60000, 0, 0 },

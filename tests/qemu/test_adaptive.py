@@ -128,10 +128,10 @@ def test_a_file_only_workload_grows_the_cache_as_with_no_penalty(disk):
     """No interactive program, nothing of the VM's refaulting: no bias, and the cache grows
     to most of memory as with vm.penalty=0."""
     lines = ("sysctl vm.penalty_mode=adaptive\nsysctl neg.reset=1\nmklines /tmp/big 20M\ncksum /tmp/big\n"
-             "vmstat -n fs.cache.max_kb mem.frames.total refault.vm.bias_ms\naudit\n")
+             "vmstat -n fs.cache.held_max_kb mem.frames.total refault.vm.bias_ms\naudit\n")
     r = boot(lines, disk=disk, mem=MEM, status=True, timeout=600)
     assert r.rc == 0, r
-    c = values(r, "vmstat -n fs.cache.max_kb mem.frames.total refault.vm.bias_ms")
-    assert c["fs.cache.max_kb"] >= 0.75 * c["mem.frames.total"] * 4, (c, r)
+    c = values(r, "vmstat -n fs.cache.held_max_kb mem.frames.total refault.vm.bias_ms")
+    assert c["fs.cache.held_max_kb"] >= 0.75 * c["mem.frames.total"] * 4, (c, r)
     assert c["refault.vm.bias_ms"] == 0, (c, r)
     audited(r)

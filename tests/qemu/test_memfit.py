@@ -19,7 +19,7 @@ def numbers(text):
 
 
 def test_memfit_keeps_what_is_left_to_programs_and_stops_at_the_first_page_out(disk):
-    counters = "vmstat mem.frames.free fs.cache.blocks vm.pageouts fs.cache.min_kb"
+    counters = "vmstat mem.frames.free fs.cache.blocks vm.pageouts fs.cache.held_min_kb"
     r = boot("mkdata /f 3M\nsysctl neg.reset=1\n%s\nmemfit\n%s\nmemfit -l 2\nmemfit -s 5\naudit\n"
              % (counters, counters), disk=disk, mem=MEM, status=True)
     before, after = numbers(r.printed(counters)), numbers(r.printed(counters, 1))
@@ -32,7 +32,7 @@ def test_memfit_keeps_what_is_left_to_programs_and_stops_at_the_first_page_out(d
     # given its blocks up to it (its least size since the reset), the file written first having
     # filled it.
     assert before["vm.pageouts"] == 0 and after["vm.pageouts"] > 0, (before, after)
-    assert before["fs.cache.blocks"] > 256 and after["fs.cache.min_kb"] < 256, (before, after)
+    assert before["fs.cache.blocks"] > 256 and after["fs.cache.held_min_kb"] < 256, (before, after)
     assert r.printed("memfit -l 2") == "memfit: 2048 KB written and kept, no page-out up to the limit\n"
     bad = r.cmd("memfit -s 5")
     assert bad.status == 1 and bad.out.startswith("usage: memfit"), bad

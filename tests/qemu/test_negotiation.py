@@ -34,7 +34,7 @@ def audited(r):
 
 BEFORE = "vmstat -n vm.pageins.backing vm.pageouts"
 AFTER = ("vmstat -n vm.pageins.backing vm.pageouts neg.fs_asks_vm neg.fs_asks_vm_satisfied "
-         "fs.cache.min_kb fs.cache.max_kb vm.age_lag_ms neg.unasked")
+         "fs.cache.held_min_kb fs.cache.held_max_kb vm.age_lag_ms neg.unasked")
 LATER = "vmstat -n vm.pageins.backing"
 
 
@@ -72,7 +72,7 @@ def test_penalty_keeps_the_interactive_program_resident(disk):
     # older than a cache block: every one of the cache's asks kept its own without the VM's offer.
     assert after["neg.unasked"] == after["neg.fs_asks_vm"], r
     assert after["vm.pageins.backing"] == before["vm.pageins.backing"] == after["later"], r
-    assert after["fs.cache.max_kb"] <= 2048, r
+    assert after["fs.cache.held_max_kb"] <= 2048, r
     assert 0 < after["vm.age_lag_ms"] <= 2500, r   # ages the penalty can be compared with
     t = rounds(r)
     assert len(t) >= 4 and all(p == 0 for _, p in t), r      # its own count agrees
@@ -82,7 +82,7 @@ def test_penalty_keeps_the_interactive_program_resident(disk):
 def test_without_penalty_the_cache_takes_the_sleepers_pages(disk):
     r, before, after = ifs(disk, 0, 4)
     assert after["neg.fs_asks_vm_satisfied"] > 100, r
-    assert after["fs.cache.max_kb"] > 4096, r
+    assert after["fs.cache.held_max_kb"] > 4096, r
     # The toucher wakes to find its pages gone: it reads them back from its backing store.
     assert after["later"] - before["vm.pageins.backing"] > 100, r
     t = rounds(r)
@@ -95,29 +95,29 @@ def test_without_penalty_the_cache_takes_the_sleepers_pages(disk):
 
 def test_file_workload_grows_the_cache_and_vm_workload_shrinks_it(disk):
     lines = ("sysctl neg.reset=1\nmklines /tmp/big 20M\ncksum /tmp/big\n"
-             "vmstat -n fs.cache.max_kb mem.frames.total\n"
-             "sync\nsysctl neg.reset=1\nmemhog 14\nvmstat -n fs.cache.min_kb fs.cache.blocks\naudit\n")
+             "vmstat -n fs.cache.held_max_kb mem.frames.total\n"
+             "sync\nsysctl neg.reset=1\nmemhog 14\nvmstat -n fs.cache.held_min_kb fs.cache.blocks\naudit\n")
     r = boot(lines, disk=disk, mem=MEM, status=True, timeout=600)
     assert r.rc == 0, r
-    grown = values(r, "vmstat -n fs.cache.max_kb mem.frames.total")
-    assert grown["fs.cache.max_kb"] >= 0.75 * grown["mem.frames.total"] * 4, r
+    grown = values(r, "vmstat -n fs.cache.held_max_kb mem.frames.total")
+    assert grown["fs.cache.held_max_kb"] >= 0.75 * grown["mem.frames.total"] * 4, r
     assert "memhog: 14 MB ok" in r.printed("memhog 14"), r
-    shrunk = values(r, "vmstat -n fs.cache.min_kb fs.cache.blocks")
-    assert 64 <= shrunk["fs.cache.min_kb"] <= 64 + 16, r   # fs.cache_min_kb, and a few held
+    shrunk = values(r, "vmstat -n fs.cache.held_min_kb fs.cache.blocks")
+    assert 64 <= shrunk["fs.cache.held_min_kb"] <= 64 + 16, r   # fs.cache_min_kb, and a few held
     audited(r)
 
 
 def test_fixed_cache_never_changes_size(disk):
     lines = ("sysctl fs.cache_fixed_kb=2048\nmklines /tmp/big 8M\ncksum /tmp/big\n"
              "sysctl neg.reset=1\nmemhog 14\ncksum /tmp/big\n"
-             "vmstat -n fs.cache.min_kb fs.cache.max_kb neg.vm_asks_fs_satisfied neg.fs_asks_vm_satisfied\n"
+             "vmstat -n fs.cache.held_min_kb fs.cache.held_max_kb neg.vm_asks_fs_satisfied neg.fs_asks_vm_satisfied\n"
              "audit\n")
     r = boot(lines, disk=disk, mem=MEM, status=True, timeout=600)
     assert r.rc == 0, r
     assert "memhog: 14 MB ok" in r.printed("memhog 14"), r
-    c = values(r, "vmstat -n fs.cache.min_kb fs.cache.max_kb neg.vm_asks_fs_satisfied "
+    c = values(r, "vmstat -n fs.cache.held_min_kb fs.cache.held_max_kb neg.vm_asks_fs_satisfied "
                   "neg.fs_asks_vm_satisfied")
-    assert c["fs.cache.min_kb"] == c["fs.cache.max_kb"] == 2048, r
+    assert c["fs.cache.held_min_kb"] == c["fs.cache.held_max_kb"] == 2048, r
     assert c["neg.vm_asks_fs_satisfied"] == 0 and c["neg.fs_asks_vm_satisfied"] == 0, r
     audited(r)
 

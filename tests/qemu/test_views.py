@@ -589,16 +589,16 @@ def test_backing_reserve_keeps_room_for_backing_store(make_disk):
 def test_cache_min_kb_is_the_floor_memory_pressure_meets(disk):
     """fs.cache_min_kb at other than its default (64 KB, the floor test_negotiation meets): a
     file read fills most of 16 MB with cache, then memhog 14 takes memory back. With the floor
-    at 2 MB the cache gives frames down to it and no further (fs.cache.min_kb, the least it
+    at 2 MB the cache gives frames down to it and no further (fs.cache.held_min_kb, the least it
     held since neg.reset); back at 64 KB the same memhog takes it down to about 64 KB."""
     lines = ["mklines /tmp/big 8M", "sync", "cksum /tmp/big", "sysctl fs.cache_min_kb=2048", "sysctl neg.reset=1",
-             "memhog 14", "vmstat -n fs.cache.min_kb", "cksum /tmp/big", "sysctl fs.cache_min_kb=64",
-             "sysctl neg.reset=1", "memhog 14", "vmstat -n fs.cache.min_kb", "audit"]
+             "memhog 14", "vmstat -n fs.cache.held_min_kb", "cksum /tmp/big", "sysctl fs.cache_min_kb=64",
+             "sysctl neg.reset=1", "memhog 14", "vmstat -n fs.cache.held_min_kb", "audit"]
     r = boot("\n".join(lines) + "\n", disk=disk, mem=MEM, status=True, timeout=600)
     assert r.rc == 0, r
     assert [c.status for c in r.cmds] == [0] * len(r.cmds), r.cmds
     assert r.printed("memhog 14", 0) == r.printed("memhog 14", 1) == "memhog: 14 MB ok\n", r
     assert r.printed("cksum /tmp/big", 0) == r.printed("cksum /tmp/big", 1), r
-    held, low = (int(r.printed("vmstat -n fs.cache.min_kb", n)) for n in (0, 1))
+    held, low = (int(r.printed("vmstat -n fs.cache.held_min_kb", n)) for n in (0, 1))
     assert 2048 <= held <= 2048 + 64 and 64 <= low <= 64 + 64, (held, low)
     assert "audit: ok" in r.printed("audit"), r

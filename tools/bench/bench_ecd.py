@@ -81,7 +81,7 @@ NOCACHE_KB = 64              # the least cache there is (fs.cache_min_kb's floor
 FREE = "vmstat -n mem.frames.free fs.cache.blocks mem.frames.vm neg.kernel_reserve"
 COUNTERS = ["fs.disk.reads", "fs.disk.writes", "vm.pageins", "vm.pageins.backing", "vm.pageouts", "vm.faults",
             "disk.reads", "disk.writes", "disk.busy_ms", "neg.fs_asks_vm", "neg.fs_asks_vm_satisfied",
-            "neg.vm_asks_fs", "neg.vm_asks_fs_satisfied", "fs.cache.min_kb", "fs.cache.max_kb"]
+            "neg.vm_asks_fs", "neg.vm_asks_fs_satisfied", "fs.cache.held_min_kb", "fs.cache.held_max_kb"]
 STAMP = "vmstat -i 1 1 " + " ".join(COUNTERS)
 COLUMNS = ["preset", "mem_paper_mb", "mem_mb", "cache", "cache_kb", "penalty_s", "run", "loops", "scale", "env_kb",
            "usable_kb", "throttle_bps", "throttle_iops", "icount_shift", "elapsed_ms"] + \
@@ -142,7 +142,7 @@ def parse_run(out, typed, loops):
          "vm_read_kb": 4 * d["vm.pageins"], "vm_write_kb": 4 * d["vm.pageouts"], "faults": d["vm.faults"],
          "pageins": d["vm.pageins"], "pageins_backing": d["vm.pageins.backing"], "pageouts": d["vm.pageouts"],
          "disk_busy_ms": d["disk.busy_ms"], "disk_reads": d["disk.reads"], "disk_writes": d["disk.writes"],
-         "cache_min_kb": c1["fs.cache.min_kb"], "cache_max_kb": c1["fs.cache.max_kb"]}
+         "cache_min_kb": c1["fs.cache.held_min_kb"], "cache_max_kb": c1["fs.cache.held_max_kb"]}
     for k in ("fs_asks_vm", "fs_asks_vm_satisfied", "vm_asks_fs", "vm_asks_fs_satisfied"):
         r[k] = d["neg." + k]
     phases = []

@@ -32,7 +32,7 @@ is seen when the toucher next wakes, and at S = 30 it may be the only round ther
 page-ins are those of both; sort's time (between the two time stamps: exec and exit included)
 and its degradation against the median standalone sort of the same preset; page-ins from
 backing store and page-outs of the whole machine and of the toucher alone; the cache's least
-and greatest size since the reset (fs.cache.min_kb/max_kb); the paper's Table 2 counters;
+and greatest size since the reset (fs.cache.held_min_kb/held_max_kb); the paper's Table 2 counters;
 sort's runs and merge passes (sort -v); the disk driver's watchdog notes (disk_stalls: a completion
 interrupt lost on a slow host, a second's stall each). The CSV has one line a run; the documented
 (docs/results.md) and the printed tables show a row's median with the runs' least and greatest
@@ -134,7 +134,7 @@ PRINTED_CONSTANTS = {"LEAVE_KB": "a setting of the paper preset", "SAMPLE_MS": "
 
 # Counted from just before sort: DELTA (their values then are subtracted), then the rest.
 DELTA = ["vm.pageins.backing", "vm.pageouts", "vm.pageins", "fs.disk.reads", "fs.disk.writes"]
-COUNTERS = DELTA + ["fs.cache.min_kb", "fs.cache.max_kb", "neg.fs_asks_vm", "neg.fs_asks_vm_satisfied",
+COUNTERS = DELTA + ["fs.cache.held_min_kb", "fs.cache.held_max_kb", "neg.fs_asks_vm", "neg.fs_asks_vm_satisfied",
                     "neg.vm_asks_fs", "neg.vm_asks_fs_satisfied", "vm.age_lag_ms"]
 # What a negotiation in which nothing was traded cost (kernel/mem/negotiate.c): a line of its own after
 # the others (runs recorded before it have none).
@@ -283,7 +283,7 @@ def parse_run(out, typed, toucher):
     r = {"clock": clock.group(1) if clock else "", "sort_ms": t1 - t0, "sort_internal_ms": int(m.group(2)) + int(m.group(4)),
          "sort_runs": int(m.group(1)), "sort_passes": int(m.group(3)), "free_kb": (free + cached - RESERVE_FRAMES) * 4,
          "pageins": c["vm.pageins.backing"], "pageouts": c["vm.pageouts"],
-         "cache_min_kb": c["fs.cache.min_kb"], "cache_max_kb": c["fs.cache.max_kb"],
+         "cache_min_kb": c["fs.cache.held_min_kb"], "cache_max_kb": c["fs.cache.held_max_kb"],
          "fs_asks_vm": c["neg.fs_asks_vm"], "fs_asks_vm_satisfied": c["neg.fs_asks_vm_satisfied"],
          "vm_asks_fs": c["neg.vm_asks_fs"], "vm_asks_fs_satisfied": c["neg.vm_asks_fs_satisfied"],
          "age_lag_ms": c["vm.age_lag_ms"], "t0": t0, "t1": t1, "rounds_all": rounds,
