@@ -14,9 +14,20 @@
 static const struct setting *settings[MAXSETTINGS];
 static int nsettings;
 
+/* The index of value among a choice setting's names, or -1. */
+static int choice_of(const struct setting *s, const char *value)
+{
+  for (int i = 0; s->choices[i]; i++)
+    if (strcmp(s->choices[i], value) == 0)
+      return i;
+  return -1;
+}
+
 static void format_value(const struct setting *s, char *out, int len)
 {
-  if (s->get)
+  if (s->choices)
+    snprintf(out, len, "%s", s->choices[*s->value]);
+  else if (s->get)
     s->get(out, len);
   else
     snprintf(out, len, "%u", *s->value);
@@ -25,7 +36,7 @@ static void format_value(const struct setting *s, char *out, int len)
 /* A number setting: its value is checked against [min, max] here, for every caller. */
 static bool bounded(const struct setting *s)
 {
-  return s->value || s->min < s->max;
+  return !s->choices && (s->value || s->min < s->max);
 }
 
 /* Sets s to value, or says why not in why. Returns 0 or a negative errno. */
@@ -42,11 +53,18 @@ static int apply(const struct setting *s, const char *value, char *why, int whyl
       return -EINVAL;
     }
   }
-  if (!s->set) {
+  int err;
+  if (s->choices) {
+    int i = choice_of(s, value);
+    if (i >= 0)
+      *s->value = (uint32_t)i;
+    err = i >= 0 ? 0 : -EINVAL;
+  } else if (!s->set) {
     *s->value = v;
     return 0;
+  } else {
+    err = s->set(value);
   }
-  int err = s->set(value);
   if (err == -EINVAL)
     snprintf(why, whylen, "not a valid value (%s)", s->description);
   else if (err == -ESRCH)

@@ -13,6 +13,9 @@ struct setting {
   /* optional: text settings (e.g. a policy name); set returns 0 or a negative errno */
   void (*get)(char *out, int len);
   int (*set)(const char *value);
+  /* optional: a choice among these names (0-terminated), stored in *value as the index of
+   * the one chosen; sysctl reads and writes it by name (no get or set) */
+  const char *const *choices;
 };
 
 /* Adds s and applies its value from the kernel command line, if any: register once the

@@ -530,21 +530,7 @@ int cowcor_audit(bool quiet)
 
 /* --- settings and counters ------------------------------------------------------------------ */
 
-static void fork_get(char *out, int len)
-{
-  snprintf(out, len, "%s", vm_fork_mode == FORK_COWCOR ? "cowcor" : "copy");
-}
-
-static int fork_set(const char *v)
-{
-  if (strcmp(v, "cowcor") == 0)
-    vm_fork_mode = FORK_COWCOR;
-  else if (strcmp(v, "copy") == 0)
-    vm_fork_mode = FORK_COPY;
-  else
-    return -EINVAL;
-  return 0;
-}
+static const char *const fork_names[] = { "cowcor", "copy", 0 };   /* FORK_COWCOR, FORK_COPY */
 
 static uint32_t copies_saved(void)
 {
@@ -552,8 +538,8 @@ static uint32_t copies_saved(void)
 }
 
 static const struct setting set_fork = {
-  "vm.fork", "fork: cowcor (copy-on-write/copy-on-reference) or copy (copy everything)", 0, 0, 0,
-  fork_get, fork_set };
+  "vm.fork", "fork: cowcor (copy-on-write/copy-on-reference) or copy (copy everything)", &vm_fork_mode, 0, 0,
+  0, 0, fork_names };
 
 static const struct counter counters[] = {
   COUNTER("vm.cow.marked", &st_cow_marked),

@@ -405,27 +405,8 @@ uint32_t neg_trace_copy(struct negrecord *out, uint32_t max)
   return n;
 }
 
-static void mode_get(char *out, int len)
-{
-  snprintf(out, len, "%s", penalty_mode == NEG_PENALTY_STEPPED ? "stepped" :
-           penalty_mode == NEG_PENALTY_ADAPTIVE ? "adaptive" :
-           penalty_mode == NEG_PENALTY_IGNORED ? "ignored" : "fixed");
-}
-
-static int mode_set(const char *v)
-{
-  if (strcmp(v, "fixed") == 0)
-    penalty_mode = NEG_PENALTY_FIXED;
-  else if (strcmp(v, "stepped") == 0)
-    penalty_mode = NEG_PENALTY_STEPPED;
-  else if (strcmp(v, "adaptive") == 0)
-    penalty_mode = NEG_PENALTY_ADAPTIVE;
-  else if (strcmp(v, "ignored") == 0)
-    penalty_mode = NEG_PENALTY_IGNORED;
-  else
-    return -EINVAL;
-  return 0;
-}
+/* In enum neg_penalty_mode's order. */
+static const char *const mode_names[] = { "fixed", "stepped", "adaptive", "ignored", 0 };
 
 static int reset_set(const char *v)
 {
@@ -453,7 +434,7 @@ static const struct setting settings[] = {
   { "vm.penalty", "seconds added to a VM page's time of last reference when the file cache and the VM compare ages",
     &penalty_s, 0, 1000000, 0, 0 },
   { "vm.penalty_mode", "fixed: the penalty once; stepped: once per tenth of memory the cache holds; adaptive: no constant, a bias learned from the VM's refaults; ignored: the bias learned as adaptive learns it and not used (adaptive's control)",
-    0, 0, 0, mode_get, mode_set },
+    &penalty_mode, 0, 0, 0, 0, mode_names },
   { "neg.reset", "1: the negotiation counters, its trace and fs.cache.held_min_kb/held_max_kb and fs.dirty.max start again",
     &reset_value, 0, 1, 0, reset_set },
   { "neg.busy_wait_ms", "ms an asker told busy (the page to give is dirty, being written) may wait for a clean one before it recycles its own (0: none, as Sprite)",
