@@ -316,7 +316,7 @@ static void verify(enum neg_pool asker, struct neg_offer o[2], uint32_t pen, int
 struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict)
 {
   uint64_t t0 = rdtsc();
-  enum frame_pool pool = asker == NEG_FS ? POOL_CACHE : POOL_VM;
+  enum frame_pool pool = neg_frame_pool(asker);
   *verdict = NEG_OTHER;
   if (*free_count > KERNEL_RESERVE) {
     struct frame *f = frame_alloc(pool, false);

@@ -4,9 +4,16 @@
 #ifndef KERNEL_NEGOTIATE_H
 #define KERNEL_NEGOTIATE_H
 #include "kernel/types.h"
+#include "kernel/mem/coremap.h"
 #include "kernel/mem/negotiate_rule.h"
 
-struct frame;
+/* Two names for one pool, each where it is needed: enum neg_pool (NEG_FS, NEG_VM) is the
+ * negotiation's, pure C that the arbiter lab and the host simulators share; enum frame_pool is
+ * the core map's, which also has the free frames and the kernel's. This is the one mapping. */
+static inline enum frame_pool neg_frame_pool(enum neg_pool p)
+{
+  return p == NEG_FS ? POOL_CACHE : POOL_VM;
+}
 
 /* What a pool answers, registered once at boot (fs/cache.c for NEG_FS, vm/oldest.c for NEG_VM).
  * offer: the time of last reference of the page it would give up next, or refuse. giving:

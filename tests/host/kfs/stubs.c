@@ -243,7 +243,7 @@ void neg_register_pool(enum neg_pool pool, const struct pool_ops *ops) { (void)p
 struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict)
 {
   *verdict = NEG_OWN;
-  return NFRAMES - kfs_frames_used > 64 ? frame_alloc(asker == NEG_FS ? POOL_CACHE : POOL_VM, false) : 0;
+  return NFRAMES - kfs_frames_used > 64 ? frame_alloc(neg_frame_pool(asker), false) : 0;
 }
 /* No negotiation to learn for: the cache's refaults go unremembered. */
 void refault_gave(enum neg_pool pool, uint32_t key, uint32_t lastref_ms) { (void)pool; (void)key; (void)lastref_ms; }
