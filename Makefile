@@ -349,7 +349,7 @@ help:
 	@echo 'make grade ARBITER=N the arbiter lab'"'"'s grader: kernel/arbiter_N.c replayed on traces/negotiation and in the kernel'
 	@echo 'make compare-record  record the kernel passes test_lab_compare replays (traces/compare/; a few minutes)'
 	@echo 'make arbitersim      replay traces/negotiation through the reference, global LRU and the 120 s penalty (the proxy, scores)'
-	@echo 'make negtraces       record traces/negotiation again in the kernel (IFS and ECD runs with neg.arbiter_trace=1)'
+	@echo 'make negtraces       record traces/negotiation again in the kernel (IFS and ECD runs with neg.arbiter_record=1)'
 	@echo 'make lab-release     the students'"'"' tree (LAB=replacement or arbiter: whose tests) without any solution or word naming one, built and tested'
 	@echo 'make trace-cost      what the sampled and the ordered trace cost the traced programs (guest time)'
 	@echo 'make tracesim        replay traces/*.trace through every policy and MIN (table, build/traces CSV, PNG)'

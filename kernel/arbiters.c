@@ -18,7 +18,7 @@
  * kernel/mem/negotiate.h), set only while an arbiter is chosen or the recording is on, with only
  * the events wanted: with vm.arbiter=none and no recording, no code of this file runs.
  *
- * RECORDING. neg.arbiter_trace=1 writes every negotiation (its offers, the pools' frames and
+ * RECORDING. neg.arbiter_record=1 writes every negotiation (its offers, the pools' frames and
  * the verdict), every page a pool gives up (its name and time of last reference), every refault
  * and, folded to one record per 100 ms, the pages the aging clock found used again, to QEMU's
  * debug console (drivers/debugcon.c; a file when QEMU runs with -debugcon file:PATH), as
@@ -231,14 +231,14 @@ static void trace_get(char *out, int len)
 static const struct setting settings[] = {
   { "vm.arbiter", "none: neg_decide with vm.penalty and vm.penalty_mode decides which pool gives up a frame; NAME: that arbiter (kernel/arbiters.c's table, docs/lab-arbiter.md)",
     0, 0, 0, arbiter_get, arbiter_set },
-  { "neg.arbiter_trace", "1: every negotiation, give-up, refault and page used again goes to QEMU's debug console (-debugcon file:PATH) for the arbiter lab's replay",
+  { "neg.arbiter_record", "1: every negotiation, give-up, refault and page used again goes to QEMU's debug console (-debugcon file:PATH) for the arbiter lab's replay",
     0, 0, 0, trace_get, trace_set },
 };
 
 static const struct counter counters[] = {
   COUNTER("neg.arbiter_decisions", &st_decisions),
   COUNTER("neg.arbiter_errors", &st_errors),
-  COUNTER("neg.arbiter_trace_records", &st_trace_records),
+  COUNTER("neg.arbiter_records", &st_trace_records),
 };
 
 void arbiter_init(void)

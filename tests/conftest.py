@@ -145,12 +145,13 @@ def pytest_runtest_makereport(item, call):
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
          sleep_off=False, wait_for=None, kill_after=None, keep_input=False, drive=None, status=False, kernel=None,
-         cpu_limit=None, throttle_bps=None):
+         cpu_limit=None, throttle_bps=None, extra=()):
     """Boots once; commands go to the shell after the kernel says it is ready, then end of input
     makes the shell exit and the machine power off. kernel: another ELF than build/kernel.elf
     (build/debug/kernel.elf, the one make qemu-gdb boots). cpu_limit: runqemu's --cpu-limit (seconds
     of QEMU's CPU time; rc 125 when spent). throttle_bps: runqemu's --throttle-bps (the disk at
-    most this many bytes a second, so its time outweighs the guest's own on a loaded host).
+    most this many bytes a second, so its time outweighs the guest's own on a loaded host). extra:
+    QEMU's own arguments (runqemu's after --), e.g. a -debugcon file.
 
     icount=True runs the guest under -icount shift=0 (its clock counts its instructions);
     icount=N under shift=N (2**N ns an instruction). sleep_off=True (with icount) skips the
@@ -185,7 +186,7 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
                            kernel=None if iso else kernel or BUILD / "kernel.elf", append=None if iso else cmdline,
                            icount=icount if icount else None,
                            icount_sleep_off=sleep_off, kill_on=kill_after or None, cpu_limit=cpu_limit,
-                           throttle_bps=throttle_bps, no_host_flush=True)
+                           throttle_bps=throttle_bps, no_host_flush=True, extra=extra)
     log = _new_log()
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     # wait_for: one regex before the commands, or a list of (regex, text) steps after them.

@@ -20,7 +20,7 @@ TEXT = {
     "vm.trace_epoch_ms": ("0", "50"), # an action: starts a reference trace (0 stops; 100.. ms)
     "vm.penalty_mode": ("stepped", "nosuch"),
     "vm.arbiter": ("reference", "nosuch"),   # the arbiter lab's (kernel/arbiters.c); none by default
-    "neg.arbiter_trace": ("1", "2"),   # 0 or 1: records to QEMU's debug console (nowhere without -debugcon)
+    "neg.arbiter_record": ("1", "2"),   # 0 or 1: records to QEMU's debug console (nowhere without -debugcon)
     "disk.ceiling_kb": ("0", "100"),  # an action: measures the disk's ceiling (0: nothing; 64 KB steps)
     "kernel.clock": ("tsc", "nosuch"),   # ticks by default (kernel/time.c)
 }

@@ -10,7 +10,7 @@ most here; and the ECD benchmark (tools/bench/bench_ecd.py) at
 Sprite's 10 MB with the variable cache, one loop of edit, compile, link and debug instead of
 two. The steps are the benchmarks' own (their setup, their parsing); what differs is the line
 that chooses the arbiter, `sysctl vm.arbiter=NAME` (or vm.arbiter=none and a fixed vm.penalty),
-and, when recording, `sysctl neg.arbiter_trace=1` typed just before the counters are reset,
+and, when recording, `sysctl neg.arbiter_record=1` typed just before the counters are reset,
 with QEMU's debug console going to a file (kernel/arbiters.c writes the records there).
 
 A run takes what the benchmark's run takes in wall-clock time (the guest's clock is held to the
@@ -116,14 +116,14 @@ def ifs_run(how, log, trace=None, alone=False):
         return bench_ifs.toucher_line(cfg, kb, IFS_S)
 
     measure = ("%ssysctl neg.reset=1\nps\nvmstat %s\nvmstat %s\n%s\n%s\n%s\n" % (
-        "sysctl neg.arbiter_trace=1\n" if trace else "", " ".join(bench_ifs.DELTA), " ".join(bench_ifs.REQUESTS),
+        "sysctl neg.arbiter_record=1\n" if trace else "", " ".join(bench_ifs.DELTA), " ".join(bench_ifs.REQUESTS),
         bench_ifs.STAMP, bench_ifs.sort_line(cfg), bench_ifs.STAMP))
 
     def finish(out):
         jobs = re.findall(r"^\[(\d+)\]$", bench_ifs.background(out)[0], re.M)
         return "vmstat %s\nvmstat %s\nvmstat %s\nps\n%s\n%skill %s\n" % (
             " ".join(bench_ifs.COUNTERS), " ".join(bench_ifs.COST), " ".join(bench_ifs.REQUESTS), CHECK,
-            "sysctl neg.arbiter_trace=0\n" if trace else "", " ".join("-" + j for j in jobs))
+            "sysctl neg.arbiter_record=0\n" if trace else "", " ".join("-" + j for j in jobs))
 
     if alone:
         steps = [(None, setup), (r"\[\d+\]\n", measure), (r"(?s)sort: \d+ lines.*@\d+ \d+\n.*\$ ", finish)]
@@ -172,12 +172,12 @@ def ecd_run(how, log, trace=None):
         return "phase -k %d -s %d env &\n" % (chosen["env_kb"], cfg["env_s"])
 
     work = "".join("phase -d /ecd %s\n" % p for p in bench_ecd.PHASES * cfg["loops"])
-    measure = "%ssysctl neg.reset=1\n%s\n%s%s\n" % ("sysctl neg.arbiter_trace=1\n" if trace else "",
+    measure = "%ssysctl neg.reset=1\n%s\n%s%s\n" % ("sysctl neg.arbiter_record=1\n" if trace else "",
                                                     bench_ecd.STAMP, work, bench_ecd.STAMP)
 
     def finish(out):
         jobs = re.findall(r"^\[(\d+)\]$", out, re.M)
-        return "%s\n%s%s\n" % (CHECK, "sysctl neg.arbiter_trace=0\n" if trace else "",
+        return "%s\n%s%s\n" % (CHECK, "sysctl neg.arbiter_record=0\n" if trace else "",
                                "kill %s" % " ".join("-" + j for j in jobs) if jobs else "")
 
     steps = [(None, setup), (re.escape(bench_ecd.FREE) + r"\n(\d+\n){4}", start_env),

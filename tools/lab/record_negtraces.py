@@ -1,6 +1,6 @@
 """Records the arbiter lab's negotiation traces (traces/negotiation/*.negtrace.gz) in the kernel.
 
-Each trace is one run of tools/lab/arbiter_runs.py with neg.arbiter_trace=1, from the moment
+Each trace is one run of tools/lab/arbiter_runs.py with neg.arbiter_record=1, from the moment
 the benchmark resets the negotiation's counters to its end: every negotiation, every page given
 up, every refault, and the pages the aging clock found used again (kernel/arbiters.c says what
 a record holds; tools/lab/arbitersim/negtrace.c the text format written here).

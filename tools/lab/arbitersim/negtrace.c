@@ -1,6 +1,6 @@
 /* Reading a negotiation trace.
  *
- * The kernel records with neg.arbiter_trace=1 (kernel/arbiters.c, to QEMU's debug console) and
+ * The kernel records with neg.arbiter_record=1 (kernel/arbiters.c, to QEMU's debug console) and
  * tools/lab/record_negtraces.py writes the records as text, one event a line, in the order
  * they happened:
  *
