@@ -556,10 +556,12 @@ void pageout_init(void)
 {
   fl_init(&laundry);
   fl_init(&ready);
-  policy = vm_policies[0];
+  policy = vm_policy_find(VM_POLICY_DEFAULT);
+  if (!policy)
+    panic("vm: no replacement policy named %s", VM_POLICY_DEFAULT);
   uint32_t n = snprintf(policy_help, sizeof policy_help, "page replacement policy:");
-  for (int i = 0; vm_policies[i] && n < sizeof policy_help; i++)
-    n += snprintf(policy_help + n, sizeof policy_help - n, " %s", vm_policies[i]->name);
+  for (uint32_t i = 0; vm_policy_at(i) && n < sizeof policy_help; i++)
+    n += snprintf(policy_help + n, sizeof policy_help - n, " %s", vm_policy_at(i)->name);
   setting_register(&set_policy);
   setting_register(&set_pageout);
 }

@@ -1,17 +1,14 @@
-/* The table of replacement policies. A new policy: one file, its extern in vm/policy.h and one
- * line here. */
+/* The replacement policies, as each file registered its own (POLICY in vm/policy.h): the
+ * linker puts every entry between __start_vm_policies and __stop_vm_policies, in the kernel
+ * (linker.ld) and in the host programs alike (GNU ld makes the two symbols itself). */
 #include "vm/policy.h"
 
-const struct vm_policy *const vm_policies[] = {
-  &policy_clock,          /* the default */
-  &policy_fifo,
-  &policy_lru,
-  &policy_clusterlru,
-  &policy_random,
-  &policy_spt,
-  &policy_aging,          /* the lab's model solution (docs/lab-replacement.md) */
-  0,
-};
+extern const struct vm_policy *const __start_vm_policies[], *const __stop_vm_policies[];
+
+const struct vm_policy *vm_policy_at(uint32_t i)
+{
+  return i < (uint32_t)(__stop_vm_policies - __start_vm_policies) ? __start_vm_policies[i] : 0;
+}
 
 static bool same(const char *a, const char *b)
 {
@@ -22,8 +19,8 @@ static bool same(const char *a, const char *b)
 
 const struct vm_policy *vm_policy_find(const char *name)
 {
-  for (int i = 0; vm_policies[i]; i++)
-    if (same(vm_policies[i]->name, name))
-      return vm_policies[i];
+  for (uint32_t i = 0; vm_policy_at(i); i++)
+    if (same(vm_policy_at(i)->name, name))
+      return vm_policy_at(i);
   return 0;
 }

@@ -1,7 +1,7 @@
 /* Page replacement policies: which VM page gives up its frame when memory is short.
  *
  * A policy is one file (vm/policy_NAME.c) holding one struct vm_policy (its settings with it),
- * and one line in the table in vm/policy.c. It is pure C: it includes no kernel header and sees physical frames
+ * registered by the file's POLICY line: no list to edit. It is pure C: it includes no kernel header and sees physical frames
  * only as numbers 0 .. pol_nframes()-1, through the small set of questions below, which the
  * VM answers (vm/aging.c) and so do the host unit tests (tests/host/test_policy.c), on
  * hand-made reference patterns. Every hook is called with the VM lock held and must not sleep.
@@ -62,9 +62,15 @@ uint32_t *pol_word(uint32_t f);       /* one word per frame for the policy's own
  * comes back, so that a policy may remember pages it has evicted. Two pages may share one. */
 uint32_t pol_page(uint32_t f);
 
-/* --- the table (vm/policy.c) --------------------------------------------------------------- */
-extern const struct vm_policy *const vm_policies[];   /* ends with 0; the first is the default */
-const struct vm_policy *vm_policy_find(const char *name);
+/* --- the policies (vm/policy.c) ------------------------------------------------------------ */
+/* POLICY(policy_NAME); after a policy's struct registers it: the linker gathers every such
+ * entry of the program (the kernel's, the trace simulator's, a test's) into one section,
+ * vm_policies, in link order (the files' names), so that a new policy is its file alone. */
+#define POLICY(p) \
+  static const struct vm_policy *const p##_entry __attribute__((used, section("vm_policies"))) = &p
+#define VM_POLICY_DEFAULT "clock"
+const struct vm_policy *vm_policy_at(uint32_t i);       /* the i-th, or 0 past the last */
+const struct vm_policy *vm_policy_find(const char *name);   /* by name, or 0 */
 extern uint32_t vm_cluster_size;     /* clusterlru: frames examined per choice (16) */
 extern uint32_t vm_spt_epoch_ms;     /* spt: the length of its epoch (250) */
 

@@ -48,3 +48,4 @@ const struct vm_policy policy_aging = {
   .tick = aging_tick,
   .choose = aging_choose,
 };
+POLICY(policy_aging);

@@ -42,3 +42,4 @@ const struct vm_policy policy_clock = {
   .page_in = clock_page_in,
   .choose = clock_choose,
 };
+POLICY(policy_clock);

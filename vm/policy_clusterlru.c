@@ -63,3 +63,4 @@ const struct vm_policy policy_clusterlru = {
   .tick = clusterlru_sample,
   .choose = clusterlru_choose,
 };
+POLICY(policy_clusterlru);

@@ -31,3 +31,4 @@ const struct vm_policy policy_fifo = {
   .page_in = fifo_page_in,
   .choose = fifo_choose,
 };
+POLICY(policy_fifo);

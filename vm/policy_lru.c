@@ -38,3 +38,4 @@ const struct vm_policy policy_lru = {
   .tick = lru_sample,
   .choose = lru_choose,
 };
+POLICY(policy_lru);

@@ -28,3 +28,4 @@ const struct vm_policy policy_random = {
   .description = "a random candidate frame",
   .choose = random_choose,
 };
+POLICY(policy_random);

@@ -175,3 +175,4 @@ const struct vm_policy policy_spt = {
   .tick = spt_tick,
   .choose = spt_choose,
 };
+POLICY(policy_spt);

@@ -55,15 +55,15 @@ static const struct counter counters[] = {
   COUNTER_FN("vm.segments", seg_count_used),
 };
 
-/* Each policy's own settings (struct pol_setting) as kernel settings, in the table's order. */
+/* Each policy's own settings (struct pol_setting) as kernel settings, in the policies' order. */
 #define MAX_POLICY_SETTINGS 16
 static struct setting policy_settings[MAX_POLICY_SETTINGS];
 
 static void policy_settings_init(void)
 {
   uint32_t n = 0;
-  for (int i = 0; vm_policies[i]; i++)
-    for (const struct pol_setting *s = vm_policies[i]->settings; s && s->name; s++) {
+  for (uint32_t i = 0; vm_policy_at(i); i++)
+    for (const struct pol_setting *s = vm_policy_at(i)->settings; s && s->name; s++) {
       if (n == MAX_POLICY_SETTINGS)
         panic("vm: more than %d policy settings", MAX_POLICY_SETTINGS);
       policy_settings[n] = (struct setting){ s->name, s->description, s->value, s->min, s->max, 0, 0 };

@@ -61,8 +61,8 @@ def test_the_skeletons_stand_in_the_solutions_places(tree):
                        shallow=False)
     assert "&arbiter_mine," in (tree / "kernel" / "arbiters.c").read_text()
     assert "extern const struct arbiter arbiter_mine;" in (tree / "kernel" / "arbiter.h").read_text()
-    table = (tree / "vm" / "policy.c").read_text()
-    assert re.findall(r"&policy_(\w+),", table) and "&policy_clock," in table
+    assert "POLICY(policy_clock);" in (tree / "vm" / "policy_clock.c").read_text()
+    assert not (tree / "vm" / "policy_aging.c").exists()
     # The rest is the tree as it is: the traces, the learned bias the kernel's adaptive mode uses.
     assert (tree / "traces" / "negotiation" / "ifs-p0.negtrace.gz").exists()
     assert filecmp.cmp(tree / "kernel" / "mem" / "negotiate_rule.c", os.path.join(ROOT, "kernel", "mem", "negotiate_rule.c"),

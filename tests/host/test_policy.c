@@ -273,18 +273,27 @@ static void test_spt(void)
 
 int main(void)
 {
-  CHECK(vm_policy_find("clock") == &policy_clock && vm_policies[0] == &policy_clock,
-        "clock is the default and can be found by name");
+  CHECK(vm_policy_find(VM_POLICY_DEFAULT) == &policy_clock, "clock is the default and can be found by name");
+  /* Every policy file registered itself (POLICY), each once. */
+  const struct vm_policy *const shipped[] = { &policy_clock, &policy_fifo, &policy_lru, &policy_clusterlru,
+                                              &policy_random, &policy_spt };
+  for (uint32_t k = 0; k < sizeof shipped / sizeof shipped[0]; k++) {
+    int seen = 0;
+    for (uint32_t i = 0; vm_policy_at(i); i++)
+      seen += vm_policy_at(i) == shipped[k];
+    CHECK(seen == 1, "policy %s is registered %d times, not once", shipped[k]->name, seen);
+  }
   CHECK(vm_policy_find("nosuch") == 0, "an unknown name finds nothing");
-  for (int i = 0; vm_policies[i]; i++) {
-    CHECK(vm_policies[i]->name && vm_policies[i]->choose, "policy %d lacks a name or choose", i);
-    test_common(vm_policies[i]);
+  for (uint32_t i = 0; vm_policy_at(i); i++) {
+    const struct vm_policy *p = vm_policy_at(i);
+    CHECK(p->name && p->choose, "policy %u lacks a name or choose", i);
+    test_common(p);
     /* A policy's own settings: named vm.*, a variable, bounds that hold its default. */
-    for (const struct pol_setting *st = vm_policies[i]->settings; st && st->name; st++)
+    for (const struct pol_setting *st = p->settings; st && st->name; st++)
       CHECK(strncmp(st->name, "vm.", 3) == 0 && st->description && st->value && st->min < st->max &&
             *st->value >= st->min && *st->value <= st->max,
             "policy %s: setting %s is not a vm.* setting with a variable and bounds around its default",
-            vm_policies[i]->name, st->name);
+            p->name, st->name);
   }
   CHECK(policy_clusterlru.settings && strcmp(policy_clusterlru.settings[0].name, "vm.cluster") == 0 &&
         policy_clusterlru.settings[0].value == &vm_cluster_size, "clusterlru declares vm.cluster");

@@ -54,7 +54,7 @@ on, its whole process group is killed: no simulator of it is left running. Write
 score, seconds, reason), one line a student, and OUT/STUDENT.txt, the student's report
 (OUT: build/grade/DIR's name).
 
---file: a policy file not (yet) in vm/policy.c's table; the simulator is compiled with it
+--file: a policy file the tree's build does not have (yet); the simulator is compiled with it
 (build/grade/tracesim), and the kernel part is skipped unless the table has NAME. Exit status
 0 for a correct policy, 1 for an incorrect one, 2 when grading could not run."""
 import argparse, csv, glob, gzip, hashlib, json, os, re, signal, subprocess, sys, tempfile, time
@@ -681,7 +681,7 @@ def main():
                     help="CPU ms a hook's call may take in the simulator (a hook that loops is stopped there)")
     ap.add_argument("--out", help="with --dir: where scores.csv and the reports go")
     ap.add_argument("--kernel", action="store_true", help="with --dir: the kernel part too, for policies in the table")
-    ap.add_argument("--file", help="the policy's file, when vm/policy.c's table does not have it yet")
+    ap.add_argument("--file", help="the policy's file, when the tree's build does not have it yet")
     ap.add_argument("--host-only", action="store_true", help="only the traces (no QEMU)")
     ap.add_argument("--compare", action="store_true",
                     help="only the simulator and the kernel's ranking of clock, lru and fifo on the session")
@@ -723,7 +723,7 @@ def main():
     if not listed and not a.file:
         guess = os.path.join(ROOT, "vm", "policy_%s.c" % name)
         if not os.path.exists(guess):
-            fail("no policy %s in vm/policy.c's table, and no %s: give --file" % (name, os.path.relpath(guess, ROOT)))
+            fail("no policy %s in build/tracesim, and no %s: give --file" % (name, os.path.relpath(guess, ROOT)))
         a.file = guess
     sim = simulator(name, a.file if a.file and not listed else None)
 
@@ -761,7 +761,7 @@ def main():
     if a.host_only:
         print("grade: kernel part skipped (--host-only)")
     elif not listed:
-        print("grade: kernel part skipped: %s is not in vm/policy.c's table yet" % name)
+        print("grade: kernel part skipped: %s is not in the tree's build yet (a vm/policy_NAME.c with its POLICY line, then make)" % name)
     else:
         if not os.path.exists(os.path.join(BUILD, "kernel.elf")):
             fail("build/kernel.elf is missing: run make first")

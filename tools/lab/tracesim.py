@@ -142,7 +142,7 @@ def summary(rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("traces", nargs="*")
-    ap.add_argument("--policies", help="comma list (default: every policy of vm/policy.c)")
+    ap.add_argument("--policies", help="comma list (default: every registered policy, vm/policy.h's POLICY)")
     ap.add_argument("--sizes", help="comma list of frame counts (default: ten steps to the trace's pages)")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "traces"))
     ap.add_argument("--no-png", action="store_true")

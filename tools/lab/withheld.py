@@ -23,7 +23,6 @@ LEFT_OUT = ["docs/lab-instructor.md", "tools/lab/withheld.py", "tests/host/test_
 
 EDITS = {
     # The kernel's tables: the replacement lab's solution out, the arbiter's skeleton in.
-    "vm/policy.c": [("  &policy_aging,          /* the lab's model solution (docs/lab-replacement.md) */\n", "")],
     "vm/policy.h": [("policy_spt, policy_aging;", "policy_spt;")],
     "kernel/arbiters.c": [("  &arbiter_reference,         /* the lab's model solution (docs/lab-arbiter.md) */\n",
                            "  &arbiter_mine,              /* the skeleton (docs/lab/arbiter_skeleton.c): yours */\n")],

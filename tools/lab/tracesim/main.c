@@ -6,7 +6,7 @@
  * For each trace and each memory size (frames for pages; by default a tenth to nine tenths of
  * the most pages the trace ever has live at once, between their first and last use, in nine
  * steps, then all its distinct pages: MIN needs no more than the peak to fault only on first
- * touches, and on a trace of many short-lived processes the distinct pages are far more) it runs every policy of vm/policy.c's table
+ * touches, and on a trace of many short-lived processes the distinct pages are far more) it runs every registered policy (POLICY, vm/policy.h) of the table
  * (or those named) on the simulated machine (machine.c) and MIN (min.c), and prints a table:
  * faults per policy and, beside each, the percent over MIN (Hagmann's Figure 2; MIN is 0).
  * -e sets spt's epoch (vm.spt_epoch_ms in the kernel, the same default), -k clusterlru's
@@ -18,8 +18,8 @@
  * frames: machine.c). Atlas's loop detector (atlas.c) is a policy of the simulator only, run
  * with the others.
  *
- * Compiled with -DTRACESIM_EXTRA=policy_NAME (tools/lab/grade.py does, for a policy file not yet
- * in vm/policy.c's table), that policy is found by name too.
+ * Compiled with -DTRACESIM_EXTRA=policy_NAME (tools/lab/grade.py does, for a policy file the
+ * tree's build lacks, which may have no POLICY line yet), that policy is found by name too.
  *
  * Every run is a child process: a policy's static state (clock's hand, random's seed) starts
  * afresh each time, so two runs of tracesim print the same counts. Each call of a policy's hook
@@ -59,8 +59,8 @@ static const struct vm_policy *find(const char *name)
 static void usage(void)
 {
   fprintf(stderr, "usage: tracesim [-p POLICY,...|all] [-m FRAMES,...] [-e SPT_EPOCH_MS] [-k CLUSTER] [-K] [-t MS] [-c CSV] TRACE...\npolicies:");
-  for (int i = 0; vm_policies[i]; i++)
-    fprintf(stderr, " %s", vm_policies[i]->name);
+  for (uint32_t i = 0; vm_policy_at(i); i++)
+    fprintf(stderr, " %s", vm_policy_at(i)->name);
   for (int i = 0; sim_policies[i]; i++)
     fprintf(stderr, " %s (simulator only)", sim_policies[i]->name);
   fprintf(stderr, "\n");
@@ -161,8 +161,8 @@ int main(int argc, char **argv)
     if (c == 'p') {
       for (char *tok = strtok(optarg, ","); tok; tok = strtok(0, ",")) {
         if (!strcmp(tok, "all")) {
-          for (int i = 0; vm_policies[i] && npol < MAXPOL; i++)
-            pols[npol++] = vm_policies[i];
+          for (uint32_t i = 0; vm_policy_at(i) && npol < MAXPOL; i++)
+            pols[npol++] = vm_policy_at(i);
           for (int i = 0; sim_policies[i] && npol < MAXPOL; i++)
             pols[npol++] = sim_policies[i];
           continue;
@@ -208,8 +208,8 @@ int main(int argc, char **argv)
   if (optind >= argc)
     usage();
   if (!npol) {
-    for (int i = 0; vm_policies[i] && npol < MAXPOL; i++)
-      pols[npol++] = vm_policies[i];
+    for (uint32_t i = 0; vm_policy_at(i) && npol < MAXPOL; i++)
+      pols[npol++] = vm_policy_at(i);
     for (int i = 0; sim_policies[i] && npol < MAXPOL; i++)
       pols[npol++] = sim_policies[i];
   }
