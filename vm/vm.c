@@ -6,10 +6,11 @@
  * order they are listed, the order vmstat prints them in: the VM's counters begin at
  * vm.faults, and the reference trace's, COW-COR's and the test-only damage's come after the
  * VM's own. Each file registers the settings it answers (vm/pageout.c: vm.policy and
- * vm.pageout; vm/aging.c: vm.clock_rate, and the VM's answers to the negotiation); the ones
- * that are only a variable of some policy or check are here. vm_start, once processes exist,
- * starts the VM's three threads: the aging clock's daemon (vmaging, vm/aging.c), the page-out
- * daemon (vmpageout, vm/pageout.c) and the reaper of segments (vmreap, vm/segment.c).
+ * vm.pageout; vm/aging.c: vm.clock_rate; vm/oldest.c the VM's answers to the negotiation);
+ * each policy's own settings (vm.cluster, vm.spt_epoch_ms) are made settings here, as is the
+ * audit's vm.audit. vm_start, once processes exist, starts the VM's three threads: the VM
+ * daemon (vmaging, below: the aging sweep and the tick's other work), the page-out daemon
+ * (vmpageout, vm/pageout.c) and the reaper of segments (vmreap, vm/segment.c).
  */
 #include "kernel/klib.h"
 #include "kernel/x86.h"
