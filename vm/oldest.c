@@ -22,10 +22,9 @@
  * holds it; a frame the VM takes comes busy and is stamped when it is mapped (vm_map_frame); a
  * page found accessed cannot be offered until its bit is taken, and whoever takes it stamps
  * the page (pol_referenced) -- but for a page restored after a page-out, whose bit is dropped
- * with no stamp: that lowers the bound to its time (aging_unstamped). A cache ask that would
+ * with no stamp: that lowers the bound to its time (oldest_unstamped). A cache ask that would
  * keep its own even against a page that old does not ask the VM at all (kernel/mem/negotiate.c,
  * UNASKED); the audit checks that no idle page is older.
- *
  */
 #include "kernel/klib.h"
 #include "kernel/time.h"
