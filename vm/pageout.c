@@ -4,7 +4,7 @@
  * FRAMES FOR PAGES. A fault, a fork's copy or exec's arguments need a frame for a page, and
  * vm_getframe gives one: a free frame, one traded from the file cache, or one of the VM's own
  * pages, the victim. kernel/mem/negotiate.c decides which, by the ages the two pools report (the
- * VM's answers are in vm/aging.c). The VM's victim is taken only clean (take_clean): first a
+ * VM's answers are in vm/oldest.c). The VM's victim is taken only clean (take_clean): first a
  * page the page-out daemon has just cleaned (the ready list), as Sprite puts a cleaned page
  * at the front of its allocate list, unless it was referenced since; else the replacement
  * policy's choice (vm.policy, vm/policy_*.c). A policy under development must not corrupt

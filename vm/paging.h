@@ -1,5 +1,5 @@
-/* What the VM's paging files share, and nobody else: the aging clock and the VM's answers to
- * the negotiation (vm/aging.c), page-out (vm/pageout.c), the audit (vm/audit.c), the
+/* What the VM's paging files share, and nobody else: the aging clock (vm/aging.c), the VM's
+ * answers to the negotiation (vm/oldest.c), page-out (vm/pageout.c), the audit (vm/audit.c), the
  * reference trace (vm/trace.c) and the VM's start, settings and counters (vm/vm.c).
  * Everything here is used under vm_lock. */
 #ifndef VM_PAGING_H

@@ -213,7 +213,7 @@ def test_an_unasked_pool_would_not_have_changed_the_verdict(disk, mode):
 def test_a_page_restored_after_its_write_stays_under_the_bound(disk):
     """The VM's bound leaves out the pages found accessed: whoever takes their accessed bit
     stamps them, but for a page restored after its write, whose bit is dropped with no stamp,
-    which lowers the bound (aging_unstamped). fifo picks victims without looking at their bits,
+    which lowers the bound (oldest_unstamped). fifo picks victims without looking at their bits,
     so with a toucher bigger than memory some accessed pages are written and restored while the
     cache asks under a 120 s penalty, every ask unasked and checked (neg.verify_unasked): none
     may meet a VM page older than the bound. Six reads of the file: a restored page offered
