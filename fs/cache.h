@@ -104,8 +104,8 @@ void cache_set_name(uint32_t fileid, const char *name);
 /* The error of a failed write-back of the file since the last call (0 or -EIO), cleared. */
 int cache_take_error(uint32_t fileid);
 
-/* fs/writeback.c: settings and boot keys first (at boot), the daemon and the cleaners once
- * the disk is mounted. */
+/* fs/writeback.c, fs/flushd.c: settings and boot keys first (at boot), the daemon and the
+ * cleaners once the disk is mounted. */
 void writeback_init(void);
 void writeback_start(void);
 extern uint32_t cache_policy;       /* enum write_policy (fs.write_policy) */

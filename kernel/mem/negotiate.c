@@ -38,7 +38,7 @@
  * COR fault cow_lock: whatever a negotiation does for them must not wait for those, nor
  * call back into the file system. So a pool gives up only what can go at once: a clean
  * block that nobody holds, a clean page. The dirty ones it meets go to those whose job it
- * is to write them -- the block cleaners (fs/writeback.c) for the cache, the page-out daemon
+ * is to write them -- the block cleaners (fs/flushd.c) for the cache, the page-out daemon
  * (vm/pageout.c) for the VM, which writes pages straight to disk at addresses recorded when
  * their blocks were reserved -- and are clean for the next ask. The negotiation takes
  * cache_lock and vm_lock one at a time, never both (the lock order: kernel/mem/coremap.h).

@@ -312,7 +312,7 @@ class Checker:
 
     def log_violations(self):
         """The daemon workload's own check, once per recording: a scan flushes what it wrote
-        before it ends (fs/writeback.c, scan), so while a settle waits for two scans, and only
+        before it ends (fs/flushd.c, scan), so while a settle waits for two scans, and only
         the daemon writes, no write waits more than a second for a flush (scans are
         fs.scan_interval = 2 s apart: a scan without its final flush leaves its writes to the
         next one's), and none is still unflushed when the settle returns."""
