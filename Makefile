@@ -106,7 +106,8 @@ tools:
 LIBGCC = $(shell $(CC) -m32 -print-libgcc-file-name 2>/dev/null)
 KSYMS = CROSS=$(CROSS) $(PYTHON) tools/setup/ksyms.py
 
-# One kernel's rules: $(1) its folder, $(2) the compiler's flags, $(3) the word make prints.
+# One kernel's rules: $(1) its folder, $(2) the compiler's flags, $(3) the word make prints,
+# $(4) its objects (KSRC's, in $(1)/k).
 # Linked twice: the first link (kernel0.elf, an empty symbol table) gives the addresses from
 # which tools/setup/ksyms.py makes the table a panic names its backtrace with (kernel/ksyms.c);
 # the second links that in, after the code, which therefore does not move (ksyms.py --check).
@@ -124,22 +125,22 @@ $(1)/ksyms0.o: tools/setup/ksyms.py | $(TOOLS_OK)
 	$$(msg) KSYMS $$@
 	$$(Q)$$(KSYMS) --stub $$(@:.o=.S)
 	$$(Q)$$(CC) $(2) -c $$(@:.o=.S) -o $$@
-$(1)/kernel0.elf: $$(patsubst %,$(1)/k/%.o,$$(KSRC)) $(1)/ksyms0.o linker.ld
+$(1)/kernel0.elf: $(4) $(1)/ksyms0.o linker.ld
 	$$(msg) LD $$@
-	$$(Q)$$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $$@ $$(patsubst %,$(1)/k/%.o,$$(KSRC)) $(1)/ksyms0.o $$(LIBGCC)
+	$$(Q)$$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $$@ $(4) $(1)/ksyms0.o $$(LIBGCC)
 $(1)/ksyms.o: $(1)/kernel0.elf tools/setup/ksyms.py
 	$$(msg) KSYMS $$@
 	$$(Q)$$(KSYMS) $$< $$(@:.o=.S)
 	$$(Q)$$(CC) $(2) -c $$(@:.o=.S) -o $$@
-$(1)/kernel.elf: $$(patsubst %,$(1)/k/%.o,$$(KSRC)) $(1)/ksyms.o linker.ld
+$(1)/kernel.elf: $(4) $(1)/ksyms.o linker.ld
 	$$(msg) LD $$@
-	$$(Q)$$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $$@.tmp $$(patsubst %,$(1)/k/%.o,$$(KSRC)) $(1)/ksyms.o $$(LIBGCC)
+	$$(Q)$$(LD) -m elf_i386 -z noexecstack -T linker.ld -o $$@.tmp $(4) $(1)/ksyms.o $$(LIBGCC)
 	$$(msg) CHECK $$@
 	$$(Q)$$(KSYMS) --check $(1)/kernel0.elf $$@.tmp
 	$$(Q)mv $$@.tmp $$@
 endef
 
-$(eval $(call KERNEL_RULES,$(B),$(KCFLAGS),CC))
+$(eval $(call KERNEL_RULES,$(B),$(KCFLAGS),CC,$(KOBJ)))
 
 # The kernel for stepping in gdb (make qemu-gdb): the same sources at -Og in a folder of their
 # own, so that `info locals` and `next` work in exec, vm_fault or trap, while make qemu, the
@@ -147,7 +148,7 @@ $(eval $(call KERNEL_RULES,$(B),$(KCFLAGS),CC))
 DB := $(B)/debug
 DKCFLAGS = $(patsubst -O2,-Og,$(KCFLAGS))
 DKOBJ := $(patsubst %,$(DB)/k/%.o,$(KSRC))
-$(eval $(call KERNEL_RULES,$(DB),$(DKCFLAGS),CC-Og))
+$(eval $(call KERNEL_RULES,$(DB),$(DKCFLAGS),CC-Og,$(DKOBJ)))
 debug-kernel: $(DB)/kernel.elf
 
 # The ISO holds a stripped kernel; the one with symbols stays in build/ for gdb. cmdline.txt
