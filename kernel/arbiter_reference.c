@@ -23,7 +23,7 @@ static void ref_used(uint32_t now, uint32_t idle_ms, uint32_t cache_age_ms)
  * and busy ones before asking, so only the ages are compared. */
 static enum neg_pool ref_decide(const struct arb_view *v)
 {
-  enum neg_pool other = v->asker == NEG_FS ? NEG_VM : NEG_FS;
+  enum neg_pool other = neg_other(v->asker);
   struct neg_offer own = { .lastref_ms = v->pool[v->asker].lastref_ms };
   struct neg_offer theirs = { .lastref_ms = v->pool[other].lastref_ms };
   uint32_t bias = neg_learned_bias(&learned, v->now_ms);

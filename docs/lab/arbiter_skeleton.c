@@ -22,7 +22,7 @@
  * where they are. TODO: protect the pages that come back. */
 static enum neg_pool mine_decide(const struct arb_view *v)
 {
-  enum neg_pool other = v->asker == NEG_FS ? NEG_VM : NEG_FS;
+  enum neg_pool other = neg_other(v->asker);
   uint32_t own_t = v->pool[v->asker].lastref_ms, other_t = v->pool[other].lastref_ms;
   return other_t < own_t ? other : v->asker;
 }

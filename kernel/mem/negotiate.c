@@ -301,7 +301,7 @@ static void count_ask(enum neg_pool asker, struct frame *f, enum neg_verdict ver
  * have changed, and any offer older than its pool's bound (interrupts off since the offers). */
 static void verify(enum neg_pool asker, struct neg_offer o[2], uint32_t pen, int unasked)
 {
-  enum neg_pool other = asker == NEG_FS ? NEG_VM : NEG_FS;
+  enum neg_pool other = neg_other(asker);
   if (unasked) {
     struct neg_offer real = offer(other, true);
     st_unasked_wrong += below_bound(other, real) || neg_decide(asker, o[asker], real, pen) != NEG_OWN;
@@ -327,7 +327,7 @@ struct frame *neg_getframe(enum neg_pool asker, enum neg_verdict *verdict)
    * would you give" -- unless no answer of the other's could change the verdict: when even a
    * page as old as its bound would stay (neg_keeps_own), the asker recycles its own without
    * asking (UNASKED, above). An arbiter, whose rule need not be monotonic, hears both. */
-  enum neg_pool other = asker == NEG_FS ? NEG_VM : NEG_FS;
+  enum neg_pool other = neg_other(asker);
   struct neg_offer o[2];
   bool check = verify_unasked;
   if (check)

@@ -10,6 +10,12 @@
 
 enum neg_pool { NEG_FS = 0, NEG_VM = 1 };
 
+/* The pool that is not p. */
+static inline enum neg_pool neg_other(enum neg_pool p)
+{
+  return p == NEG_FS ? NEG_VM : NEG_FS;
+}
+
 /* One pool's answer to "how old is the page you would give up next?": refuse when it may
  * not give one (at its floor, or nothing it holds can go now), else the page's time of last
  * reference in ms since boot (both pools stamp the same clock). */

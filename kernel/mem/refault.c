@@ -74,7 +74,7 @@ static uint32_t bucket(uint32_t d)
 void refault_missed(enum neg_pool pool, uint32_t key)
 {
   uint32_t d, lastref;
-  uint32_t other = frame_count(neg_frame_pool(pool == NEG_FS ? NEG_VM : NEG_FS));
+  uint32_t other = frame_count(neg_frame_pool(neg_other(pool)));
   acquire(&refault_lock);
   struct pool_refaults *p = &pools[pool];
   enum shadow_found f = shadow_recall(&p->table, key, &d, &lastref);

@@ -42,7 +42,7 @@
 static enum neg_pool older(const struct arb_view *v, uint32_t bias)
 {
   uint64_t fs = v->pool[NEG_FS].lastref_ms, vm = (uint64_t)v->pool[NEG_VM].lastref_ms + bias;
-  enum neg_pool other = v->asker == NEG_FS ? NEG_VM : NEG_FS;
+  enum neg_pool other = neg_other(v->asker);
   uint64_t own_t = v->asker == NEG_FS ? fs : vm, other_t = v->asker == NEG_FS ? vm : fs;
   return other_t < own_t ? other : v->asker;
 }
@@ -173,7 +173,7 @@ static int replay(const struct negtrace *t, const struct model *m, const struct 
     case EV_NEG: {
       if (e->flags & (NF_FS_REFUSED | NF_VM_REFUSED | NF_FS_FREE | NF_VM_FREE))
         break;              /* mechanical in the kernel: no arbiter is asked */
-      enum neg_pool asker = (enum neg_pool)e->pool, other = asker == NEG_FS ? NEG_VM : NEG_FS;
+      enum neg_pool asker = (enum neg_pool)e->pool, other = neg_other(asker);
       enum neg_pool was = e->verdict == NEG_OWN ? asker : other;
       struct arb_view v = {
         .asker = asker, .now_ms = e->time_ms, .free_frames = e->a[4], .penalty_s = t->penalty_s,
