@@ -75,9 +75,13 @@ def split_commands(out, lines, status=False):
 
 
 class Run:
-    def __init__(self, out, rc, disk, log=None, sent=(), status=False):
+    def __init__(self, out, rc, disk, log=None, sent=(), status=False, background=None):
         self.out, self.rc, self.disk, self.log = out, rc, disk, log
-        self.cmds = split_commands(out, list(sent), status) if sent else []
+        # What a program left running prints can land anywhere, even between the prompt and
+        # the echo of a typed line, or inside the echo: the commands are cut from the
+        # transcript without it (out keeps it).
+        cut = re.sub(background, "", out) if background else out
+        self.cmds = split_commands(cut, list(sent), status) if sent else []
 
     def cmd(self, line, nth=0):
         """The nth (0 = first) Cmd typed as exactly line; fails the test if it never ran."""
@@ -145,13 +149,15 @@ def pytest_runtest_makereport(item, call):
 
 def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_TIMEOUT, icount=False,
          sleep_off=False, wait_for=None, kill_after=None, keep_input=False, drive=None, status=False, kernel=None,
-         cpu_limit=None, throttle_bps=None, extra=()):
+         cpu_limit=None, throttle_bps=None, extra=(), background=None):
     """Boots once; commands go to the shell after the kernel says it is ready, then end of input
     makes the shell exit and the machine power off. kernel: another ELF than build/kernel.elf
     (build/debug/kernel.elf, the one make qemu-gdb boots). cpu_limit: runqemu's --cpu-limit (seconds
     of QEMU's CPU time; rc 125 when spent). throttle_bps: runqemu's --throttle-bps (the disk at
     most this many bytes a second, so its time outweighs the guest's own on a loaded host). extra:
-    QEMU's own arguments (runqemu's after --), e.g. a -debugcon file.
+    QEMU's own arguments (runqemu's after --), e.g. a -debugcon file. background: a regex for
+    what a program left running prints (the toucher's rounds, with their newline); each
+    command's output is read without it, wherever it landed (Run).
 
     icount=True runs the guest under -icount shift=0 (its clock counts its instructions);
     icount=N under shift=N (2**N ns an instruction). sleep_off=True (with icount) skips the
@@ -241,7 +247,7 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
                                                                  and not isinstance(wait_for, str) else [])))
     # ^C discards what was typed before it on its line: the shell reads only what follows.
     lines = [l.rsplit("\x03", 1)[-1] for l in sent.splitlines()]
-    return Run(out.decode("utf-8", "replace"), p.returncode, disk, log, lines, status)
+    return Run(out.decode("utf-8", "replace"), p.returncode, disk, log, lines, status, background)
 
 
 def _with_status(text):

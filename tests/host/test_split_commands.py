@@ -1,6 +1,6 @@
 """The boot tests' transcript parser (tests/conftest.py split_commands): each typed line's output
 is what the guest printed after its echo, never the echo itself."""
-from conftest import split_commands
+from conftest import Run, split_commands
 
 TRANSCRIPT = """console: ready
 $ vmstat -w fs.cache.dirty 0 30
@@ -44,3 +44,16 @@ def test_a_line_never_read_has_no_output():
 def test_a_status_line_that_did_not_print_leaves_the_status_unknown():
     cmds = split_commands("$ sleep 1\n$ echo \"?=$?\"\n$ ", ["sleep 1", 'echo "?=$?"'], status=True)
     assert cmds[0].status is None
+
+
+def test_a_background_programs_lines_are_cut_wherever_they_landed():
+    # The toucher's rounds beside the prompt, inside an echo and inside an output: without
+    # background= the jobs line is never found; with it each command reads its own text only.
+    rounds = r"touch \d+ \d+ ms, \d+ page-ins\n"
+    text = ("$ toucher -n 0 &\n[3]\n$ touch 7 0 ms, 0 page-ins\njobs\n[3] Running toucher -n 0\n"
+            "$ ec" "touch 8 0 ms, 0 page-ins\n" "ho hi\nh" "touch 9 1 ms, 2 page-ins\n" "i\n$ ")
+    sent = ["toucher -n 0 &", "jobs", "echo hi"]
+    assert Run(text, 0, None, sent=sent).cmds[1].out is None
+    cmds = Run(text, 0, None, sent=sent, background=rounds).cmds
+    assert [c.out for c in cmds] == ["[3]\n", "[3] Running toucher -n 0\n", "hi\n"]
+    assert Run(text, 0, None, sent=sent, background=rounds).out == text       # the transcript is kept

@@ -33,10 +33,9 @@ def test_the_recording_holds_every_refault_and_give_up_the_kernel_counted(disk, 
     first = (SCRIPT + "mklines /tmp/big 20M\nsync\nsysctl vm.penalty=0\nsysctl neg.arbiter_record=1\n"
              "toucher -m 9 -s 4 -n 1000 &\n")
     r = boot(first, disk=disk, mem=MEM, timeout=900, icount=SHIFT, sleep_off=True,
-             extra=["-debugcon", "file:%s" % out], wait_for=[
+             extra=["-debugcon", "file:%s" % out], background=r"touch \d+ \d+ ms, \d+ page-ins\n", wait_for=[
                  (r"touch 1 \d+", "sysctl neg.reset=1\n" + READER),
-                 # (echo first: the toucher's line may stand where the shell's prompt was)
-                 (r"touch 4 \d+", "echo stop\n" + COUNTS + "\nsysctl neg.arbiter_record=0\n" + COUNTS + "\naudit\n")])
+                 (r"touch 4 \d+", COUNTS + "\nsysctl neg.arbiter_record=0\n" + COUNTS + "\naudit\n")])
     assert r.rc == 0 and "audit: ok" in r.out, r
     tail = r.out[r.out.rindex("touch 4 "):]
     # The counters just before the recording stopped and just after: the workload runs on, so

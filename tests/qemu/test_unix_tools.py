@@ -202,23 +202,19 @@ def test_toucher_until_killed_and_memhog_usage(sh):
     # -n 0: the toucher runs until killed, past its default 10 rounds (guest time: 0.1 s a
     # round, 3 s of sleep), so jobs still lists it running (test_readme_steps kills it); memhog
     # -h prints its usage like the others, a bad argument prints it on stderr with a failure.
+    # The toucher's rounds go on printing meanwhile, anywhere in the transcript: each command's
+    # output is read without them.
     r = sh("toucher -m 1 -s 0.1 -n 0 &\nsleep 3\njobs\nmemhog -h\nmemhog\nmemhog x\ntoucher -n -1\n",
-           status=True)
+           status=True, background=r"touch \d+ \d+ ms, \d+ page-ins\n")
     (n,) = re.findall(r"^\[(\d+)\]$", r.out, re.M)
     assert re.search(r"^touch 11 \d+ ms", r.out, re.M), r
-    # The toucher's rounds go on printing meanwhile, and a round's line may land inside any
-    # later command's output: what each printed is read without them.
-    rounds = re.compile(r"^touch \d+ \d+ ms, \d+ page-ins$")
-
-    def printed(cmd):
-        return "".join(l + "\n" for l in lines(r.printed(cmd)) if not rounds.match(l))
-    assert lines(printed("jobs")) == ["[%s] Running toucher -m 1 -s 0.1 -n 0" % n], r
+    assert lines(r.printed("jobs")) == ["[%s] Running toucher -m 1 -s 0.1 -n 0" % n], r
     assert "toucher: " not in r.out.replace("toucher: -n takes", ""), r       # no summary: never ended
-    text = printed("memhog -h")
+    text = r.printed("memhog -h")
     assert r.cmd("memhog -h").status == 0 and text.startswith("usage: memhog MB [SEED]") and "-k KB MB" in text, r
     for bad in ("memhog", "memhog x"):
-        assert r.cmd(bad).status == 2 and printed(bad).startswith("usage: memhog MB [SEED]"), r
-    assert printed("toucher -n -1") == "toucher: -n takes a number of rounds, 0 for until killed\n", r
+        assert r.cmd(bad).status == 2 and r.printed(bad).startswith("usage: memhog MB [SEED]"), r
+    assert r.printed("toucher -n -1") == "toucher: -n takes a number of rounds, 0 for until killed\n", r
 
 
 # --- line editing -----------------------------------------------------------------------------------
