@@ -314,8 +314,8 @@ def sh(disk):
     return run
 
 
-# The suite's long poles (make test's --durations), started first: with two workers a 2-minute
-# test dealt out last runs alone at the end while the other worker idles. Order only: every
+# The suite's long poles (make test's --durations), started first: with every worker busy a 2-minute
+# test dealt out last runs alone at the end while the others idle. Order only: every
 # test still runs, and a test missing from this list runs after them in its usual order.
 LONG_FIRST = (
     "tests/qemu/test_crash.py::test_crash_states",
