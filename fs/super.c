@@ -34,16 +34,11 @@ static int sb_write(uint32_t clean)
   /* Straight to the disk from a buffer of its own, never through the cache: the clean mark
    * is taken off on the way to writing other blocks (fs_dirtying), when the cache may have
    * no block to spare until those very writes finish. */
-  struct fs_super copy;
+  /* The free counts matter only beside the clean mark (an unclean mount recounts them):
+   * writing the mark, the caller holds alloc_lock, so they are whole. Taking it off happens on
+   * the way to a write, perhaps inside balloc with alloc_lock held, and takes nothing. */
+  struct fs_super copy = fs_sb;
   char *buf = sb_buf;
-  /* The free counts matter only beside the clean mark (an unclean mount recounts them).
-   * Taking the mark off happens on the way to a write, perhaps inside balloc with
-   * alloc_lock held, so that path must not take it again. */
-  if (clean)
-    acquiresleep(&alloc_lock);
-  copy = fs_sb;
-  if (clean)
-    releasesleep(&alloc_lock);
   copy.clean = clean;
   fs_super_seal(&copy);
   memset(buf, 0, FS_BSIZE);
@@ -83,6 +78,10 @@ void fs_sync(void)
     if (cache_sync_file(CACHE_DEV) < 0 || cache_flush_disk() < 0)
       err = -EIO;
   }
+  /* alloc_lock before sb_lock, as fs/internal.h orders them: the other way round, this
+   * waited for alloc_lock while an allocation holding it waited for a cache block whose
+   * writer waited for sb_lock in fs_dirtying (sysfuzz hung on it). */
+  acquiresleep(&alloc_lock);
   acquiresleep(&sb_lock);
   if (err == 0 && cache_ndirty() == 0 && !sb_clean_on_disk && !have_orphans()) {
     if (sb_write(1) == 0 && cache_flush_disk() == 0)
@@ -91,6 +90,7 @@ void fs_sync(void)
       kprintf("fs: could not mark the disk clean\n");
   }
   releasesleep(&sb_lock);
+  releasesleep(&alloc_lock);
 }
 
 /* The file's data and its directory's entries, a flush, then the descriptors, indirect
@@ -116,9 +116,9 @@ int fs_fsync(struct inode *ip)
 
 void fs_init(void)
 {
-  initsleeplock(&ns_lock, "namespace");
-  initsleeplock(&alloc_lock, "fsalloc");
-  initsleeplock(&sb_lock, "superblock");
+  initsleeplock_ranked(&ns_lock, "namespace", LOCK_NAMESPACE);
+  initsleeplock_ranked(&alloc_lock, "fsalloc", LOCK_ALLOC);
+  initsleeplock_ranked(&sb_lock, "superblock", LOCK_SUPER);
   cache_init();
   writeback_init();
   cluster_init();

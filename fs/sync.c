@@ -30,7 +30,7 @@ static uint32_t writes_at_flush;    /* st_writes when the last flush began */
 
 void flush_init(void)
 {
-  initsleeplock(&flush_lock, "diskflush");
+  initsleeplock_ranked(&flush_lock, "diskflush", LOCK_FLUSH);
 }
 
 /* Waits for the writes of fileid's blocks already under way outside any cleaner (a block

@@ -6,6 +6,7 @@
 #include "kernel/gdt.h"
 #include "kernel/trap.h"
 #include "kernel/proc.h"
+#include "kernel/sleeplock.h"
 #include "kernel/power.h"
 #include "kernel/x86.h"
 #include "drivers/serial.h"
@@ -95,6 +96,7 @@ void kmain(uint32_t magic, uint32_t mbi_pa)
   arbiter_init();
   coremap_register_stats();
   proc_init();
+  sleeplock_init();
   timer_init();
   serial_enable_input();
   kbd_init();

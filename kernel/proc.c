@@ -98,6 +98,7 @@ static struct proc *allocproc(void)
   p->chan = 0;
   p->parent = 0;
   p->pageins = p->pageouts = 0;
+  p->ranks_held = 0;
   memset(p->ofile, 0, sizeof p->ofile);
   fpu_initial(p->fpu);
   return p;

@@ -34,6 +34,7 @@ struct proc {
   void *chan;                   /* sleeping on this, if non-zero */
   uint32_t wpc;                 /* who called sleep(): the ^P dump names the wait by it */
   const char *wname;            /* the channel as that caller wrote it ("&ticks", "&p->count") */
+  uint32_t ranks_held;          /* the ranked sleep locks it holds, a bit each (sleeplock.c) */
   struct sleeplock *waitlock;   /* the sleep lock it waits for, if any (its holder is shown) */
   int killed;
   int xstate;                   /* exit status for wait() */

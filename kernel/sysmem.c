@@ -5,6 +5,7 @@
 #include "kernel/syscall.h"
 #include "kernel/uapi/negtrace.h"
 #include "kernel/mem/negotiate.h"
+#include "kernel/sleeplock.h"
 
 int sys_negtrace(void)
 {
@@ -20,5 +21,6 @@ int sys_negtrace(void)
 
 int sys_vmaudit(void)
 {
-  return mem_audit(argint(0) != 0);
+  bool quiet = argint(0) != 0;
+  return mem_audit(quiet) + sleeplock_audit(quiet);
 }

@@ -241,6 +241,9 @@ def boot(commands="", *, disk=None, mem=64, cmdline="", iso=False, timeout=BOOT_
         p.stdin.close()                 # keep_input, or wait_for never matched
     except OSError:
         pass
+    # A sleep lock taken out of order (kernel/sleeplock.c) is a deadlock waiting for its
+    # moment, whatever the test looks at: the poweroff's sync is after any audit.
+    assert b"\nlock order: " not in out, ("a lock taken out of order", _shown(log) if log else out[-2000:])
     if isinstance(commands, bytes):
         return Run(out.decode("utf-8", "replace"), p.returncode, disk, log)
     sent = "".join(text for _, text in ([(None, commands)] + (list(wait_for) if wait_for is not None

@@ -556,7 +556,7 @@ static const struct counter counters[] = {
 
 void cowcor_init(void)
 {
-  initsleeplock(&cow_lock, "cowcor");
+  initsleeplock_ranked(&cow_lock, "cowcor", LOCK_COWCOR);
   setting_register(&set_fork);
   stat_register_table(counters, NELEM(counters));
 }

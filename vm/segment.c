@@ -195,7 +195,7 @@ static int grow_locked(struct segment *s, uint32_t start, uint32_t end)
 static void reserve_lock_take(void)
 {
   if (!reserve_lock.name)
-    initsleeplock(&reserve_lock, "reserve");
+    initsleeplock_ranked(&reserve_lock, "reserve", LOCK_RESERVE);
   acquiresleep(&reserve_lock);
 }
 

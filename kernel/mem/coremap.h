@@ -22,6 +22,9 @@
  *     refault_lock       the shadow tables (kernel/mem/refault.c): innermost too, under either
  *                        pool's lock or alone, never with coremap_lock
  *
+ * The sleeplocks of which there is one each are ranked in this order and checked as they are
+ * taken (kernel/sleeplock.c): one taken out of order is printed and fails the audit.
+ *
  * Any of the sleeplocks may be held by a process that needs a frame (a cache miss under an
  * inode lock, a COR fault under cow_lock), so whatever it waits for -- the page-out daemon,
  * the block cleaners -- must never need one of them: they take only spinlocks and the disk.

@@ -91,20 +91,35 @@ void initsleeplock(struct sleeplock *lk, const char *name)
   lk->locked = 0;
   lk->pid = 0;
   lk->name = name;
+  lk->rank = LOCK_UNRANKED;
   initlock(&lk->lk, "sleeplock");
 }
+void initsleeplock_ranked(struct sleeplock *lk, const char *name, enum lock_rank rank)
+{
+  initsleeplock(lk, name);
+  lk->rank = rank;
+}
+/* The lock order is checked here as in the kernel (kernel/sleeplock.c), and a violation is
+ * fatal: the one process here takes the same paths in the same order every run. */
+static uint32_t ranks_held;
 void acquiresleep(struct sleeplock *lk)
 {
   if (lk->locked)
     panic("acquiresleep %s: already held (the only process would wait forever)", lk->name);
+  if (lk->rank != LOCK_UNRANKED && (ranks_held & ~((2u << lk->rank) - 1)))
+    panic("lock order: %s taken while holding a lock of a larger rank (kernel/mem/coremap.h)", lk->name);
   lk->locked = 1;
   lk->pid = 1;
+  if (lk->rank != LOCK_UNRANKED)
+    ranks_held |= 1u << lk->rank;
 }
 void releasesleep(struct sleeplock *lk)
 {
   if (!lk->locked)
     panic("releasesleep %s: not held", lk->name);
   lk->locked = 0;
+  if (lk->rank != LOCK_UNRANKED)
+    ranks_held &= ~(1u << lk->rank);
 }
 int holdingsleep(struct sleeplock *lk) { return lk->locked; }
 
