@@ -128,12 +128,14 @@ def test_vm_ask_meeting_only_dirty_blocks_waits_for_a_clean_one(disk, wait_ms):
     assert neg["neg.busy"] > 0, (neg, rows[:20])
     assert recycled > 0, recycled
     if wait_ms:
-        # The trace is a window of the last asks: without a wait the busy ones can scroll out
-        # of it behind hundreds of refusals, so only here is a busy row looked for.
-        assert busy, (neg, rows[:20])
-        # after a busy answer, the VM's next asks get the cache's frames, now clean
-        assert any(row[2] == "vm" and row[6] == "fs" for row in rows[busy[0] + 1:]), rows
+        # Every busy answer was waited out, none given up: the VM got the written block's frame.
         assert neg["neg.busy_gave_up"] == 0 and neg["neg.busy_waited_ms"] > 0, neg
+        # The trace is a window of the last asks, and the busy ones can scroll out of it behind
+        # hundreds of refusals (memhog past all memory; so a fresh clone's make test once
+        # found), with or without a wait: the rows are read only when one is still in it.
+        # After a busy answer, the VM's next asks get the cache's frames, now clean.
+        if busy:
+            assert any(row[2] == "vm" and row[6] == "fs" for row in rows[busy[0] + 1:]), rows
     else:
         assert neg["neg.busy_gave_up"] == neg["neg.busy"] and neg["neg.busy_waited_ms"] == 0, neg
     assert "audit: ok" in r.printed("audit"), r
