@@ -35,8 +35,10 @@ void initsleeplock_ranked(struct sleeplock *lk, const char *name, enum lock_rank
 
 static void check_order(struct sleeplock *lk)
 {
+  if (lk->rank == LOCK_UNRANKED)       /* a cache block's or an inode's: the cached read's path */
+    return;
   struct proc *p = myproc();
-  if (!p || lk->rank == LOCK_UNRANKED)
+  if (!p)
     return;
   uint32_t after = p->ranks_held & ~((2u << lk->rank) - 1);   /* held, of a larger rank */
   if (after) {
@@ -74,7 +76,7 @@ void acquiresleep(struct sleeplock *lk)
 void releasesleep(struct sleeplock *lk)
 {
   acquire(&lk->lk);
-  if (lk->rank != LOCK_UNRANKED && lk->pid && myproc() && lk->pid == myproc()->pid)
+  if (lk->rank != LOCK_UNRANKED && myproc() && lk->pid == myproc()->pid)
     myproc()->ranks_held &= ~(1u << lk->rank);
   lk->locked = 0;
   lk->pid = 0;
