@@ -89,24 +89,25 @@ def test_negtrace_says_free_for_a_free_block(disk):
     # it all, clean, with ages, and the next memhog takes its oldest blocks. No bound on dirty
     # blocks (Sprite's way): with one, the cleaners write them early and they stay cached, clean.
     lines = ("sysctl vm.penalty=0\nsysctl fs.dirty_ratio=0\nsysctl fs.dirty_background_ratio=0\n"
-             "mklines /tmp/big 20M\nsysctl neg.reset=1\nmemhog 1\nnegtrace -n 8\n"
-             "cksum /tmp/big\nsysctl neg.reset=1\nmemhog 2\nnegtrace -n 8\n")
+             "mklines /tmp/big 20M\nsysctl neg.reset=1\nmemhog 1\nnegtrace -n 16\n"
+             "cksum /tmp/big\nsysctl neg.reset=1\nmemhog 2\nnegtrace -n 16\n")
     r = boot(lines, disk=disk, mem=16, status=True, timeout=600)
     assert r.rc == 0, r
 
     def rows(nth):
-        assert r.cmd("memhog %d" % (nth + 1)).status == 0 and r.cmd("negtrace -n 8", nth).status == 0, r
-        out = r.printed("negtrace -n 8", nth).splitlines()
+        assert r.cmd("memhog %d" % (nth + 1)).status == 0 and r.cmd("negtrace -n 16", nth).status == 0, r
+        out = r.printed("negtrace -n 16", nth).splitlines()
         assert out[0] == "seq time_ms asker fs_age_ms vm_age_ms penalty_s gave cache_frames vm_frames free_frames vm_refaults vm_saved evidence_age_ms", out
         got = [row.split()[:7] for row in out[1:]]
-        assert len(got) == 8 and all(len(row.split()) == 13 for row in out[1:]), out
+        assert len(got) == 16 and all(len(row.split()) == 13 for row in out[1:]), out
         return got
     free, aged = rows(0), rows(1)
     # The last rows may be the kernel's own asks (the page tables and stack of the shell's next
     # program) once memhog is done: those ask the same cache, so only memhog's share is checked
-    # to be most of them.
+    # to be most of them (three quarters; a window of 16, since three workers' timing once left
+    # three of the kernel's asks in a window of 8).
     for got in (free, aged):
-        assert [row[2] for row in got].count("vm") >= 6 and {row[2] for row in got} <= {"vm", "kernel"}, got
+        assert [row[2] for row in got].count("vm") >= 12 and {row[2] for row in got} <= {"vm", "kernel"}, got
     # memhog's first or last asks may find the free list spent (how many recycled blocks it
     # holds depends on when the cleaners wrote them): those show an age, and the oldest block
     # may be one still dirty, which the asker waits for (busy; a loaded host's cleaners lag);
